@@ -1,0 +1,53 @@
+// sbt build of the same sources scala-cli runs. Scala version, dependencies
+// and options all come from project.scala; nothing is listed here twice.
+import bankops.build.{Dependency, ProjectDirectives}
+
+lazy val directives: ProjectDirectives =
+  ProjectDirectives.parse(IO.read(file("project.scala"))) match {
+    case Right(d)    => d
+    case Left(error) => sys.error(error)
+  }
+
+def module(d: Dependency): ModuleID =
+  if (d.scalaSuffix) d.organization %% d.name % d.version else d.organization % d.name % d.version
+
+lazy val writeClasspath = taskKey[File]("Writes the runtime classpath for the ./bankops launcher")
+lazy val scriptsCheck = taskKey[Seq[File]]("Wraps scripts/*.sc as scala-cli does, so each compiles on every build")
+
+lazy val root = (project in file("."))
+  .settings(
+    name := "bankops",
+    scalaVersion := directives.scalaVersion,
+    libraryDependencies ++= directives.dependencies.map(module) ++ directives.testDependencies.map(module(_) % Test),
+    scalacOptions ++= directives.scalacOptions,
+    Test / scalacOptions ++= directives.testScalacOptions,
+    Compile / mainClass := directives.mainClass,
+    Compile / unmanagedSourceDirectories := Seq(baseDirectory.value / "commands"),
+    Test / unmanagedSourceDirectories := Seq(baseDirectory.value / "tests"),
+    Compile / unmanagedResourceDirectories := Nil,
+    Test / unmanagedResourceDirectories := Nil,
+    testFrameworks := Seq(new TestFramework("munit.Framework")),
+    Test / fork := true,
+    Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}"),
+    // A script body runs inside main(args), as scala-cli runs it with `args` in scope.
+    Compile / sourceGenerators += Def.task {
+      val out = (Compile / sourceManaged).value / "scripts"
+      IO.delete(out)
+      ((baseDirectory.value / "scripts") * "*.sc").get.sorted.map { sc =>
+        val obj = sc.base.replaceAll("[^A-Za-z0-9_]", "_")
+        // Directive lines become blank lines so compile errors keep the script's line numbers.
+        val body = IO.readLines(sc).map(l => if (l.startsWith("#!") || l.trim.startsWith("//>")) "" else l)
+        val src = out / s"$obj.scala"
+        IO.write(src, s"package bankops.scripts; object $obj { def main(args: Array[String]): Unit = {\n" + body.mkString("\n") + "\n}}\n")
+        src
+      }
+    }.taskValue,
+    writeClasspath := {
+      val cp = (Runtime / fullClasspath).value.map(_.data.getAbsolutePath).mkString(java.io.File.pathSeparator)
+      val dir = baseDirectory.value / ".bankops" / "build"
+      IO.write(dir / "classpath", cp)
+      // The launcher hashes the sources before sbt starts; the stamp says which sources this classpath holds.
+      sys.env.get("BANKOPS_SOURCE_STAMP").foreach(stamp => IO.write(dir / "stamp", stamp))
+      dir / "classpath"
+    }
+  )

@@ -1,0 +1,8 @@
+package bankops.cli
+
+/** Every job the CLI offers; a job is listed here only once it works. */
+object Jobs {
+  val all: List[Job] = List(
+    bankops.config.ConfigCommand.job
+  )
+}

@@ -1,0 +1,23 @@
+package bankops.config
+
+import cats.effect.IO
+
+import bankops.cli.Shell
+
+/** Builds the effective [[ConnectionSettings]] of a run: the one place that reads
+  * the environment, the sandbox's state and the command-config file.
+  */
+object Connections {
+
+  def sandboxDir(flags: ConnectionFlags, shell: Shell): os.Path =
+    flags.sandboxDir
+      .orElse(shell.env.get("BANKOPS_SANDBOX_DIR").filter(_.nonEmpty).map(os.Path(_, os.pwd)))
+      .getOrElse(shell.home / ".bankops" / "sandbox")
+
+  def load(flags: ConnectionFlags, shell: Shell): IO[ConnectionSettings] =
+    for {
+      sandbox <- SandboxConnection.read(sandboxDir(flags, shell))
+      settings = ConnectionSettings.resolve(flags, shell.env, sandbox)
+      props <- settings.kafka.commandConfig.fold(IO.pure(Map.empty[String, String]))(c => ClientProperties.load(c.value))
+    } yield ConnectionSettings.withProperties(settings, props)
+}

@@ -1,0 +1,22 @@
+// The single source of truth for the Scala version, every dependency and the
+// compiler options. scala-cli reads it directly; build.sbt parses it strictly.
+//> using scala 2.13.17
+//> using options -deprecation -feature -unchecked -Xlint:-byname-implicit,_ -Wunused:imports,privates,locals
+//> using mainClass bankops.Main
+
+//> using dep com.github.fd4s::fs2-kafka:3.9.1
+//> using dep com.github.fd4s::vulcan:1.12.0
+//> using dep io.circe::circe-core:0.14.15
+//> using dep io.circe::circe-parser:0.14.15
+//> using dep io.circe::circe-generic:0.14.15
+//> using dep com.monovore::decline:2.4.1
+//> using dep com.lihaoyi::os-lib:0.11.5
+//> using dep org.scala-lang.modules::scala-parallel-collections:1.2.0
+//> using dep com.softwaremill.sttp.client4::core:4.0.12
+//> using dep org.postgresql:postgresql:42.7.8
+//> using dep io.get-coursier:interface:1.0.30
+//> using dep org.slf4j:slf4j-simple:2.0.17
+
+//> using test.dep org.scalameta::munit:1.2.1
+//> using test.dep org.scalameta::munit-scalacheck:1.2.0
+//> using test.dep org.typelevel::munit-cats-effect:2.1.0
