@@ -63,8 +63,9 @@ object ClientProperties {
       .flatMap(text => IO.fromEither(parse(text, path.toString).left.map(Failure.BadInput(_))))
       .flatTap { props =>
         val missing = props.collect {
-          case (k, v) if (fileKeys(k) || fileKeys(k.stripPrefix("schema.registry."))) && !os.exists(os.Path(v, path / os.up)) =>
-            s"$path: $k points to $v, which does not exist"
+          // Relative to the working directory, as the Java client resolves them.
+          case (k, v) if (fileKeys(k) || fileKeys(k.stripPrefix("schema.registry."))) && !os.exists(os.Path(v, os.pwd)) =>
+            s"$path: $k points to ${os.Path(v, os.pwd)}, which does not exist"
         }
         missing.headOption.fold(IO.unit)(m => IO.raiseError(Failure.BadInput(m)))
       }

@@ -1,0 +1,30 @@
+package bankops.support
+
+import java.io.{ByteArrayOutputStream, PrintStream}
+import java.nio.charset.StandardCharsets.UTF_8
+
+import cats.effect.IO
+
+import bankops.cli.{Cli, Shell}
+
+/** A [[Shell]] over buffers, so tests see exactly what a command printed. */
+final class TestShell(env: Map[String, String], home: os.Path, stdoutIsTerminal: Boolean = false) {
+  private val outBytes = new ByteArrayOutputStream()
+  private val errBytes = new ByteArrayOutputStream()
+  val shell: Shell =
+    Shell(env, new PrintStream(outBytes, true, "UTF-8"), new PrintStream(errBytes, true, "UTF-8"), stdoutIsTerminal, false, verbose = false, home)
+  def out: String = new String(outBytes.toByteArray, UTF_8)
+  def err: String = new String(errBytes.toByteArray, UTF_8)
+}
+
+object TestShell {
+  final case class Result(code: Int, out: String, err: String) {
+    def outLines: List[String] = out.linesIterator.filter(_.nonEmpty).toList
+  }
+
+  /** Runs the CLI in this JVM with the given environment only (never the test process's own). */
+  def run(args: List[String], env: Map[String, String] = Map.empty, home: os.Path = os.temp.dir()): IO[Result] = {
+    val t = new TestShell(env, home)
+    Cli.run(args, t.shell).map(code => Result(code.code, t.out, t.err))
+  }
+}
