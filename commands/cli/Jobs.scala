@@ -3,6 +3,7 @@ package bankops.cli
 /** Every job the CLI offers; a job is listed here only once it works. */
 object Jobs {
   val all: List[Job] = List(
-    bankops.config.ConfigCommand.job
+    bankops.config.ConfigCommand.job,
+    bankops.sandbox.SandboxCommand.job
   )
 }

@@ -1,0 +1,39 @@
+package bankops.sandbox
+
+import cats.effect.IO
+
+import scala.concurrent.duration._
+
+import bankops.cli.{Failure, Shell}
+
+/** Everything a sandbox service needs to start, check and stop itself. */
+final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings, secrets: SandboxSecrets, artifacts: Artifacts, shell: Shell) {
+
+  /** Polls `check` until it succeeds; fails naming the service, with its log's tail, on timeout or when `alive` says it died. */
+  def awaitReady(service: String, timeout: FiniteDuration, alive: IO[Boolean])(check: IO[Unit]): IO[Unit] = {
+    val log = layout.log(service)
+    def loop(deadline: Deadline, last: Option[Throwable]): IO[Unit] =
+      alive.flatMap {
+        case false =>
+          IO.raiseError(Failure.Unavailable(s"$service exited during start; last lines of $log:\n${Processes.tail(log, 20)}"))
+        case true =>
+          check.attempt.flatMap {
+            case Right(_) => IO.unit
+            case Left(e) if deadline.isOverdue() =>
+              val why = Option(e.getMessage).map(m => s" (last error: ${m.linesIterator.toList.headOption.getOrElse("")})").getOrElse("")
+              IO.raiseError(Failure.Unavailable(s"$service not ready within ${timeout.toSeconds} s$why; last lines of $log:\n${Processes.tail(log, 20)}"))
+            case Left(e) => IO.sleep(500.millis) >> loop(deadline, Some(e))
+          }
+      }
+    loop(timeout.fromNow, None)
+  }
+
+  def requirePortFree(service: String, port: Int): IO[Unit] =
+    IO.blocking(Processes.portFree(port)).ifM(
+      IO.unit,
+      IO.raiseError(Failure.Unavailable(s"port $port for $service is already in use by another process (choose another with the $service port flag)"))
+    )
+}
+
+/** What `sandbox status` shows per service. */
+final case class ServiceStatus(service: String, up: Boolean, address: String, pid: Option[Long], version: String)
