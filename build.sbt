@@ -28,7 +28,8 @@ lazy val root = (project in file("."))
     Test / unmanagedResourceDirectories := Nil,
     testFrameworks := Seq(new TestFramework("munit.Framework")),
     Test / fork := true,
-    Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}"),
+    // Tests see library logging as the CLI does: WARN and above.
+    Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"),
     // A script body runs inside main(args), as scala-cli runs it with `args` in scope.
     Compile / sourceGenerators += Def.task {
       val out = (Compile / sourceManaged).value / "scripts"

@@ -45,6 +45,16 @@ final class RegistryClient(baseUrl: String, backend: SyncBackend, userInfo: Opti
 
   private def as[A: Decoder](j: Json): IO[A] = IO.fromEither(j.as[A].left.map(e => RegistryError(200, None, s"unexpected answer: ${e.getMessage}")))
 
+  /** Registers `schema` (Avro JSON) under `subject`; the registry's id for it, new or existing. */
+  def register(subject: String, schema: String): IO[Int] =
+    request("POST", s"/subjects/$subject/versions", Some(Json.obj("schema" -> Json.fromString(schema), "schemaType" -> Json.fromString("AVRO"))))
+      .flatMap(j => IO.fromEither(j.hcursor.get[Int]("id").left.map(e => RegistryError(200, None, s"no id in ${j.noSpaces}: ${e.getMessage}"))))
+
+  /** The schema text registered under a global id. */
+  def schemaById(id: Int): IO[String] =
+    request("GET", s"/schemas/ids/$id", None)
+      .flatMap(j => IO.fromEither(j.hcursor.get[String]("schema").left.map(e => RegistryError(200, None, s"no schema in ${j.noSpaces}: ${e.getMessage}"))))
+
   def subjects: IO[List[String]] = request("GET", "/subjects", None).flatMap(as[List[String]])
 
   /** The global compatibility level; Confluent says `compatibilityLevel`, some registries `compatibility`. */

@@ -28,7 +28,7 @@ final class RegistryService(ctx: SandboxContext) {
     RegistryClient(ConnectionSettings(kafka, registry, DatabaseSettings(Sourced("", Source.Sandbox), Sourced("", Source.Sandbox), None)), 5.seconds)
   }
 
-  def ready: IO[Unit] = client.subjects.void
+  def ready: IO[Unit] = IO.defer(client.subjects.void)
 
   def start(dbPort: Int): IO[Unit] =
     for {

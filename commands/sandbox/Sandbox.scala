@@ -47,6 +47,8 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
       kafka = new KafkaService(ctx)
       registry = new RegistryService(ctx)
       same = (f: SandboxSettings => Any) => previous.exists(p => f(p) == f(settings))
+      _ <- checkPorts(settings, List("postgres" -> (pg.pid, List(settings.dbPort)),
+             "kafka" -> (kafka.pid, List(settings.kafkaPort, settings.controllerPort)), "registry" -> (registry.pid, List(settings.registryPort))))
       _ <- IO.blocking(os.write.over(stateFile, settings.asJson.spaces2))
       _ <- timed("postgres", ensure(pg.pid, pg.ready, pg.stop, pg.start, same(_.dbPort)))(r => s"$r at 127.0.0.1:${settings.dbPort}")
       _ <- (
@@ -58,6 +60,15 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
       conn = SandboxConnection(settings.bootstrap, layout.clientProperties, settings.registryUrl, settings.dbUrl, SandboxSettings.DbUser, ctx.secrets.dbPassword)
       _ <- IO.blocking(os.write.over(layout.dir / SandboxConnection.FileName, conn.asJson.spaces2, perms = "rw-------"))
     } yield conn
+
+  /** Before starting anything: every port a service not already ours would take must be free. */
+  private def checkPorts(settings: SandboxSettings, services: List[(String, (IO[Option[Long]], List[Int]))]): IO[Unit] =
+    services.traverse_ { case (name, (pid, ports)) =>
+      pid.flatMap {
+        case Some(_) => IO.unit
+        case None    => ports.traverse_(p => SandboxContext.requirePortFree(name, p))
+      }
+    }
 
   /** Reuse a healthy service started with the same settings; otherwise (re)start it. */
   private def ensure(pid: IO[Option[Long]], ready: IO[Unit], stop: IO[Unit], start: IO[Unit], unchanged: Boolean): IO[String] =

@@ -28,10 +28,14 @@ final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings
     loop(timeout.fromNow, None)
   }
 
+  def requirePortFree(service: String, port: Int): IO[Unit] = SandboxContext.requirePortFree(service, port)
+}
+
+object SandboxContext {
   def requirePortFree(service: String, port: Int): IO[Unit] =
     IO.blocking(Processes.portFree(port)).ifM(
       IO.unit,
-      IO.raiseError(Failure.Unavailable(s"port $port for $service is already in use by another process (choose another with the $service port flag)"))
+      IO.raiseError(Failure.Unavailable(s"port $port for $service is already in use by another process (choose another port with the sandbox up flags)"))
     )
 }
 

@@ -1,0 +1,34 @@
+package bankops.support
+
+import cats.effect.IO
+import cats.effect.unsafe.implicits.global
+
+import bankops.config.{ConnectionFlags, ConnectionSettings, Connections, SandboxConnection}
+import bankops.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
+
+/** The real services for integration tests: a sandbox already running in the
+  * checkout is reused; otherwise one is started for this test run and the
+  * services it started are stopped when the test JVM exits.
+  */
+object SandboxFixture {
+  private val shell = new TestShell(Map.empty, Repo.root).shell
+  val layout: SandboxLayout = SandboxLayout(Repo.root / ".bankops" / "sandbox")
+
+  private lazy val started: SandboxConnection = {
+    val sandbox = new Sandbox(layout, shell)
+    val running = sandbox.status.unsafeRunSync().forall(_.up)
+    val conn = if (running) SandboxConnection.read(layout.dir).unsafeRunSync().get else {
+      val c = sandbox.up(SandboxSettings()).unsafeRunSync()
+      sys.addShutdownHook { sandbox.down(wipe = false).unsafeRunSync(); () }
+      c
+    }
+    conn
+  }
+
+  /** Starts (or finds) the sandbox once per test JVM. */
+  val connection: IO[SandboxConnection] = IO.blocking(started)
+
+  /** The settings every job resolves when nothing else is configured. */
+  val settings: IO[ConnectionSettings] =
+    connection >> Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
+}
