@@ -50,7 +50,8 @@ object Processes {
 
   /** Runs a short command; its output is returned, and on failure becomes the error. */
   def run(cmd: Seq[String], cwd: os.Path, env: Map[String, String] = Map.empty): IO[String] = IO.blocking {
-    val r = os.proc(cmd).call(cwd = cwd, env = env, check = false, stdin = os.Pipe, mergeErrIntoOut = true)
+    // destroyOnExit = false: `down` also runs from JVM shutdown hooks, where no new hook may be added.
+    val r = os.proc(cmd).call(cwd = cwd, env = env, check = false, stdin = os.Pipe, mergeErrIntoOut = true, destroyOnExit = false)
     if (r.exitCode != 0) throw new IllegalStateException(s"${cmd.head} failed (exit ${r.exitCode}): ${r.out.text().trim.linesIterator.toList.takeRight(5).mkString(" | ")}")
     r.out.text()
   }

@@ -42,13 +42,13 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
       previous <- recordedSettings
       ctx <- context(settings)
       _ <- IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false))
-      _ <- timed("tls", Tls.ensure(layout.tls, ctx.secrets.tlsPassword) >> IO.blocking(ClientConfig.write(layout, ctx.secrets)))(_ => s"CA and keystores in ${layout.tls.dir}")
       pg = new PostgresService(ctx)
       kafka = new KafkaService(ctx)
       registry = new RegistryService(ctx)
       same = (f: SandboxSettings => Any) => previous.exists(p => f(p) == f(settings))
       _ <- checkPorts(settings, List("postgres" -> (pg.pid, List(settings.dbPort)),
              "kafka" -> (kafka.pid, List(settings.kafkaPort, settings.controllerPort)), "registry" -> (registry.pid, List(settings.registryPort))))
+      _ <- timed("tls", Tls.ensure(layout.tls, ctx.secrets.tlsPassword) >> IO.blocking(ClientConfig.write(layout, ctx.secrets)))(_ => s"CA and keystores in ${layout.tls.dir}")
       _ <- IO.blocking(os.write.over(stateFile, settings.asJson.spaces2))
       _ <- timed("postgres", ensure(pg.pid, pg.ready, pg.stop, pg.start, same(_.dbPort)))(r => s"$r at 127.0.0.1:${settings.dbPort}")
       _ <- (
