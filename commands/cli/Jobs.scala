@@ -4,6 +4,7 @@ package bankops.cli
 object Jobs {
   val all: List[Job] = List(
     bankops.config.ConfigCommand.job,
-    bankops.sandbox.SandboxCommand.job
+    bankops.sandbox.SandboxCommand.job,
+    bankops.doctor.DoctorCommand.job
   )
 }
