@@ -14,14 +14,11 @@ import bankops.kafka.KafkaClients
 final class KafkaService(ctx: SandboxContext) {
   private val dir = ctx.layout.kafkaDir
   private val log = ctx.layout.log("kafka")
-  private val pidFile = ctx.layout.pidFile("kafka")
   private val Marker = "kafka.Kafka"
+  private val process = ServiceProcess(ctx.layout.pidFile("kafka"), Marker)
   private val s = ctx.settings
 
-  def pid: IO[Option[Long]] = IO.blocking {
-    if (!os.exists(pidFile)) None
-    else os.read(pidFile).trim.toLongOption.filter(Processes.alive(_, Marker)).orElse { os.remove(pidFile); None }
-  }
+  def pid: IO[Option[Long]] = process.pid
 
   def clientSettings: KafkaSettings =
     KafkaSettings(Sourced(s.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
@@ -101,12 +98,9 @@ final class KafkaService(ctx: SandboxContext) {
                Seq(java, "-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
                  s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "-cp", classpath, Marker, (dir / "server.properties").toString),
                dir, log)
-      _ <- IO.blocking(os.write.over(pidFile, pid.toString))
-      _ <- ctx.awaitReady("kafka", 90.seconds, IO.blocking(Processes.alive(pid, Marker)))(ready)
+      _ <- process.record(pid)
+      _ <- ctx.awaitReady("kafka", 90.seconds, process.isAlive(pid))(ready)
     } yield ()
 
-  def stop: IO[Unit] = pid.flatMap {
-    case None    => IO.unit
-    case Some(p) => Processes.stop(p, Marker, 30.seconds) >> IO.blocking(os.remove(pidFile, checkExists = false)).void
-  }
+  def stop: IO[Unit] = process.stop(30.seconds)
 }

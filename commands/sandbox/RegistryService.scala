@@ -13,14 +13,11 @@ import bankops.registry.RegistryClient
 final class RegistryService(ctx: SandboxContext) {
   private val dir = ctx.layout.registryDir
   private val log = ctx.layout.log("registry")
-  private val pidFile = ctx.layout.pidFile("registry")
   private val Marker = "apicurio-registry-app"
+  private val process = ServiceProcess(ctx.layout.pidFile("registry"), Marker)
   private val s = ctx.settings
 
-  def pid: IO[Option[Long]] = IO.blocking {
-    if (!os.exists(pidFile)) None
-    else os.read(pidFile).trim.toLongOption.filter(Processes.alive(_, Marker)).orElse { os.remove(pidFile); None }
-  }
+  def pid: IO[Option[Long]] = process.pid
 
   def client: RegistryClient = {
     val kafka = KafkaSettings(Sourced(s.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
@@ -53,8 +50,8 @@ final class RegistryService(ctx: SandboxContext) {
                  s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",
                  "-jar", runner.toString),
                dir, log, env)
-      _ <- IO.blocking(os.write.over(pidFile, pid.toString))
-      _ <- ctx.awaitReady("registry", 120.seconds, IO.blocking(Processes.alive(pid, Marker)))(ready)
+      _ <- process.record(pid)
+      _ <- ctx.awaitReady("registry", 120.seconds, process.isAlive(pid))(ready)
       _ <- initialiseCompatibility
     } yield ()
 
@@ -64,8 +61,5 @@ final class RegistryService(ctx: SandboxContext) {
     IO.blocking(os.exists(marker)).ifM(IO.unit, client.setGlobalCompatibility("BACKWARD") >> IO.blocking(os.write.over(marker, "BACKWARD")))
   }
 
-  def stop: IO[Unit] = pid.flatMap {
-    case None    => IO.unit
-    case Some(p) => Processes.stop(p, Marker, 20.seconds) >> IO.blocking(os.remove(pidFile, checkExists = false)).void
-  }
+  def stop: IO[Unit] = process.stop(20.seconds)
 }
