@@ -46,7 +46,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
       kafka = new KafkaService(ctx)
       registry = new RegistryService(ctx)
       same = (f: SandboxSettings => Any) => previous.exists(p => f(p) == f(settings))
-      _ <- checkPorts(settings, List("postgres" -> (pg.pid, List(settings.dbPort)),
+      _ <- checkPorts(List("postgres" -> (pg.pid, List(settings.dbPort)),
              "kafka" -> (kafka.pid, List(settings.kafkaPort, settings.controllerPort)), "registry" -> (registry.pid, List(settings.registryPort))))
       _ <- timed("tls", Tls.ensure(layout.tls, ctx.secrets.tlsPassword) >> IO.blocking(ClientConfig.write(layout, ctx.secrets)))(_ => s"CA and keystores in ${layout.tls.dir}")
       _ <- IO.blocking(os.write.over(stateFile, settings.asJson.spaces2))
@@ -62,7 +62,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
     } yield conn
 
   /** Before starting anything: every port a service not already ours would take must be free. */
-  private def checkPorts(settings: SandboxSettings, services: List[(String, (IO[Option[Long]], List[Int]))]): IO[Unit] =
+  private def checkPorts(services: List[(String, (IO[Option[Long]], List[Int]))]): IO[Unit] =
     services.traverse_ { case (name, (pid, ports)) =>
       pid.flatMap {
         case Some(_) => IO.unit

@@ -12,7 +12,7 @@ final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings
   /** Polls `check` until it succeeds; fails naming the service, with its log's tail, on timeout or when `alive` says it died. */
   def awaitReady(service: String, timeout: FiniteDuration, alive: IO[Boolean])(check: IO[Unit]): IO[Unit] = {
     val log = layout.log(service)
-    def loop(deadline: Deadline, last: Option[Throwable]): IO[Unit] =
+    def loop(deadline: Deadline): IO[Unit] =
       alive.flatMap {
         case false =>
           IO.raiseError(Failure.Unavailable(s"$service exited during start; last lines of $log:\n${Processes.tail(log, 20)}"))
@@ -22,10 +22,10 @@ final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings
             case Left(e) if deadline.isOverdue() =>
               val why = Option(e.getMessage).map(m => s" (last error: ${m.linesIterator.toList.headOption.getOrElse("")})").getOrElse("")
               IO.raiseError(Failure.Unavailable(s"$service not ready within ${timeout.toSeconds} s$why; last lines of $log:\n${Processes.tail(log, 20)}"))
-            case Left(e) => IO.sleep(500.millis) >> loop(deadline, Some(e))
+            case Left(_) => IO.sleep(500.millis) >> loop(deadline)
           }
       }
-    loop(timeout.fromNow, None)
+    loop(timeout.fromNow)
   }
 
   def requirePortFree(service: String, port: Int): IO[Unit] = SandboxContext.requirePortFree(service, port)
