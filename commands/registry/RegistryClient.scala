@@ -70,9 +70,13 @@ final class RegistryClient(baseUrl: String, backend: SyncBackend, userInfo: Opti
 
 object RegistryClient {
 
-  def apply(settings: ConnectionSettings, timeout: FiniteDuration = 30.seconds): RegistryClient = {
+  def apply(settings: ConnectionSettings, timeout: FiniteDuration = 30.seconds): RegistryClient =
+    apply(settings.registry.url.value, settings.kafka.properties, settings.registry.caFile.map(_.value), settings.registry.userInfo.map(_.value), timeout)
+
+  /** `tlsProperties`: Kafka `ssl.*` keys, the one TLS profile for broker and registry. */
+  def apply(url: String, tlsProperties: Map[String, String], ca: Option[os.Path], userInfo: Option[String], timeout: FiniteDuration): RegistryClient = {
     val builder = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeout.toMillis min 10000L)).followRedirects(HttpClient.Redirect.NORMAL)
-    TlsProfile.sslContext(settings.kafka.properties, settings.registry.caFile.map(_.value)).foreach(builder.sslContext)
-    new RegistryClient(settings.registry.url.value, HttpClientSyncBackend.usingClient(builder.build()), settings.registry.userInfo.map(_.value), timeout)
+    TlsProfile.sslContext(tlsProperties, ca).foreach(builder.sslContext)
+    new RegistryClient(url, HttpClientSyncBackend.usingClient(builder.build()), userInfo, timeout)
   }
 }

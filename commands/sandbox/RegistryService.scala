@@ -4,7 +4,6 @@ import cats.effect.IO
 
 import scala.concurrent.duration._
 
-import bankops.config._
 import bankops.registry.RegistryClient
 
 /** Apicurio Registry, whose Confluent-compatible API is at `/apis/ccompat/v7`,
@@ -19,11 +18,8 @@ final class RegistryService(ctx: SandboxContext) {
 
   def pid: IO[Option[Long]] = process.pid
 
-  def client: RegistryClient = {
-    val kafka = KafkaSettings(Sourced(s.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
-    val registry = RegistrySettings(Sourced(s.registryUrl, Source.Sandbox), None, None)
-    RegistryClient(ConnectionSettings(kafka, registry, DatabaseSettings(Sourced("", Source.Sandbox), Sourced("", Source.Sandbox), None)), 5.seconds)
-  }
+  def client: RegistryClient =
+    RegistryClient(s.registryUrl, ClientConfig.properties(ctx.layout, ctx.secrets), None, None, 5.seconds)
 
   def ready: IO[Unit] = IO.defer(client.subjects.void)
 
