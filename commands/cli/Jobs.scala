@@ -5,6 +5,7 @@ object Jobs {
   val all: List[Job] = List(
     bankops.config.ConfigCommand.job,
     bankops.sandbox.SandboxCommand.job,
-    bankops.doctor.DoctorCommand.job
+    bankops.doctor.DoctorCommand.job,
+    bankops.topics.TopicsCommand.job
   )
 }

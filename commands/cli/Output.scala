@@ -36,3 +36,13 @@ object Table {
     (line(header) :: line(widths.map("-" * _)) :: rows.map(line)).mkString("\n")
   }
 }
+
+/** `--timeout SECONDS`: how long a job waits for a service before exit 3. */
+object TimeoutOpt {
+  import scala.concurrent.duration._
+
+  def opts(default: Int): Opts[FiniteDuration] =
+    Opts.option[Int]("timeout", s"Seconds to wait for a service before giving up with exit 3 (default $default).", metavar = "SECONDS")
+      .mapValidated(s => if (s > 0) s.validNel else s"--timeout must be positive, not $s".invalidNel)
+      .withDefault(default).map(_.seconds)
+}

@@ -1,0 +1,61 @@
+package bankops.topics
+
+import cats.effect.IO
+import org.apache.kafka.common.errors.{ApiException, AuthorizationException, InvalidConfigurationException,
+  InvalidPartitionsException, InvalidReplicationFactorException, PolicyViolationException, TimeoutException}
+
+import java.util.concurrent.{CompletionException, ExecutionException}
+import scala.concurrent.duration._
+
+import bankops.cli.Failure
+import bankops.config.KafkaSettings
+import bankops.kafka.KafkaClients
+import bankops.topology.Topology
+
+/** Plan, gate, apply and confirm: the effectful steps `topics` and the combined `apply` share. */
+object TopicSync {
+
+  /** An admin session bounded by `timeout`: an unreachable broker is exit 3, never a hang. */
+  def session[A](kafka: KafkaSettings, timeout: FiniteDuration)(f: TopicAdmin => IO[A]): IO[A] =
+    KafkaClients.javaAdmin(kafka, timeout).use(a => f(new TopicAdmin(a))).adaptError {
+      case e: TimeoutException =>
+        Failure.Unavailable(s"Kafka at ${kafka.bootstrapServers.value} did not answer within ${timeout.toSeconds} s (${e.getMessage})", e)
+    }
+
+  def plan(admin: TopicAdmin, topology: Topology, deleteUnlisted: Boolean): IO[TopicPlan] =
+    admin.cluster(topology.names).map(TopicPlanner.plan(topology, _, deleteUnlisted))
+
+  /** The broker checks every change without making it; what it refuses blocks the whole apply. */
+  def refusals(admin: TopicAdmin, plan: TopicPlan): IO[List[Outcome]] =
+    admin.execute(plan, validateOnly = true).map(_.filterNot(_.ok))
+
+  /** Re-reads the cluster until it matches the topology (metadata settles within moments) or `patience` ends. */
+  def confirm(admin: TopicAdmin, topology: Topology, patience: FiniteDuration = 15.seconds): IO[TopicPlan] = {
+    val deadline = System.nanoTime() + patience.toNanos
+    def loop: IO[TopicPlan] = plan(admin, topology, deleteUnlisted = false).flatMap { p =>
+      if (p.isEmpty || System.nanoTime() > deadline) IO.pure(p) else IO.sleep(500.millis) >> loop
+    }
+    loop
+  }
+
+  def reason(error: Throwable): String = unwrap(error) match {
+    case e: ApiException => s"${e.getClass.getSimpleName.stripSuffix("Exception")}: ${e.getMessage}"
+    case e => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
+  }
+
+  /** 2 when the topology asked for something invalid, 3 when the broker refused or did not answer, else 1. */
+  def exitCode(failed: List[Outcome]): Int = {
+    val errors = failed.flatMap(_.error).map(unwrap)
+    if (errors.exists(e => e.isInstanceOf[AuthorizationException] || e.isInstanceOf[TimeoutException])) Failure.ExitUnavailable
+    else if (errors.exists {
+      case _: InvalidConfigurationException | _: InvalidPartitionsException | _: InvalidReplicationFactorException | _: PolicyViolationException => true
+      case _ => false
+    }) Failure.ExitBadInput
+    else Failure.ExitDifference
+  }
+
+  private def unwrap(e: Throwable): Throwable = e match {
+    case c @ (_: CompletionException | _: ExecutionException) if c.getCause != null => unwrap(c.getCause)
+    case other => other
+  }
+}
