@@ -15,6 +15,9 @@ object Failures {
       case e: org.apache.kafka.common.errors.TimeoutException        => (s"Kafka did not answer in time: ${msg(e)}", Failure.ExitUnavailable)
       case e: org.apache.kafka.common.errors.AuthenticationException => (s"Kafka refused us: ${msg(e)}", Failure.ExitUnavailable)
       case e: org.apache.kafka.common.errors.AuthorizationException  => (s"Kafka refused us: ${msg(e)}", Failure.ExitUnavailable)
+      case e: bankops.registry.RegistryError if e.status == 401 || e.status == 403 || e.status >= 500 =>
+        (e.getMessage, Failure.ExitUnavailable)
+      case e: bankops.registry.RegistryError => (e.getMessage, Failure.ExitDifference)
       case e: java.sql.SQLException if Option(e.getSQLState).exists(s => s.startsWith("08") || s.startsWith("28")) =>
         (s"PostgreSQL: ${msg(e)}", Failure.ExitUnavailable)
     }.getOrElse((s"unexpected error: ${error.getClass.getName}: ${msg(error)} (run with --verbose for details)", 1))

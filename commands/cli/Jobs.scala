@@ -6,6 +6,9 @@ object Jobs {
     bankops.config.ConfigCommand.job,
     bankops.sandbox.SandboxCommand.job,
     bankops.doctor.DoctorCommand.job,
-    bankops.topics.TopicsCommand.job
+    bankops.topics.TopicsCommand.job,
+    bankops.schema.SchemasCommand.job,
+    bankops.deploy.DeployCommand.plan,
+    bankops.deploy.DeployCommand.apply
   )
 }

@@ -4,6 +4,8 @@ import io.circe.parser.parse
 import org.apache.avro.{Schema, SchemaParseException}
 
 import scala.jdk.CollectionConverters._
+
+import bankops.avro.NamedTypes
 import scala.util.{Failure => TryFailure, Success, Try}
 
 /** Reads a directory of `.avsc` files. A file may use named types another file
@@ -55,16 +57,7 @@ object SchemaFiles {
 
   /** Every named type the given schemas define, so a later file may use them. */
   private def knownTypes(files: Iterable[SchemaFile]): Map[String, Schema] =
-    files.flatMap(f => named(f.schema)).map(s => s.getFullName -> s).toMap
-
-  private def named(s: Schema): List[Schema] = s.getType match {
-    case Schema.Type.RECORD => s :: s.getFields.asScala.toList.flatMap(f => named(f.schema()))
-    case Schema.Type.ENUM | Schema.Type.FIXED => List(s)
-    case Schema.Type.ARRAY => named(s.getElementType)
-    case Schema.Type.MAP => named(s.getValueType)
-    case Schema.Type.UNION => s.getTypes.asScala.toList.flatMap(named)
-    case _ => Nil
-  }
+    NamedTypes.byName(files.map(_.schema))
 
   private def parseWith(f: os.Path, text: String, known: Map[String, Schema]): Either[String, SchemaFile] = {
     val plain = Try(new Schema.Parser().setValidateDefaults(true).parse(text))
@@ -76,7 +69,7 @@ object SchemaFiles {
         parser.addTypes(known.asJava)
         Try(parser.parse(text)).toEither.left.map(describe).flatMap { s =>
           // A name both known before and used here came from another file: it cannot be redefined.
-          Right(SchemaFile(f, s, named(s).map(_.getFullName).distinct.filter(known.contains).sorted))
+          Right(SchemaFile(f, s, NamedTypes.of(s).map(_.getFullName).distinct.filter(known.contains).sorted))
         }
       case TryFailure(e) => Left(describe(e))
     }

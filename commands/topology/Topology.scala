@@ -23,8 +23,10 @@ final case class TopicSpec(
     records: List[TopicRecord]
 )
 
-/** The declared topics and the subject naming of their records: the one model topics and schemas plan from. */
-final case class Topology(file: os.Path, subjectNameStrategy: SubjectNameStrategy, topics: List[TopicSpec]) {
+/** The declared topics, the subject naming of their records and every `.avsc` next to the file:
+  * the one model topics and schemas plan from.
+  */
+final case class Topology(file: os.Path, subjectNameStrategy: SubjectNameStrategy, topics: List[TopicSpec], schemaFiles: Map[String, SchemaFile]) {
   def topic(name: String): Option[TopicSpec] = topics.find(_.name == name)
   def names: Set[String] = topics.map(_.name).toSet
 

@@ -36,7 +36,7 @@ object TopologyFile {
       topicsJson <- obj("topics", root("topics").get, Set.empty, Set.empty, anyKey = true)
       topics <- topicsJson.toList.traverse { case (name, t) => topic(s"topics.$name", name, t, schemas) }
       _ <- if (topics.isEmpty) Left("topics: declares no topic") else Right(())
-    } yield Topology(file, strategy.getOrElse(SubjectNameStrategy.TopicRecord), topics)
+    } yield Topology(file, strategy.getOrElse(SubjectNameStrategy.TopicRecord), topics, schemas)
 
   private val legalName = "[a-zA-Z0-9._-]{1,249}".r
 

@@ -48,7 +48,7 @@ class SandboxSuite extends munit.CatsEffectSuite {
         level <- registry.globalCompatibility
       } yield {
         assertEquals(again, id)
-        assert(back.contains("SandboxProbe"), back)
+        assert(back.schema.contains("SandboxProbe"), back)
         assert(subjects.contains("sandbox-probe-bankops.test.SandboxProbe"), subjects)
         assertEquals(level, "BACKWARD")
       }

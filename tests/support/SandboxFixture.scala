@@ -28,6 +28,10 @@ object SandboxFixture {
   /** Starts (or finds) the sandbox once per test JVM. */
   val connection: IO[SandboxConnection] = IO.blocking(started)
 
+  /** The CLI as an operator in the checkout runs it against this sandbox. */
+  def cli(args: String*): IO[TestShell.Result] =
+    connection >> TestShell.run(args.toList, Map("BANKOPS_SANDBOX_DIR" -> layout.dir.toString), Repo.root)
+
   /** The settings every job resolves when nothing else is configured. */
   val settings: IO[ConnectionSettings] =
     connection >> Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)

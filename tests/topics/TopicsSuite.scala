@@ -13,8 +13,7 @@ import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
 class TopicsSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
 
-  private def bankops(args: String*): IO[TestShell.Result] =
-    SandboxFixture.connection >> TestShell.run(args.toList, Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString))
+  private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)
 
   /** Kafka's own TopicCommand, through the sandbox's client properties: an independent reader. */
   private def describe(topic: String): IO[String] = IO.blocking {

@@ -1,0 +1,65 @@
+package bankops.avro
+
+import org.apache.avro.Schema
+import org.apache.avro.generic.{GenericDatumReader, GenericDatumWriter}
+import org.apache.avro.io.{DecoderFactory, EncoderFactory}
+import vulcan.{AvroError, Codec}
+
+import java.io.ByteArrayOutputStream
+import java.nio.ByteBuffer
+import scala.util.control.NonFatal
+
+/** A value in the Confluent wire format: its writer schema's registry id and the Avro binary payload. */
+final case class Frame(schemaId: Int, payload: Array[Byte]) {
+  def bytes: Array[Byte] = WireFormat.frame(schemaId, payload)
+}
+
+/** The Confluent wire format: magic byte 0, the schema id as a 4-byte big-endian int, then Avro binary. */
+object WireFormat {
+  val MagicByte: Byte = 0
+  val HeaderSize = 5
+
+  def frame(schemaId: Int, payload: Array[Byte]): Array[Byte] =
+    ByteBuffer.allocate(HeaderSize + payload.length).put(MagicByte).putInt(schemaId).put(payload).array()
+
+  def unframe(bytes: Array[Byte]): Either[DecodeError, Frame] =
+    if (bytes == null) Left(DecodeError.NotFramed("no value (tombstone)"))
+    else if (bytes.length < HeaderSize) Left(DecodeError.NotFramed(s"${bytes.length} bytes, shorter than the 5-byte header"))
+    else if (bytes(0) != MagicByte) Left(DecodeError.NotFramed(f"first byte is 0x${bytes(0)}%02x, not the magic byte 0x00"))
+    else Right(Frame(ByteBuffer.wrap(bytes, 1, 4).getInt, java.util.Arrays.copyOfRange(bytes, HeaderSize, bytes.length)))
+
+  /** Avro binary of a generic datum (GenericRecord, or any value Avro's generic model holds) under `schema`. */
+  def encodeGeneric(datum: Any, schema: Schema): Either[String, Array[Byte]] =
+    try {
+      val out = new ByteArrayOutputStream()
+      val encoder = EncoderFactory.get().directBinaryEncoder(out, null)
+      new GenericDatumWriter[Any](schema).write(datum, encoder)
+      encoder.flush()
+      Right(out.toByteArray)
+    } catch { case NonFatal(e) => Left(Option(e.getMessage).getOrElse(e.getClass.getSimpleName)) }
+
+  /** The generic datum of an Avro payload; every byte must be used, so trailing garbage counts as corrupt. */
+  def decodeGeneric(frame: Frame, writer: Schema, reader: Schema): Either[DecodeError, Any] =
+    try {
+      val decoder = DecoderFactory.get().binaryDecoder(frame.payload, null)
+      val datum = new GenericDatumReader[Any](writer, reader).read(null, decoder)
+      if (decoder.isEnd) Right(datum) else Left(DecodeError.Corrupt(frame.schemaId, "bytes left over after the record"))
+    } catch { case NonFatal(e) => Left(DecodeError.Corrupt(frame.schemaId, Option(e.getMessage).getOrElse(e.getClass.getSimpleName))) }
+
+  def decodeGeneric(frame: Frame, writer: Schema): Either[DecodeError, Any] = decodeGeneric(frame, writer, writer)
+
+  /** Typed encoding through a vulcan codec. */
+  def encode[A](schemaId: Int, value: A)(implicit codec: Codec[A]): Either[AvroError, Array[Byte]] =
+    Codec.toBinary(value).map(frame(schemaId, _))
+
+  /** Typed decoding: `writerSchema` finds the schema the id names; the codec's schema is the reader's. */
+  def decode[A](bytes: Array[Byte], writerSchema: Int => Option[Schema])(implicit codec: Codec[A]): Either[DecodeError, A] =
+    for {
+      f <- unframe(bytes)
+      writer <- writerSchema(f.schemaId).toRight(DecodeError.UnknownSchemaId(f.schemaId, "not resolved"))
+      reader <- codec.schema.left.map(e => DecodeError.Corrupt(f.schemaId, e.message))
+      datum <- decodeGeneric(f, writer, reader)
+      a <- (try codec.decode(datum, reader) catch { case NonFatal(e) => Left(AvroError(String.valueOf(e.getMessage))) })
+        .left.map(e => DecodeError.Corrupt(f.schemaId, e.message))
+    } yield a
+}
