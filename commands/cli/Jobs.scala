@@ -9,6 +9,7 @@ object Jobs {
     bankops.topics.TopicsCommand.job,
     bankops.schema.SchemasCommand.job,
     bankops.deploy.DeployCommand.plan,
-    bankops.deploy.DeployCommand.apply
+    bankops.deploy.DeployCommand.apply,
+    bankops.inspect.InspectCommand.job
   )
 }

@@ -17,10 +17,7 @@ object TopicSync {
 
   /** An admin session bounded by `timeout`: an unreachable broker is exit 3, never a hang. */
   def session[A](kafka: KafkaSettings, timeout: FiniteDuration)(f: TopicAdmin => IO[A]): IO[A] =
-    KafkaClients.javaAdmin(kafka, timeout).use(a => f(new TopicAdmin(a))).adaptError {
-      case e: TimeoutException =>
-        Failure.Unavailable(s"Kafka at ${kafka.bootstrapServers.value} did not answer within ${timeout.toSeconds} s (${e.getMessage})", e)
-    }
+    KafkaClients.javaAdmin(kafka, timeout).use(a => f(new TopicAdmin(a))).adaptError(KafkaClients.unreachable(kafka, timeout))
 
   def plan(admin: TopicAdmin, topology: Topology, deleteUnlisted: Boolean): IO[TopicPlan] =
     admin.cluster(topology.names).map(TopicPlanner.plan(topology, _, deleteUnlisted))

@@ -1,0 +1,62 @@
+package bankops.inspect
+
+import io.circe.Json
+
+import java.nio.ByteBuffer
+import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
+import java.time.Instant
+import java.util.Base64
+
+/** One record as bankops prints and replays it: where it was, its key, headers and timestamp,
+  * and either the decoded value or why it did not decode (with the raw bytes).
+  */
+final case class Envelope(
+    topic: String,
+    partition: Int,
+    offset: Long,
+    timestamp: Option[Instant],
+    timestampType: String,
+    key: Option[Array[Byte]],
+    headers: List[(String, Option[Array[Byte]])],
+    schemaId: Option[Int],
+    record: Option[String],
+    value: Option[Json],
+    error: Option[String],
+    raw: Option[Array[Byte]]
+) {
+  def keyText: Option[String] = key.flatMap(Envelope.utf8)
+}
+
+object Envelope {
+  private val b64 = Base64.getEncoder
+
+  /** Strict UTF-8: None when the bytes are not text. */
+  def utf8(b: Array[Byte]): Option[String] =
+    try Some(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+      .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString)
+    catch { case _: CharacterCodingException => None }
+
+  /** The JSON line: `key` as text (or `keyBase64`), headers as `{key, value}` (or `{key, base64}`). */
+  def json(e: Envelope, value: Option[Json]): Json = {
+    val keyField = e.key match {
+      case None => List("key" -> Json.Null)
+      case Some(k) => utf8(k).fold(List("keyBase64" -> Json.fromString(b64.encodeToString(k))))(t => List("key" -> Json.fromString(t)))
+    }
+    val headers = Json.fromValues(e.headers.map { case (k, v) =>
+      Json.obj("key" -> Json.fromString(k), v match {
+        case None => "value" -> Json.Null
+        case Some(b) => utf8(b).fold("base64" -> Json.fromString(b64.encodeToString(b)))(t => "value" -> Json.fromString(t))
+      })
+    })
+    val body = value match {
+      case Some(v) => List("value" -> v)
+      case None => e.error.map(err => "error" -> Json.fromString(err)).toList
+    }
+    val raw = e.raw.map(r => "raw" -> Json.fromString(b64.encodeToString(r))).toList
+    Json.fromFields(List(
+      "topic" -> Json.fromString(e.topic), "partition" -> Json.fromInt(e.partition), "offset" -> Json.fromLong(e.offset),
+      "timestamp" -> e.timestamp.fold(Json.Null)(t => Json.fromString(t.toString)), "timestampType" -> Json.fromString(e.timestampType)
+    ) ++ keyField ++ List("headers" -> headers, "schemaId" -> e.schemaId.fold(Json.Null)(Json.fromInt),
+      "record" -> e.record.fold(Json.Null)(Json.fromString)) ++ body ++ raw)
+  }
+}
