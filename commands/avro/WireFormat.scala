@@ -52,6 +52,31 @@ object WireFormat {
   def encode[A](schemaId: Int, value: A)(implicit codec: Codec[A]): Either[AvroError, Array[Byte]] =
     Codec.toBinary(value).map(frame(schemaId, _))
 
+  /** A reusable encoder for one schema id: one Avro writer and buffer for many values (not thread-safe),
+    * for hot loops such as load generation. `toDatum` turns a value into Avro's generic data: a vulcan
+    * codec's `encode` ([[Writer.apply]]), or a hand-filled record where vulcan's per-value interpretation
+    * of the codec costs too much.
+    */
+  final class Writer[A](schemaId: Int, schema: Schema, toDatum: A => Either[AvroError, Any]) {
+    private val writer = new GenericDatumWriter[Any](schema)
+    private val out = new ByteArrayOutputStream(256)
+    private var encoder = EncoderFactory.get().directBinaryEncoder(out, null)
+    private val header = ByteBuffer.allocate(HeaderSize).put(MagicByte).putInt(schemaId).array()
+
+    def apply(a: A): Either[AvroError, Array[Byte]] = toDatum(a).map { datum =>
+      out.reset()
+      out.write(header)
+      encoder = EncoderFactory.get().directBinaryEncoder(out, encoder)
+      writer.write(datum, encoder)
+      out.toByteArray
+    }
+  }
+
+  object Writer {
+    def apply[A](schemaId: Int)(implicit codec: Codec[A]): Writer[A] =
+      new Writer[A](schemaId, codec.schema.fold(e => throw new IllegalArgumentException(e.message), identity), a => codec.encode(a))
+  }
+
   /** Typed decoding: `writerSchema` finds the schema the id names; the codec's schema is the reader's. */
   def decode[A](bytes: Array[Byte], writerSchema: Int => Option[Schema])(implicit codec: Codec[A]): Either[DecodeError, A] =
     for {

@@ -10,6 +10,7 @@ object Jobs {
     bankops.schema.SchemasCommand.job,
     bankops.deploy.DeployCommand.plan,
     bankops.deploy.DeployCommand.apply,
-    bankops.inspect.InspectCommand.job
+    bankops.inspect.InspectCommand.job,
+    bankops.heartbeat.HeartbeatCommand.job
   )
 }

@@ -1,7 +1,7 @@
 package bankops.kafka
 
 import cats.effect.{IO, Resource}
-import fs2.kafka.{AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, KafkaAdminClient, KafkaConsumer}
+import fs2.kafka.{Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, KafkaAdminClient, KafkaConsumer, KafkaProducer, ProducerSettings, Serializer}
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.KafkaFuture
 
@@ -63,4 +63,37 @@ object KafkaClients {
     case e: org.apache.kafka.common.errors.TimeoutException =>
       bankops.cli.Failure.Unavailable(s"Kafka at ${kafka.bootstrapServers.value} did not answer within ${timeout.toSeconds} s (${e.getMessage})", e)
   }
+
+  /** An idempotent, acks=all producer of raw bytes, batched for throughput; the command-config file's
+    * producer keys (linger.ms, batch.size, compression.type, ...) override these defaults.
+    */
+  def producerSettings(kafka: KafkaSettings, timeout: FiniteDuration): ProducerSettings[IO, Array[Byte], Array[Byte]] =
+    ProducerSettings(Serializer.identity[IO], Serializer.identity[IO])
+      .withBootstrapServers(kafka.bootstrapServers.value)
+      .withAcks(Acks.All)
+      .withEnableIdempotence(true)
+      .withLinger(10.millis)
+      .withBatchSize(256 * 1024)
+      .withProperty("buffer.memory", (128L * 1024 * 1024).toString)
+      .withProperty("max.in.flight.requests.per.connection", "5")
+      .withProperty("reconnect.backoff.max.ms", "1000")
+      .withProperty("max.block.ms", timeout.toMillis.toString)
+      .withRequestTimeout(timeout)
+      .withDeliveryTimeout(timeout * 4)
+      .withProperties(kafka.clientProperties)
+      .withCloseTimeout(30.seconds)
+
+  def producer(kafka: KafkaSettings, timeout: FiniteDuration): Resource[IO, KafkaProducer[IO, Array[Byte], Array[Byte]]] =
+    KafkaProducer.resource(producerSettings(kafka, timeout))
+
+  /** The partition count of a topic; exit 2 naming it when it does not exist. */
+  def partitionCount(kafka: KafkaSettings, topic: String, timeout: FiniteDuration): IO[Int] =
+    javaAdmin(kafka, timeout).use(a => await(a.describeTopics(java.util.List.of(topic)).allTopicNames()))
+      .map(_.get(topic).partitions.size)
+      .adaptError {
+        case e if Option(e.getCause).getOrElse(e).isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] ||
+          e.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] =>
+          bankops.cli.Failure.BadInput(s"topic $topic does not exist")
+      }
+      .adaptError(unreachable(kafka, timeout))
 }

@@ -62,6 +62,15 @@ class WireFormatSuite extends munit.ScalaCheckSuite {
     }
   }
 
+  property("the reusable writers encode byte for byte as the codec does (Heartbeat's hand-filled one too)") {
+    val transferWriter = WireFormat.Writer[ConfirmMoneyTransfer](9)
+    val beats = Heartbeat.writer(3)
+    Prop.forAll { (t: ConfirmMoneyTransfer, beat: Long) =>
+      assertEquals(transferWriter(t).map(_.toList), WireFormat.encode(9, t).map(_.toList))
+      assertEquals(beats(Heartbeat(beat)).map(_.toList), WireFormat.encode(3, Heartbeat(beat)).map(_.toList))
+    }
+  }
+
   test("bad frames give typed errors") {
     val ok = WireFormat.encode(3, Heartbeat(42L)).toOption.get
     assertEquals(WireFormat.unframe(Array[Byte](0, 0, 1)), Left(DecodeError.NotFramed("3 bytes, shorter than the 5-byte header")))

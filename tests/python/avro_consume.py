@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Independent reader: every record of a topic, from the beginning to the end offsets at start,
+decoded with confluent-kafka's AvroDeserializer; one JSON line per record (UUIDs as text).
+
+argv: bootstrap ca.pem registry-url topic
+"""
+import json
+import sys
+
+from confluent_kafka import Consumer, TopicPartition, OFFSET_BEGINNING
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroDeserializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+
+from avro_decode import plain
+
+
+def main():
+    bootstrap, ca, registry, topic = sys.argv[1:5]
+    deserializer = AvroDeserializer(SchemaRegistryClient({"url": registry}))
+    consumer = Consumer({"bootstrap.servers": bootstrap, "security.protocol": "SSL", "ssl.ca.location": ca,
+                         "group.id": "bankops-test-reader", "enable.auto.commit": False})
+    partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
+    ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1] for p in partitions}
+    pending = {p for p, end in ends.items() if end > 0}
+    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+    ctx = SerializationContext(topic, MessageField.VALUE)
+    while pending:
+        msg = consumer.poll(10)
+        if msg is None:
+            sys.exit("timed out waiting for records")
+        if msg.error():
+            sys.exit(str(msg.error()))
+        value = deserializer(msg.value(), ctx)
+        print(json.dumps({"partition": msg.partition(), "offset": msg.offset(),
+                          "key": msg.key().decode() if msg.key() is not None else None, "value": plain(value)}, sort_keys=True))
+        if msg.offset() + 1 >= ends[msg.partition()]:
+            pending.discard(msg.partition())
+    consumer.close()
+
+
+if __name__ == "__main__":
+    main()
