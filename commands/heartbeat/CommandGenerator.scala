@@ -32,14 +32,17 @@ final class CommandGenerator(seed: Long, failShare: Double) {
     } else Right(transfer())
 
   private def transfer(): ConfirmMoneyTransfer = {
-    val to = accounts(random.nextInt(accounts.size))
+    val toIndex = random.nextInt(accounts.size)
+    val to = accounts(toIndex)
     val amount = 100L + random.nextInt(100000)
     if (mustFail()) {
       val from = if (random.nextBoolean()) to else to.take(2) + (if (to.charAt(2) == '9') '0' else '9') + to.drop(3)
       ConfirmMoneyTransfer(uuid(), BankRules.token(random), amount, from, to, "must fail")
     } else if (random.nextInt(3) == 0) ConfirmMoneyTransfer(uuid(), BankRules.token(random), amount, BankRules.Cash, to, "deposit")
     else {
-      val from = accounts.filterNot(_ == to)(random.nextInt(accounts.size - 1))
+      // Any other account: an index drawn from the others, shifted past `to`.
+      val i = random.nextInt(accounts.size - 1)
+      val from = accounts(if (i >= toIndex) i + 1 else i)
       ConfirmMoneyTransfer(uuid(), BankRules.token(random), amount, from, to, "transfer")
     }
   }

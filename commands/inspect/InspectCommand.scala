@@ -33,23 +33,28 @@ object InspectCommand {
     val format = InspectFormat.resolve(o.format, shell)
     for {
       settings <- Connections.load(o.flags, shell)
-      decoder = new RecordDecoder(new SchemaResolver(RegistryClient(settings, o.timeout)))
+      decoder = new RecordDecoder(new SchemaResolver(RegistryClient(settings, o.timeout)), Decoded.needsPlainValues(o.filter, o.fields))
       stats <- Ref.of[IO, InspectStats](InspectStats.empty)
-      _ <- (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout)).tupled.use { case (ctrlC, (plan, records)) =>
+      _ <- (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit)).tupled.use { case (ctrlC, (plan, records)) =>
         val progress = plan.total.filter(_ => shell.stderrIsTerminal).fold(Stream.empty.covaryAll[IO, Unit])(total =>
           Stream.awakeEvery[IO](1.second).evalMap(_ => stats.get.flatMap(s =>
             IO.blocking { shell.err.print(f"\rread ${s.read}%d of $total%d (${if (total == 0) 100.0 else s.read * 100.0 / total}%.0f%%)"); shell.err.flush() })))
+        // Decode, filter and render in parallel per chunk; count, limit and write in order.
         records.chunks
-          .parEvalMap(2)(chunk => decoder.decodeChunk(chunk).map(_.map(d => d -> (if (o.filter.accepts(d.envelope)) Some(InspectFormat.render(format, d, o.fields)) else None))))
-          .evalMap { chunk =>
+          .parEvalMap(2)(chunk => decoder.decodeChunk(chunk).map { decoded =>
+            val sb = new java.lang.StringBuilder(decoded.size * 320)
+            val ends = decoded.map { d => if (o.filter.accepts(d.envelope)) { InspectFormat.renderTo(format, d, o.fields, sb); sb.length } else -1 }
+            (decoded, ends, sb)
+          })
+          .evalMap { case (decoded, ends, sb) =>
             stats.modify { s0 =>
               var s = s0
-              val out = new StringBuilder
-              chunk.foreach { case (d, line) =>
-                val show = line.isDefined && o.limit.forall(s.shown < _)
-                if (o.limit.forall(s.shown < _) || !line.isDefined) { s = s.add(d, show); if (show) out.append(line.get).append('\n') }
+              var upTo = 0
+              decoded.zipWithIndex.foreach { case (d, i) =>
+                val shown = ends(i) >= 0
+                if (!shown || o.limit.forall(s.shown < _)) { s = s.add(d, shown); if (shown) upTo = ends(i) }
               }
-              (s, (out.result(), o.limit.exists(s.shown >= _)))
+              (s, (sb.substring(0, upTo), o.limit.exists(s.shown >= _)))
             }.flatTap { case (text, _) => IO.blocking { shell.out.print(text); shell.out.flush() }.whenA(text.nonEmpty) }
           }
           .takeThrough { case (_, limitReached) => !limitReached }

@@ -35,15 +35,25 @@ object InspectFormat {
   def value(format: InspectFormat, d: Decoded, fields: Option[List[String]]): Option[Json] =
     (format, d.datum, d.schema) match {
       case (AvroJsonLines, Some(datum), Some(schema)) => Some(only(fields)(AvroJson.avroJson(datum, schema)))
-      case _ => d.envelope.value.map(only(fields))
+      case (_, Some(datum), Some(schema)) => Some(only(fields)(d.envelope.value.getOrElse(AvroJson.plain(datum, schema))))
+      case _ => None
     }
 
   def render(format: InspectFormat, d: Decoded, fields: Option[List[String]]): String = {
-    val v = value(format, d, fields)
+    val sb = new java.lang.StringBuilder(256)
+    renderTo(format, d, fields, sb)
+    sb.toString
+  }
+
+  /** Appends the record as one line (JSON) or block (pretty), newline included. */
+  def renderTo(format: InspectFormat, d: Decoded, fields: Option[List[String]], sb: java.lang.StringBuilder): Unit = {
     format match {
-      case Pretty => pretty(d.envelope, v)
-      case _ => Envelope.json(d.envelope, v).noSpaces
+      case Pretty => sb.append(pretty(d.envelope, value(format, d, fields)))
+      case JsonLines if fields.isEmpty && d.envelope.value.isEmpty && d.datum.isDefined =>
+        Envelope.appendJson(d.envelope, None, sb, Some(out => AvroJson.writePlain(d.datum.get, d.schema.get, out)))
+      case _ => Envelope.appendJson(d.envelope, value(format, d, fields), sb)
     }
+    sb.append('\n')
   }
 
   private def pretty(e: Envelope, v: Option[Json]): String = {

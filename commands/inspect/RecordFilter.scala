@@ -38,9 +38,6 @@ final case class RecordFilter(records: List[String], key: Option[String], where:
 
   /** Undecodable records pass the record and value filters: they are what a debugging session is after. */
   def accepts(e: Envelope): Boolean =
-    key.forall(k => e.keyText.contains(k)) && (e.value match {
-      case None => e.error.isDefined
-      case Some(v) =>
-        (records.isEmpty || e.record.exists(r => records.exists(n => n == r || r.endsWith("." + n)))) && where.forall(_.matches(v))
-    })
+    key.forall(k => e.keyText.contains(k)) && (e.error.isDefined ||
+      (records.isEmpty || e.record.exists(r => records.exists(n => n == r || r.endsWith("." + n)))) && where.forall(c => e.value.exists(c.matches)))
 }

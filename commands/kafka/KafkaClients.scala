@@ -48,8 +48,9 @@ object KafkaClients {
       .withRequestTimeout(timeout)
       .withDefaultApiTimeout(timeout)
       .withProperty("reconnect.backoff.max.ms", "1000")
-      // Larger fetches: reading whole topics is what these consumers do.
-      .withMaxPollRecords(5000)
+      // Larger fetches, polled back to back: fs2-kafka's default 50 ms between polls caps a read near 100k records/s.
+      .withPollInterval(1.millis)
+      .withMaxPollRecords(10000)
       .withProperty("fetch.min.bytes", "65536")
       .withProperty("fetch.max.wait.ms", "100")
       .withProperty("max.partition.fetch.bytes", "4194304")
@@ -57,6 +58,18 @@ object KafkaClients {
 
   def consumer(kafka: KafkaSettings, timeout: FiniteDuration): Resource[IO, KafkaConsumer[IO, Array[Byte], Array[Byte]]] =
     KafkaConsumer.resource(consumerSettings(kafka, timeout))
+
+  /** The Java consumer with the same settings, for poll loops ([[TopicReader]]); `few`: small fetches when
+    * only a few records are wanted, so the first arrive at once.
+    */
+  def javaConsumer(kafka: KafkaSettings, timeout: FiniteDuration, few: Option[Int] = None): Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
+    val base = consumerSettings(kafka, timeout)
+    val settings = few.fold(base)(n => base.withMaxPollRecords(n max 1).withProperty("fetch.min.bytes", "1").withProperty("max.partition.fetch.bytes", "65536"))
+    val props = settings.properties.map { case (k, v) => k -> (v: AnyRef) }.asJava
+    val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
+    Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](props, bytes, bytes)))(c =>
+      IO.blocking(c.close(java.time.Duration.ofSeconds(5))))
+  }
 
   /** A client timeout becomes exit 3 naming the brokers and the time waited. */
   def unreachable(kafka: KafkaSettings, timeout: FiniteDuration): PartialFunction[Throwable, Throwable] = {

@@ -9,3 +9,14 @@ client_props=$sandbox/client.properties
 bootstrap=$(./bankops config show -o json | python3 -c 'import json,sys; print(next(l["value"] for l in map(json.loads, sys.stdin) if l["setting"]=="kafka.bootstrap.servers"))')
 kafka_tool() { java -cp "$kafka_cp" "$@"; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# A topic of the given records (simple names) in a scratch topology next to copies of the .avsc files.
+bench_topic() {
+  local topic=$1 partitions=$2; shift 2
+  local dir; dir=$(mktemp -d)
+  cp "$root"/schemas/*.avsc "$dir/"
+  local recs=""
+  for r in "$@"; do recs+="${recs:+, }{\"type\": \"nl.openweb.data.$r\", \"key\": \"id\"}"; done
+  echo "{\"topics\": {\"$topic\": {\"partitions\": $partitions, \"replicationFactor\": 1, \"records\": [$recs]}}}" > "$dir/topology.json"
+  ./bankops apply --topology "$dir/topology.json" >/dev/null
+}
