@@ -11,6 +11,7 @@ object Jobs {
     bankops.deploy.DeployCommand.plan,
     bankops.deploy.DeployCommand.apply,
     bankops.inspect.InspectCommand.job,
-    bankops.heartbeat.HeartbeatCommand.job
+    bankops.heartbeat.HeartbeatCommand.job,
+    bankops.balances.BalancesCommand.job
   )
 }

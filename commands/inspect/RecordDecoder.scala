@@ -31,7 +31,13 @@ final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true)
   private val unknown = TrieMap.empty[Int, String]
   private val known = TrieMap.empty[Int, (Schema, GenericDatumReader[Any])]
 
-  def decodeChunk(chunk: Chunk[Raw]): IO[Chunk[Decoded]] = {
+  def decodeChunk(chunk: Chunk[Raw]): IO[Chunk[Decoded]] = resolveIds(chunk).map(_ => chunk.map(decode))
+
+  /** The writer schema of an id already resolved by [[resolveIds]]. */
+  def writerSchema(id: Int): Option[Schema] = known.get(id).map(_._1)
+
+  /** Fetches the writer schemas a chunk's values name, once per id. */
+  def resolveIds(chunk: Chunk[Raw]): IO[Unit] = {
     val ids = chunk.toList.flatMap(r => WireFormat.schemaIdOf(r.value).toOption).distinct
       .filterNot(id => known.contains(id) || unknown.contains(id))
     ids.traverse_ { id =>
@@ -40,7 +46,7 @@ final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true)
         case Left(e: RegistryError) if e.status == 404 || e.status == 422 || e.status == 200 => IO(unknown.put(id, e.message)).void
         case Left(e) => IO.raiseError(e)
       }
-    }.map(_ => chunk.map(decode))
+    }
   }
 
   private def decode(r: Raw): Decoded = {

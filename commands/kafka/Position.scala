@@ -10,6 +10,8 @@ object StartAt {
   case object End extends StartAt
   final case class Offset(n: Long) extends StartAt
   final case class Time(at: Instant) extends StartAt
+  /** Per partition, for resuming where an earlier read ended (not a command-line form). */
+  final case class Offsets(byPartition: Map[org.apache.kafka.common.TopicPartition, Long]) extends StartAt
 
   /** `ago:15m` is resolved against `now` when parsed, so every partition uses the same instant. */
   def parse(s: String, now: Instant): Either[String, StartAt] = s match {
@@ -79,6 +81,7 @@ object Position {
       case StartAt.End => end
       case StartAt.Offset(n) => clamp(n)
       case StartAt.Time(_) => startTime.map(clamp).getOrElse(end)
+      case StartAt.Offsets(_) => beginning // resolved per partition by the reader
     }
     val until = stop match {
       case StopAt.End => Some(end)

@@ -61,7 +61,8 @@ object TopicReader {
       val startTimes = times(spec.start match { case StartAt.Time(at) => Some(at.toEpochMilli); case _ => None })
       val stopTimes = times(spec.stop match { case StopAt.Time(at) => Some(at.toEpochMilli); case _ => None })
       ReadPlan(tps.map { tp =>
-        tp -> Position.range(spec.start, spec.stop, beginning(tp).longValue, end(tp).longValue, startTimes.get(tp).flatten, stopTimes.get(tp).flatten)
+        val start = spec.start match { case StartAt.Offsets(m) => StartAt.Offset(m.getOrElse(tp, 0L)); case s => s }
+        tp -> Position.range(start, spec.stop, beginning(tp).longValue, end(tp).longValue, startTimes.get(tp).flatten, stopTimes.get(tp).flatten)
       }.toMap)
     }
 
