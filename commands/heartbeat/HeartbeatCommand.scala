@@ -112,7 +112,7 @@ object HeartbeatCommand {
             val bytes = chunk.foldLeft(0L)((n, r) => n + r.value.length + Option(r.key).fold(0)(_.length))
             val failed = new java.util.concurrent.atomic.AtomicInteger()
             // Callbacks run on the producer's one network thread: per record only the latency is recorded.
-            producer.send(chunk)((_, nanos, _, error) => if (error == null) stats.latency.record(nanos / 1000) else failed.incrementAndGet())
+            producer.send(chunk)((nanos, _, error) => if (error == null) stats.latency.record(nanos / 1000) else failed.incrementAndGet())
               .map(_.flatMap(_ => IO {
                 stats.records.addAndGet(chunk.size.toLong - failed.get); stats.errors.addAndGet(failed.get.toLong)
                 if (failed.get == 0) stats.bytes.addAndGet(bytes)

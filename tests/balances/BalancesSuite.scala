@@ -43,7 +43,7 @@ class BalancesSuite extends munit.CatsEffectSuite {
       RegistryClient(s).version(s"$topic-nl.openweb.data.BalanceChanged").map(_.get.id).flatMap { id =>
         ChunkProducer.resource(s.kafka, 30.seconds).use { p =>
           val records = events.map(e => new ProducerRecord(topic, e.iban.getBytes(UTF_8), WireFormat.encode(id, e).toOption.get))
-          p.send(Chunk.from(records))((_, _, _, err) => if (err != null) throw err).flatten
+          p.send(Chunk.from(records))((_, _, err) => if (err != null) throw err).flatten
         }
       }
     }
