@@ -12,6 +12,7 @@ object Jobs {
     bankops.deploy.DeployCommand.apply,
     bankops.inspect.InspectCommand.job,
     bankops.heartbeat.HeartbeatCommand.job,
-    bankops.balances.BalancesCommand.job
+    bankops.balances.BalancesCommand.job,
+    bankops.replay.ReplayCommand.job
   )
 }

@@ -36,6 +36,9 @@ object Condition {
 final case class RecordFilter(records: List[String], key: Option[String], where: List[Condition]) {
   def isEmpty: Boolean = records.isEmpty && key.isEmpty && where.isEmpty
 
+  /** For copying: a record or value filter admits only records that decoded and match. */
+  def selects(e: Envelope): Boolean = accepts(e) && (e.error.isEmpty || (records.isEmpty && where.isEmpty))
+
   /** Undecodable records pass the record and value filters: they are what a debugging session is after. */
   def accepts(e: Envelope): Boolean =
     key.forall(k => e.keyText.contains(k)) && (e.error.isDefined ||

@@ -40,6 +40,25 @@ final class ChunkProducer(producer: KafkaProducer[Array[Byte], Array[Byte]]) {
       IO.fromCompletableFuture(IO.pure(done)).void
     }
 
+  /** As [[send]], with a callback per record: `onAck(index in chunk, metadata, error)`, for callers that must
+    * know which record landed where (replay's per-partition counts, verification and resume offsets).
+    */
+  def sendEach(records: Chunk[ProducerRecord[Array[Byte], Array[Byte]]])(onAck: (Int, RecordMetadata, Exception) => Unit): IO[IO[Unit]] =
+    IO.blocking {
+      val done = new CompletableFuture[Unit]()
+      val left = new AtomicInteger(records.size)
+      if (records.isEmpty) done.complete(())
+      records.zipWithIndex.foreach { case (r, i) =>
+        producer.send(r, new Callback {
+          def onCompletion(m: RecordMetadata, e: Exception): Unit = {
+            onAck(i, m, e)
+            if (left.decrementAndGet() == 0) done.complete(())
+          }
+        })
+      }
+      IO.fromCompletableFuture(IO.pure(done)).void
+    }
+
   def flush: IO[Unit] = IO.blocking(producer.flush())
 
   /** Fetches the topics' metadata now, so the first send does not stall a paced run. */

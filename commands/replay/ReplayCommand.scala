@@ -1,0 +1,232 @@
+package bankops.replay
+
+import cats.data.NonEmptyList
+import cats.effect.{ExitCode, IO, Ref}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+import fs2.{Chunk, Stream}
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicLong
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import bankops.cli.{Failure, Interrupt, Job, Shell, TimeoutOpt}
+import bankops.config.{ConnectionFlags, ConnectionSettings, Connections}
+import bankops.inspect.{Envelope, RecordDecoder, RecordFilter, SourceOpts}
+import bankops.kafka.{ChunkProducer, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
+import bankops.registry.{RegistryClient, SchemaResolver}
+import bankops.schema.{SchemaFiles, SchemasCommand, SubjectNameStrategy}
+import bankops.topics.TopicSync
+import bankops.topology.TopologyOpts
+
+/** `bankops replay`: topic → topic (also across clusters and registries), file → topic, topic → file. */
+object ReplayCommand {
+
+  sealed trait From
+  final case class FromTopic(spec: ReadSpec, filter: RecordFilter) extends From
+  final case class FromFile(file: os.Path) extends From
+  sealed trait To
+  final case class ToTopic(topic: String) extends To
+  final case class ToFile(file: os.Path) extends To
+
+  final case class Options(flags: ConnectionFlags, from: From, to: To, toBootstrap: Option[String], toCommandConfig: Option[os.Path],
+                           toRegistry: Option[String], exact: Boolean, keepTimestamps: Boolean, keepPartition: Boolean,
+                           schemaDir: Option[os.Path], strict: Boolean, verify: Boolean, rate: Option[Int], dryRun: Boolean,
+                           createTopic: Boolean, topology: Option[os.Path], strategy: Option[SubjectNameStrategy], limit: Option[Long], timeout: FiniteDuration)
+
+  private val path = (name: String, help: String) => Opts.option[String](name, help, metavar = "FILE").map(os.Path(_, os.pwd))
+
+  private val from: Opts[From] =
+    (SourceOpts.topics("from-topic", "Source topic (repeatable).").map(identity[NonEmptyList[String]]), SourceOpts.partitions, SourceOpts.from, SourceOpts.to, SourceOpts.filter)
+      .mapN((ts, ps, start, stop, f) => FromTopic(ReadSpec(ts.toList.distinct, ps, start, stop.getOrElse(StopAt.End)), f): From) orElse
+      path("from-file", "Source file: JSON lines as `inspect --output json` or `replay --to-file` write them.").map(FromFile(_): From)
+
+  private val to: Opts[To] =
+    Opts.option[String]("to-topic", "Target topic.", metavar = "TOPIC").map(ToTopic(_): To) orElse
+      path("to-file", "Target file: lossless JSON lines (raw value bytes alongside the decoded value).").map(ToFile(_): To)
+
+  private val opts: Opts[Options] = (
+    ConnectionFlags.opts, from, to,
+    Opts.option[String]("to-bootstrap-server", "Target cluster (default: the source's).", metavar = "SERVERS").orNone,
+    path("to-command-config", "Target cluster's client properties (default: the source's).").orNone,
+    Opts.option[String]("to-registry-url", "Target registry; when it differs, schema ids are translated (default: the source's).", metavar = "URL").orNone,
+    Opts.flag("exact", "File to topic: send the raw value bytes and original timestamps, not a re-encoding of value.").orFalse,
+    Opts.flag("keep-timestamps", "Send each record with its original timestamp.").orFalse,
+    Opts.flag("keep-partition", "Send each record to its original partition number (default: by key, as the default partitioner does).").orFalse,
+    path("schema-dir", "File to topic: encode with these .avsc files (registered on the target) instead of the subjects' latest versions.").orNone,
+    Opts.flag("no-strict", "File to topic: send the valid lines even when some are invalid.").orFalse.map(!_),
+    Opts.flag("verify", "Read the target back and compare record by record.").orFalse,
+    Opts.option[Int]("rate", "At most N records per second.", metavar = "N").mapValidated(n => if (n > 0) n.validNel else s"--rate must be positive, not $n".invalidNel).orNone,
+    Opts.flag("dry-run", "Read, decode and validate; send and write nothing.").orFalse,
+    Opts.flag("create-topic", "Create a missing target topic as the topology declares it.").orFalse,
+    TopologyOpts.file,
+    SchemasCommand.strategyOpt,
+    SourceOpts.limit,
+    TimeoutOpt.opts(30)
+  ).mapN(Options.apply)
+
+  /** The target's settings: the source's, with the --to-* flags on top. */
+  private def targetSettings(o: Options, shell: Shell): IO[ConnectionSettings] =
+    Connections.load(o.flags.copy(bootstrapServer = o.toBootstrap.orElse(o.flags.bootstrapServer),
+      commandConfig = o.toCommandConfig.orElse(o.flags.commandConfig), registryUrl = o.toRegistry.orElse(o.flags.registryUrl)), shell)
+
+  final case class Counts(read: Long, invalid: Long)
+
+  def run(o: Options)(shell: Shell): IO[ExitCode] =
+    for {
+      source <- Connections.load(o.flags, shell)
+      target <- targetSettings(o, shell)
+      topology <- TopologyOpts.load(o.topology, shell)
+      strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
+      _ <- o.to match {
+        case ToTopic(t) if !o.dryRun => ensureTopic(o, t, target, topology, shell)
+        case _ => IO.unit
+      }
+      records <- o.from match {
+        case FromFile(f) => fromFile(o, f, target, strategy, topology.schemaFiles, shell)
+        case FromTopic(spec, filter) => IO.pure(fromTopic(o, spec, filter, source, target, strategy))
+      }
+      code <- o.to match {
+        case ToFile(f) => toFile(o, f, source, shell)
+        case ToTopic(t) => toTopic(o, t, records, target, shell)
+      }
+    } yield code
+
+  private def ensureTopic(o: Options, topic: String, target: ConnectionSettings, topology: bankops.topology.Topology, shell: Shell): IO[Unit] =
+    KafkaClients.partitionCount(target.kafka, topic, o.timeout).void.handleErrorWith {
+      case Failure.BadInput(_) if o.createTopic =>
+        topology.topic(topic).fold(IO.raiseError[Unit](Failure.BadInput(s"target topic $topic does not exist and ${topology.file} does not declare it"))) { spec =>
+          val only = topology.copy(topics = List(spec))
+          TopicSync.session(target.kafka, o.timeout)(admin => TopicSync.plan(admin, only, deleteUnlisted = false).flatMap(p =>
+            admin.execute(p, validateOnly = false) >> TopicSync.confirm(admin, only))).void >> shell.info(s"replay: created topic $topic from ${topology.file}")
+        }
+      case Failure.BadInput(_) => IO.raiseError(Failure.BadInput(s"target topic $topic does not exist (--create-topic creates it from the topology)"))
+    }
+
+  /** Topic records as they go out: values re-framed when the target registry differs. */
+  private def fromTopic(o: Options, spec: ReadSpec, filter: RecordFilter, source: ConnectionSettings, target: ConnectionSettings,
+                        strategy: SubjectNameStrategy): Stream[IO, Chunk[Outgoing]] = {
+    val sameRegistry = source.registry.url.value.stripSuffix("/") == target.registry.url.value.stripSuffix("/")
+    val decoder = new RecordDecoder(new SchemaResolver(RegistryClient(source, o.timeout)), plainValues = filter.where.nonEmpty)
+    val translate = o.to match {
+      case ToTopic(t) if !sameRegistry => Some(new IdTranslator(new SchemaResolver(RegistryClient(source, o.timeout)), RegistryClient(target, o.timeout), strategy, t))
+      case _ => None
+    }
+    Stream.resource(TopicReader.open(source.kafka, spec, o.timeout)).flatMap { case (_, records) =>
+      val chunks = records.chunks.evalMap { chunk =>
+        val kept = if (filter.isEmpty) IO.pure(chunk) else decoder.decodeChunk(chunk).map(ds => chunk.zip(ds).filter(p => filter.selects(p._2.envelope)).map(_._1))
+        kept.flatMap(c => translate.traverse_(_.prepare(c.toList.map(_.value))).as(c)).map(_.map { r =>
+          val value = translate.fold(r.value)(t => if (r.value == null) null else t(r.value))
+          Outgoing(r.partition, r.offset, r.key, value, r.headers.toArray.toList.map(h => h.key -> h.value), Some(r.timestamp).filter(_ >= 0))
+        })
+      }
+      o.limit.fold(chunks)(n => chunks.flatMap(Stream.chunk).take(n).chunks)
+    }
+  }
+
+  /** Every line parsed and encoded before anything is sent; with errors, exit 2 naming line and field (unless --no-strict). */
+  private def fromFile(o: Options, file: os.Path, target: ConnectionSettings, strategy: SubjectNameStrategy,
+                       known: Map[String, bankops.schema.SchemaFile], shell: Shell): IO[Stream[IO, Chunk[Outgoing]]] =
+    for {
+      _ <- IO.raiseUnless(os.isFile(file))(Failure.BadInput(s"$file: no such file"))
+      dir <- o.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
+      topic = o.to match { case ToTopic(t) => t; case ToFile(_) => "" }
+      encoder = new FileEncoder(RegistryClient(target, o.timeout), strategy, topic, dir, known, o.exact)
+      lines <- IO.blocking(os.read.lines(file).zipWithIndex.filter(_._1.trim.nonEmpty).toList)
+      results <- lines.traverse { case (text, i) =>
+        FileLine.parseLine(text, i + 1) match {
+          case Left(e) => IO.pure(Left(s"$file:${i + 1}: $e"))
+          case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:${i + 1}: $e").map { value =>
+            Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(i.toLong), l.key.orNull, value, l.headers, l.timestamp)
+          })
+        }
+      }
+      errors = results.collect { case Left(e) => e }
+      _ <- if (errors.nonEmpty && o.strict)
+          errors.take(10).traverse_(shell.info) >> IO.raiseError(Failure.BadInput(s"$file: ${errors.size} of ${lines.size} lines cannot be sent; nothing was sent"))
+        else errors.traverse_(e => shell.warn(s"skipped $e"))
+    } yield Stream.emits(results.collect { case Right(r) => r }).chunkN(1000)
+
+  private def toTopic(o: Options, topic: String, records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
+    if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent")).as(ExitCode.Success)
+    else for {
+      partitions <- KafkaClients.partitionCount(target.kafka, topic, o.timeout)
+      acked = new ConcurrentHashMap[Int, AtomicLong]()
+      failedAt = new ConcurrentHashMap[Int, java.lang.Long]() // source partition -> first source offset not delivered
+      sent = new ConcurrentHashMap[(Int, Long), Outgoing]()
+      read <- Ref.of[IO, Long](0L)
+      errors = new AtomicLong()
+      paced = o.rate.fold(records)(r => records.flatMap(Stream.chunk).chunkN((r / 10) max 1).metered(100.millis))
+      _ <- (Interrupt.onCtrlC, ChunkProducer.resource(target.kafka, o.timeout)).tupled.use { case (ctrlC, producer) =>
+        paced.interruptWhen(ctrlC.attempt).evalMap { chunk =>
+          val bad = chunk.toList.find(r => o.keepPartition && r.sourcePartition >= partitions)
+          IO.raiseError(Failure.BadInput(s"--keep-partition: source partition ${bad.get.sourcePartition} does not exist on $topic ($partitions partitions)")).whenA(bad.isDefined) >>
+            read.update(_ + chunk.size) >>
+            producer.sendEach(chunk.map(r => r.toRecord(topic, if (o.keepPartition) Some(r.sourcePartition) else None, o.keepTimestamps || o.exact))) { (i, m, e) =>
+              val r = chunk(i)
+              if (e == null) { acked.computeIfAbsent(m.partition, _ => new AtomicLong()).incrementAndGet(); if (o.verify) sent.put((m.partition, m.offset), r) }
+              else { errors.incrementAndGet(); failedAt.merge(r.sourcePartition, r.sourceOffset, (a, b) => java.lang.Long.valueOf(a.longValue min b.longValue)) }
+            }
+        }.parEvalMap(64)(identity).compile.drain
+      }.adaptError(KafkaClients.unreachable(target.kafka, o.timeout))
+      n <- read.get
+      ok = acked.values.asScala.map(_.get).sum
+      perPartition = acked.asScala.toList.sortBy(_._1).map { case (p, c) => s"$p=${c.get}" }.mkString(" ")
+      _ <- shell.info(s"replay: $n read, $ok acknowledged on $topic (per partition: ${if (perPartition.isEmpty) "none" else perPartition}), ${errors.get} failed")
+      verified <- if (o.verify && errors.get == 0) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
+      code <- if (errors.get > 0) {
+          val resume = failedAt.asScala.toList.sortBy(_._1).map { case (p, off) => s"partition $p from offset $off" }.mkString(", ")
+          shell.info(s"replay: ${errors.get} records were not delivered; resume with --from offset per source partition: $resume")
+            .as(ExitCode(Failure.ExitUnavailable))
+        } else IO.pure(if (verified) ExitCode.Success else ExitCode(Failure.ExitDifference))
+    } yield code
+
+  /** Reads back exactly the offsets written and compares key, value and headers. */
+  private def verify(o: Options, topic: String, sent: Map[(Int, Long), Outgoing], target: ConnectionSettings, shell: Shell): IO[Boolean] = {
+    val starts = sent.keys.groupBy(_._1).map { case (p, ks) => new org.apache.kafka.common.TopicPartition(topic, p) -> ks.map(_._2).min }
+    if (sent.isEmpty) IO.pure(true)
+    else TopicReader.open(target.kafka, ReadSpec(List(topic), Some(starts.keys.map(_.partition).toList), StartAt.Offsets(starts), StopAt.End), o.timeout)
+      .use { case (_, records) =>
+        records.filter(r => sent.contains((r.partition, r.offset))).compile.fold((0L, 0L)) { case ((seen, bad), r) =>
+          val ok = sent((r.partition, r.offset)).sameAs(r.key, r.value, r.headers.toArray.toList.map(h => h.key -> h.value))
+          (seen + 1, if (ok) bad else bad + 1)
+        }
+      }.flatMap { case (seen, bad) =>
+        val missing = sent.size - seen
+        if (bad == 0 && missing == 0) shell.info(s"replay: verified $seen records on $topic, identical").as(true)
+        else shell.info(s"replay: verification failed: $bad records differ, $missing missing").as(false)
+      }
+  }
+
+  /** Topic to file: lossless JSON lines, written to a temporary file and moved into place only when complete. */
+  private def toFile(o: Options, file: os.Path, source: ConnectionSettings, shell: Shell): IO[ExitCode] = o.from match {
+    case FromFile(_) => IO.raiseError(Failure.BadInput("--from-file with --to-file: copy the file instead"))
+    case FromTopic(spec, filter) =>
+      val decoder = new RecordDecoder(new SchemaResolver(RegistryClient(source, o.timeout)))
+      val tmp = file / os.up / s".${file.last}.partial"
+      IO.raiseUnless(os.isDir(file / os.up))(Failure.BadInput(s"${file / os.up}: no such directory")) >>
+        TopicReader.open(source.kafka, spec, o.timeout).use { case (_, records) =>
+          val lines = records.chunks.evalMap(c => decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
+            Envelope.json(d.envelope.copy(raw = Option(r.value)), d.envelope.value).noSpaces
+          })).flatMap(Stream.chunk)
+          val limited = o.limit.fold(lines)(lines.take)
+          if (o.dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written"))
+          else cats.effect.Resource.fromAutoCloseable(IO.blocking(java.nio.file.Files.newBufferedWriter(tmp.toNIO, UTF_8))).use { w =>
+            limited.chunks.evalMap(c => IO.blocking(c.foreach { l => w.write(l); w.write('\n') })).compile.drain
+          } >>
+            IO.blocking(os.move(tmp, file, replaceExisting = true)) >>
+            IO.blocking(os.read.lines(file).count(_.nonEmpty)).flatMap(n => shell.info(s"replay: $n records written to $file"))
+        }.onError(_ => IO.blocking(os.remove(tmp, checkExists = false)).void).as(ExitCode.Success)
+  }
+
+  val job: Job = Job(
+    "replay",
+    "Replay records topic to topic (also across clusters and registries), file to topic, or topic to file, losslessly.",
+    "bankops replay --from-topic commands --from ago:1h --to-file incident.jsonl",
+    opts.map(o => run(o) _)
+  )
+
+  private[replay] def keyText(b: Array[Byte]): String = Option(b).map(new String(_, UTF_8)).getOrElse("")
+}
