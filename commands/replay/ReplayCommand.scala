@@ -122,7 +122,8 @@ object ReplayCommand {
           Outgoing(r.partition, r.offset, r.key, value, r.headers.toArray.toList.map(h => h.key -> h.value), Some(r.timestamp).filter(_ >= 0))
         })
       }
-      o.limit.fold(chunks)(n => chunks.flatMap(Stream.chunk).take(n).chunks)
+      // Polling the source overlaps with sending the previous batch.
+      o.limit.fold(chunks)(n => chunks.flatMap(Stream.chunk).take(n).chunks).prefetchN(2)
     }
   }
 

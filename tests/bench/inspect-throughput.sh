@@ -7,12 +7,7 @@ source "$(dirname "$0")/lib.sh"
 records=${1:-500000}
 rounds=${2:-3}
 topic=bench-inspect-$records
-existing=$(kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$bootstrap" --command-config "$client_props" --topic "$topic" 2>/dev/null \
-  | awk -F: '{s+=$3} END {print s+0}' || true)
-if [ "$existing" -lt "$records" ]; then
-  bench_topic "$topic" 3 ConfirmAccountCreation ConfirmMoneyTransfer
-  ./bankops heartbeat --kind commands --commands-topic "$topic" --count $(( records - existing )) --rate 0 -o json >/dev/null
-fi
+ensure_commands_topic "$topic" "$records"
 echo "topic $topic: $records mixed ConfirmAccountCreation/ConfirmMoneyTransfer records, 3 partitions"
 now() { date +%s.%N; }
 cp=(); bk=(); cf=(); bf=()

@@ -175,6 +175,16 @@ class ReplaySuite extends munit.CatsEffectSuite {
     }
   }
 
+  test("the shipped fixtures are valid for the default topology") {
+    for {
+      _ <- SandboxFixture.cli("apply")
+      r <- SandboxFixture.cli("replay", "--from-file", (bankops.support.Repo.root / "fixtures" / "commands.jsonl").toString, "--to-topic", "commands", "--dry-run")
+    } yield {
+      assertEquals(r.code, 0, r.err)
+      assert(r.err.contains("3 records read and valid"), r.err)
+    }
+  }
+
   test("unknown source topic: exit 2") {
     TestShell.run(List("replay", "--from-topic", "no-such-source", "--to-file", "/tmp/x.jsonl"),
       Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString), bankops.support.Repo.root).map { r =>

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Topic-to-topic throughput of `bankops replay` against a kcat pipe (`kcat -C ... -e | kcat -P ...`),
+# both over SSL, same broker, same source topic, same run. The kcat pipe splits on delimiters and drops
+# timestamps and headers; bankops keeps everything and waits for every acknowledgement (acks=all).
+# Usage: tests/bench/replay-throughput.sh [RECORDS] [ROUNDS]   (needs kcat: apt-get install kcat)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+records=${1:-500000}
+rounds=${2:-3}
+command -v kcat >/dev/null || { echo "kcat not found (apt-get install kcat)" >&2; exit 1; }
+src=bench-inspect-$records
+ensure_commands_topic "$src" "$records"
+ssl=(-X security.protocol=ssl -X ssl.ca.location="$sandbox/tls/ca.pem")
+now() { date +%s.%N; }
+kc=(); bk=()
+for round in $(seq "$rounds"); do
+  dst_k=bench-replay-kcat-$$-$round; dst_b=bench-replay-bankops-$$-$round
+  bench_topic "$dst_k" 3 ConfirmAccountCreation ConfirmMoneyTransfer
+  bench_topic "$dst_b" 3 ConfirmAccountCreation ConfirmMoneyTransfer
+  s=$(now)
+  kcat -C -b "$bootstrap" "${ssl[@]}" -t "$src" -o beginning -e -q -K $'\t' | kcat -P -b "$bootstrap" "${ssl[@]}" -t "$dst_k" -K $'\t' -X acks=all
+  e=$(now); kc+=("$(echo "$records / ($e - $s)" | bc -l)")
+  s=$(now); ./bankops replay --from-topic "$src" --to-topic "$dst_b" 2>/tmp/bankops-replay.err; e=$(now)
+  bk+=("$(echo "$records / ($e - $s)" | bc -l)")
+  printf 'round %d: kcat pipe %.0f records/s; bankops replay %.0f records/s (%s)\n' "$round" "${kc[-1]}" "${bk[-1]}" "$(tail -1 /tmp/bankops-replay.err)"
+done
+kcm=$(printf '%s\n' "${kc[@]}" | median); bkm=$(printf '%s\n' "${bk[@]}" | median)
+printf 'median records/s: kcat pipe %.0f, bankops replay %.0f, ratio %.2f (target >= 1.00)\n' "$kcm" "$bkm" "$(echo "$bkm / $kcm" | bc -l)"
