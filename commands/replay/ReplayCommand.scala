@@ -154,7 +154,7 @@ object ReplayCommand {
     if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent")).as(ExitCode.Success)
     else for {
       partitions <- KafkaClients.partitionCount(target.kafka, topic, o.timeout)
-      acked = new ConcurrentHashMap[Int, AtomicLong]()
+      acked = Array.fill(partitions)(new AtomicLong())
       failedAt = new ConcurrentHashMap[Int, java.lang.Long]() // source partition -> first source offset not delivered
       sent = new ConcurrentHashMap[(Int, Long), Outgoing]()
       read <- Ref.of[IO, Long](0L)
@@ -165,21 +165,32 @@ object ReplayCommand {
           val bad = chunk.toList.find(r => o.keepPartition && r.sourcePartition >= partitions)
           IO.raiseError(Failure.BadInput(s"--keep-partition: source partition ${bad.get.sourcePartition} does not exist on $topic ($partitions partitions)")).whenA(bad.isDefined) >>
             read.update(_ + chunk.size) >>
-            producer.sendEach(chunk.map(r => r.toRecord(topic, if (o.keepPartition) Some(r.sourcePartition) else None, o.keepTimestamps || o.exact))) { (i, m, e) =>
-              val r = chunk(i)
-              if (e == null) { acked.computeIfAbsent(m.partition, _ => new AtomicLong()).incrementAndGet(); if (o.verify) sent.put((m.partition, m.offset), r) }
-              else { errors.incrementAndGet(); failedAt.merge(r.sourcePartition, r.sourceOffset, (a, b) => java.lang.Long.valueOf(a.longValue min b.longValue)) }
+            {
+              val records = chunk.map(r => r.toRecord(topic, if (o.keepPartition) Some(r.sourcePartition) else None, o.keepTimestamps || o.exact))
+              val chunkFailed = new java.util.concurrent.atomic.AtomicBoolean(false)
+              // Without --verify one callback serves the chunk: a failure marks the whole chunk for resuming.
+              val sending =
+                if (o.verify) producer.sendEach(records) { (i, m, e) =>
+                  if (e == null) { acked(m.partition).incrementAndGet(); sent.put((m.partition, m.offset), chunk(i)) } else chunkFailed.set(true)
+                }
+                else producer.send(records) { (_, m, e) => if (e == null) acked(m.partition).incrementAndGet() else chunkFailed.set(true) }
+              sending.map(_.flatMap(_ => IO {
+                if (chunkFailed.get) chunk.foreach { r =>
+                  errors.incrementAndGet(); failedAt.merge(r.sourcePartition, r.sourceOffset, (a, b) => java.lang.Long.valueOf(a.longValue min b.longValue))
+                }
+              }))
             }
         }.parEvalMap(64)(identity).compile.drain
       }.adaptError(KafkaClients.unreachable(target.kafka, o.timeout))
       n <- read.get
-      ok = acked.values.asScala.map(_.get).sum
-      perPartition = acked.asScala.toList.sortBy(_._1).map { case (p, c) => s"$p=${c.get}" }.mkString(" ")
-      _ <- shell.info(s"replay: $n read, $ok acknowledged on $topic (per partition: ${if (perPartition.isEmpty) "none" else perPartition}), ${errors.get} failed")
+      ok = acked.map(_.get).sum
+      perPartition = acked.zipWithIndex.filter(_._1.get > 0).map { case (c, p) => s"$p=${c.get}" }.mkString(" ")
+      _ <- shell.info(s"replay: $n read, $ok acknowledged on $topic (per partition: ${if (perPartition.isEmpty) "none" else perPartition})" +
+        (if (errors.get > 0) s", ${errors.get} in batches with failed deliveries" else ", 0 failed"))
       verified <- if (o.verify && errors.get == 0) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
       code <- if (errors.get > 0) {
           val resume = failedAt.asScala.toList.sortBy(_._1).map { case (p, off) => s"partition $p from offset $off" }.mkString(", ")
-          shell.info(s"replay: ${errors.get} records were not delivered; resume with --from offset per source partition: $resume")
+          shell.info(s"replay: some records were not delivered; resume with --from offset per source partition: $resume")
             .as(ExitCode(Failure.ExitUnavailable))
         } else IO.pure(if (verified) ExitCode.Success else ExitCode(Failure.ExitDifference))
     } yield code
