@@ -53,7 +53,7 @@ object AvroJson {
   }
 
   private val printer = io.circe.Printer.noSpaces
-  private def text(s: String, sb: java.lang.StringBuilder): Unit = printer.unsafePrintToAppendable(Json.fromString(s), sb)
+  private def text(s: String, sb: java.lang.StringBuilder): Unit = JsonText.string(s, sb)
 
   /** The same JSON as [[plain]], written straight into `sb`: the hot path of inspect's output. */
   def writePlain(datum: Any, schema: Schema, sb: java.lang.StringBuilder): Unit = schema.getType match {
@@ -75,6 +75,8 @@ object AvroJson {
     case Schema.Type.BOOLEAN => sb.append(datum.asInstanceOf[Boolean])
     case Schema.Type.INT if schema.getLogicalType == null => sb.append(datum.asInstanceOf[Int])
     case Schema.Type.LONG if schema.getLogicalType == null => sb.append(datum.asInstanceOf[Long])
+    case Schema.Type.FIXED if isUuid(schema) && schema.getLogicalType == null =>
+      val bb = ByteBuffer.wrap(datum.asInstanceOf[GenericFixed].bytes); sb.append('"').append(new UUID(bb.getLong, bb.getLong).toString).append('"')
     case _ => printer.unsafePrintToAppendable(plain(datum, schema), sb)
   }
 

@@ -30,9 +30,10 @@ final case class Envelope(
 object Envelope {
   private val b64 = Base64.getEncoder
 
-  /** Strict UTF-8: None when the bytes are not text. */
+  /** Strict UTF-8: None when the bytes are not text. ASCII, the common case, skips the decoder. */
   def utf8(b: Array[Byte]): Option[String] =
-    try Some(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+    if (b.forall(_ >= 0)) Some(new String(b, StandardCharsets.ISO_8859_1))
+    else try Some(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
       .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString)
     catch { case _: CharacterCodingException => None }
 
@@ -40,7 +41,7 @@ object Envelope {
 
   /** The JSON line written straight into `sb` (same fields and order as [[json]]): the hot path of inspect. */
   def appendJson(e: Envelope, value: Option[Json], sb: java.lang.StringBuilder, writeValue: Option[java.lang.StringBuilder => Unit] = None): Unit = {
-    def str(s: String): Unit = printer.unsafePrintToAppendable(Json.fromString(s), sb)
+    def str(s: String): Unit = bankops.avro.JsonText.string(s, sb)
     sb.append("{\"topic\":"); str(e.topic)
     sb.append(",\"partition\":").append(e.partition).append(",\"offset\":").append(e.offset)
     sb.append(",\"timestamp\":"); e.timestamp.fold(sb.append("null"))(t => sb.append('"').append(t.toString).append('"'))

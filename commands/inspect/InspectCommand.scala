@@ -35,27 +35,29 @@ object InspectCommand {
       settings <- Connections.load(o.flags, shell)
       decoder = new RecordDecoder(new SchemaResolver(RegistryClient(settings, o.timeout)), Decoded.needsPlainValues(o.filter, o.fields))
       stats <- Ref.of[IO, InspectStats](InspectStats.empty)
+      writer = new java.io.BufferedWriter(new java.io.OutputStreamWriter(shell.out, java.nio.charset.StandardCharsets.UTF_8), 1 << 16)
       _ <- (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit)).tupled.use { case (ctrlC, (plan, records)) =>
         val progress = plan.total.filter(_ => shell.stderrIsTerminal).fold(Stream.empty.covaryAll[IO, Unit])(total =>
           Stream.awakeEvery[IO](1.second).evalMap(_ => stats.get.flatMap(s =>
             IO.blocking { shell.err.print(f"\rread ${s.read}%d of $total%d (${if (total == 0) 100.0 else s.read * 100.0 / total}%.0f%%)"); shell.err.flush() })))
-        // Decode, filter and render in parallel per chunk; count, limit and write in order.
+        // Decode, filter and render in parallel per chunk; count, limit and write in order. Lines are kept as
+        // separate small strings: one multi-megabyte builder per chunk would be a humongous allocation for G1.
         records.chunks
           .parEvalMap(2)(chunk => decoder.decodeChunk(chunk).map { decoded =>
-            val sb = new java.lang.StringBuilder(decoded.size * 320)
-            val ends = decoded.map { d => if (o.filter.accepts(d.envelope)) { InspectFormat.renderTo(format, d, o.fields, sb); sb.length } else -1 }
-            (decoded, ends, sb)
+            val sb = new java.lang.StringBuilder(512)
+            val lines = decoded.map { d => if (o.filter.accepts(d.envelope)) { sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); sb.toString } else null }
+            (decoded, lines)
           })
-          .evalMap { case (decoded, ends, sb) =>
+          .evalMap { case (decoded, lines) =>
             stats.modify { s0 =>
               var s = s0
-              var upTo = 0
+              val out = Vector.newBuilder[String]
               decoded.zipWithIndex.foreach { case (d, i) =>
-                val shown = ends(i) >= 0
-                if (!shown || o.limit.forall(s.shown < _)) { s = s.add(d, shown); if (shown) upTo = ends(i) }
+                val line = lines(i)
+                if (line == null || o.limit.forall(s.shown < _)) { s = s.add(d, line != null); if (line != null) out += line }
               }
-              (s, (sb.substring(0, upTo), o.limit.exists(s.shown >= _)))
-            }.flatTap { case (text, _) => IO.blocking { shell.out.print(text); shell.out.flush() }.whenA(text.nonEmpty) }
+              (s, (out.result(), o.limit.exists(s.shown >= _)))
+            }.flatTap { case (text, _) => IO.blocking { text.foreach(writer.write); writer.flush() }.whenA(text.nonEmpty) }
           }
           .takeThrough { case (_, limitReached) => !limitReached }
           .concurrently(progress)
