@@ -79,8 +79,8 @@ object HeartbeatCommand {
       strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
       wantsBeats = o.kind != Kind.Commands
       wantsCommands = o.kind != Kind.Heartbeats
-      _ <- ((if (wantsBeats) List(o.topic) else Nil) ++ (if (wantsCommands) List(o.commandsTopic) else Nil))
-        .traverse_(t => KafkaClients.partitionCount(settings.kafka, t, o.timeout))
+      topics = (if (wantsBeats) List(o.topic) else Nil) ++ (if (wantsCommands) List(o.commandsTopic) else Nil)
+      _ <- topics.traverse_(t => KafkaClients.partitionCount(settings.kafka, t, o.timeout))
       beatId <- if (wantsBeats) schemaId[Heartbeat](registry, strategy, o.topic, o.register).map(Some(_)) else IO.none
       cacId <- if (wantsCommands) schemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
       cmtId <- if (wantsCommands) schemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
@@ -99,7 +99,6 @@ object HeartbeatCommand {
           case Right(t) => new ProducerRecord(o.commandsTopic, t.id.toString.getBytes(UTF_8), transfers(t))
         }
       }
-      topics = (if (wantsBeats) List(o.topic) else Nil) ++ (if (wantsCommands) List(o.commandsTopic) else Nil)
       summary <- (Interrupt.onCtrlC, ChunkProducer.resource(settings.kafka, o.timeout)).tupled.use { case (ctrlC, producer) =>
         producer.warmUp(topics) >> IO.monotonic.flatMap { start =>
           val stats = new LoadStats(start.toNanos)

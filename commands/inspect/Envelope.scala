@@ -54,7 +54,7 @@ object Envelope {
       }
     }
     if (e.headers.isEmpty) sb.append(",\"headers\":[]")
-    else { sb.append(",\"headers\":"); printer.unsafePrintToAppendable(json(e.copy(key = None), None).hcursor.downField("headers").focus.get, sb) }
+    else { sb.append(",\"headers\":"); printer.unsafePrintToAppendable(headersJson(e.headers), sb) }
     sb.append(",\"schemaId\":"); e.schemaId.fold(sb.append("null"))(i => sb.append(i))
     sb.append(",\"record\":"); e.record.fold(sb.append("null"))(r => { str(r); sb })
     (value, writeValue) match {
@@ -66,18 +66,21 @@ object Envelope {
     sb.append('}')
   }
 
+  /** Headers as `{key, value}`, or `{key, base64}` when a value is not UTF-8 text. */
+  def headersJson(headers: List[(String, Option[Array[Byte]])]): Json = Json.fromValues(headers.map { case (k, v) =>
+    Json.obj("key" -> Json.fromString(k), v match {
+      case None => "value" -> Json.Null
+      case Some(b) => utf8(b).fold("base64" -> Json.fromString(b64.encodeToString(b)))(t => "value" -> Json.fromString(t))
+    })
+  })
+
   /** The JSON line: `key` as text (or `keyBase64`), headers as `{key, value}` (or `{key, base64}`). */
   def json(e: Envelope, value: Option[Json]): Json = {
     val keyField = e.key match {
       case None => List("key" -> Json.Null)
       case Some(k) => utf8(k).fold(List("keyBase64" -> Json.fromString(b64.encodeToString(k))))(t => List("key" -> Json.fromString(t)))
     }
-    val headers = Json.fromValues(e.headers.map { case (k, v) =>
-      Json.obj("key" -> Json.fromString(k), v match {
-        case None => "value" -> Json.Null
-        case Some(b) => utf8(b).fold("base64" -> Json.fromString(b64.encodeToString(b)))(t => "value" -> Json.fromString(t))
-      })
-    })
+    val headers = headersJson(e.headers)
     val body = value match {
       case Some(v) => List("value" -> v)
       case None => e.error.map(err => "error" -> Json.fromString(err)).toList

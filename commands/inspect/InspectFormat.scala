@@ -39,12 +39,6 @@ object InspectFormat {
       case _ => None
     }
 
-  def render(format: InspectFormat, d: Decoded, fields: Option[List[String]]): String = {
-    val sb = new java.lang.StringBuilder(256)
-    renderTo(format, d, fields, sb)
-    sb.toString
-  }
-
   /** Appends the record as one line (JSON) or block (pretty), newline included. */
   def renderTo(format: InspectFormat, d: Decoded, fields: Option[List[String]], sb: java.lang.StringBuilder): Unit = {
     format match {

@@ -8,7 +8,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.atomic.AtomicInteger
 import scala.concurrent.duration.FiniteDuration
-import scala.jdk.CollectionConverters._
 
 import bankops.config.KafkaSettings
 
@@ -67,7 +66,7 @@ final class ChunkProducer(producer: KafkaProducer[Array[Byte], Array[Byte]]) {
 
 object ChunkProducer {
   def resource(kafka: KafkaSettings, timeout: FiniteDuration): Resource[IO, ChunkProducer] = {
-    val props = KafkaClients.producerSettings(kafka, timeout).properties.map { case (k, v) => k -> (v: AnyRef) }.asJava
+    val props = KafkaClients.javaProperties(KafkaClients.producerSettings(kafka, timeout).properties)
     Resource.make(IO.blocking(new KafkaProducer[Array[Byte], Array[Byte]](props, new ByteArraySerializer, new ByteArraySerializer)))(p =>
       IO.blocking(p.close(java.time.Duration.ofSeconds(30)))).map(new ChunkProducer(_))
   }

@@ -1,7 +1,7 @@
 package bankops.kafka
 
 import cats.effect.{IO, Resource}
-import fs2.kafka.{Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, KafkaAdminClient, KafkaConsumer, KafkaProducer, ProducerSettings, Serializer}
+import fs2.kafka.{Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, KafkaAdminClient, ProducerSettings, Serializer}
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.KafkaFuture
 
@@ -30,7 +30,7 @@ object KafkaClients {
 
   /** The Java admin client, for what fs2-kafka's does not offer: per-topic results and validate-only requests. */
   def javaAdmin(kafka: KafkaSettings, timeout: FiniteDuration = 30.seconds): Resource[IO, Admin] =
-    Resource.make(IO.blocking(Admin.create(adminSettings(kafka, timeout).properties.map { case (k, v) => k -> (v: AnyRef) }.asJava)))(a =>
+    Resource.make(IO.blocking(Admin.create(javaProperties(adminSettings(kafka, timeout).properties))))(a =>
       IO.blocking(a.close(java.time.Duration.ofSeconds(5))))
 
   /** A Java client future as an effect; cancelling the effect cancels the future. */
@@ -56,16 +56,13 @@ object KafkaClients {
       .withProperty("max.partition.fetch.bytes", "4194304")
       .withCloseTimeout(5.seconds)
 
-  def consumer(kafka: KafkaSettings, timeout: FiniteDuration): Resource[IO, KafkaConsumer[IO, Array[Byte], Array[Byte]]] =
-    KafkaConsumer.resource(consumerSettings(kafka, timeout))
-
   /** The Java consumer with the same settings, for poll loops ([[TopicReader]]); `few`: small fetches when
     * only a few records are wanted, so the first arrive at once.
     */
   def javaConsumer(kafka: KafkaSettings, timeout: FiniteDuration, few: Option[Int] = None): Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
     val base = consumerSettings(kafka, timeout)
     val settings = few.fold(base)(n => base.withMaxPollRecords(n max 1).withProperty("fetch.min.bytes", "1").withProperty("max.partition.fetch.bytes", "65536"))
-    val props = settings.properties.map { case (k, v) => k -> (v: AnyRef) }.asJava
+    val props = javaProperties(settings.properties)
     val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
     Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](props, bytes, bytes)))(c =>
       IO.blocking(c.close(java.time.Duration.ofSeconds(5))))
@@ -96,8 +93,8 @@ object KafkaClients {
       .withProperties(kafka.clientProperties)
       .withCloseTimeout(30.seconds)
 
-  def producer(kafka: KafkaSettings, timeout: FiniteDuration): Resource[IO, KafkaProducer[IO, Array[Byte], Array[Byte]]] =
-    KafkaProducer.resource(producerSettings(kafka, timeout))
+  /** The settings' properties as the Java clients' constructors take them. */
+  def javaProperties(props: Map[String, String]): java.util.Map[String, AnyRef] = props.map { case (k, v) => k -> (v: AnyRef) }.asJava
 
   /** The partition count of a topic; exit 2 naming it when it does not exist. */
   def partitionCount(kafka: KafkaSettings, topic: String, timeout: FiniteDuration): IO[Int] =

@@ -1,6 +1,5 @@
 package bankops.replay
 
-import cats.data.NonEmptyList
 import cats.effect.{ExitCode, IO, Ref}
 import cats.syntax.all._
 import com.monovore.decline.Opts
@@ -39,7 +38,7 @@ object ReplayCommand {
   private val path = (name: String, help: String) => Opts.option[String](name, help, metavar = "FILE").map(os.Path(_, os.pwd))
 
   private val from: Opts[From] =
-    (SourceOpts.topics("from-topic", "Source topic (repeatable).").map(identity[NonEmptyList[String]]), SourceOpts.partitions, SourceOpts.from, SourceOpts.to, SourceOpts.filter)
+    (SourceOpts.topics("from-topic", "Source topic (repeatable)."), SourceOpts.partitions, SourceOpts.from, SourceOpts.to, SourceOpts.filter)
       .mapN((ts, ps, start, stop, f) => FromTopic(ReadSpec(ts.toList.distinct, ps, start, stop.getOrElse(StopAt.End)), f): From) orElse
       path("from-file", "Source file: JSON lines as `inspect --output json` or `replay --to-file` write them.").map(FromFile(_): From)
 
@@ -72,46 +71,46 @@ object ReplayCommand {
     Connections.load(o.flags.copy(bootstrapServer = o.toBootstrap.orElse(o.flags.bootstrapServer),
       commandConfig = o.toCommandConfig.orElse(o.flags.commandConfig), registryUrl = o.toRegistry.orElse(o.flags.registryUrl)), shell)
 
-  final case class Counts(read: Long, invalid: Long)
-
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     for {
       source <- Connections.load(o.flags, shell)
       target <- targetSettings(o, shell)
       topology <- TopologyOpts.load(o.topology, shell)
       strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
-      _ <- o.to match {
+      sourceSchemas = new SchemaResolver(RegistryClient(source, o.timeout))
+      partitions <- o.to match {
         case ToTopic(t) if !o.dryRun => ensureTopic(o, t, target, topology, shell)
-        case _ => IO.unit
+        case _ => IO.pure(0)
       }
       records <- o.from match {
         case FromFile(f) => fromFile(o, f, target, strategy, topology.schemaFiles, shell)
-        case FromTopic(spec, filter) => IO.pure(fromTopic(o, spec, filter, source, target, strategy))
+        case FromTopic(spec, filter) => IO.pure(fromTopic(o, spec, filter, source, sourceSchemas, target, strategy))
       }
       code <- o.to match {
-        case ToFile(f) => toFile(o, f, source, shell)
-        case ToTopic(t) => toTopic(o, t, records, target, shell)
+        case ToFile(f) => toFile(o, f, source, sourceSchemas, shell)
+        case ToTopic(t) => toTopic(o, t, partitions, records, target, shell)
       }
     } yield code
 
-  private def ensureTopic(o: Options, topic: String, target: ConnectionSettings, topology: bankops.topology.Topology, shell: Shell): IO[Unit] =
-    KafkaClients.partitionCount(target.kafka, topic, o.timeout).void.handleErrorWith {
+  /** The target topic's partition count, creating it first with --create-topic. */
+  private def ensureTopic(o: Options, topic: String, target: ConnectionSettings, topology: bankops.topology.Topology, shell: Shell): IO[Int] =
+    KafkaClients.partitionCount(target.kafka, topic, o.timeout).handleErrorWith {
       case Failure.BadInput(_) if o.createTopic =>
-        topology.topic(topic).fold(IO.raiseError[Unit](Failure.BadInput(s"target topic $topic does not exist and ${topology.file} does not declare it"))) { spec =>
+        topology.topic(topic).fold(IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist and ${topology.file} does not declare it"))) { spec =>
           val only = topology.copy(topics = List(spec))
           TopicSync.session(target.kafka, o.timeout)(admin => TopicSync.plan(admin, only, deleteUnlisted = false).flatMap(p =>
-            admin.execute(p, validateOnly = false) >> TopicSync.confirm(admin, only))).void >> shell.info(s"replay: created topic $topic from ${topology.file}")
+            admin.execute(p, validateOnly = false) >> TopicSync.confirm(admin, only))) >> shell.info(s"replay: created topic $topic from ${topology.file}").as(spec.partitions)
         }
-      case Failure.BadInput(_) => IO.raiseError(Failure.BadInput(s"target topic $topic does not exist (--create-topic creates it from the topology)"))
+      case Failure.BadInput(_) => IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist (--create-topic creates it from the topology)"))
     }
 
   /** Topic records as they go out: values re-framed when the target registry differs. */
-  private def fromTopic(o: Options, spec: ReadSpec, filter: RecordFilter, source: ConnectionSettings, target: ConnectionSettings,
-                        strategy: SubjectNameStrategy): Stream[IO, Chunk[Outgoing]] = {
+  private def fromTopic(o: Options, spec: ReadSpec, filter: RecordFilter, source: ConnectionSettings, sourceSchemas: SchemaResolver,
+                        target: ConnectionSettings, strategy: SubjectNameStrategy): Stream[IO, Chunk[Outgoing]] = {
     val sameRegistry = source.registry.url.value.stripSuffix("/") == target.registry.url.value.stripSuffix("/")
-    val decoder = new RecordDecoder(new SchemaResolver(RegistryClient(source, o.timeout)), plainValues = filter.where.nonEmpty)
+    val decoder = new RecordDecoder(sourceSchemas, plainValues = filter.where.nonEmpty)
     val translate = o.to match {
-      case ToTopic(t) if !sameRegistry => Some(new IdTranslator(new SchemaResolver(RegistryClient(source, o.timeout)), RegistryClient(target, o.timeout), strategy, t))
+      case ToTopic(t) if !sameRegistry => Some(new IdTranslator(sourceSchemas, RegistryClient(target, o.timeout), strategy, t))
       case _ => None
     }
     Stream.resource(TopicReader.open(source.kafka, spec, o.timeout)).flatMap { case (_, records) =>
@@ -150,14 +149,13 @@ object ReplayCommand {
         else errors.traverse_(e => shell.warn(s"skipped $e"))
     } yield Stream.emits(results.collect { case Right(r) => r }).chunkN(1000)
 
-  private def toTopic(o: Options, topic: String, records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
+  private def toTopic(o: Options, topic: String, partitions: Int, records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
     if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent")).as(ExitCode.Success)
     else for {
-      partitions <- KafkaClients.partitionCount(target.kafka, topic, o.timeout)
+      read <- Ref.of[IO, Long](0L)
       acked = Array.fill(partitions)(new AtomicLong())
       failedAt = new ConcurrentHashMap[Int, java.lang.Long]() // source partition -> first source offset not delivered
       sent = new ConcurrentHashMap[(Int, Long), Outgoing]()
-      read <- Ref.of[IO, Long](0L)
       errors = new AtomicLong()
       paced = o.rate.fold(records)(r => records.flatMap(Stream.chunk).chunkN((r / 10) max 1).metered(100.millis))
       _ <- (Interrupt.onCtrlC, ChunkProducer.resource(target.kafka, o.timeout)).tupled.use { case (ctrlC, producer) =>
@@ -213,10 +211,10 @@ object ReplayCommand {
   }
 
   /** Topic to file: lossless JSON lines, written to a temporary file and moved into place only when complete. */
-  private def toFile(o: Options, file: os.Path, source: ConnectionSettings, shell: Shell): IO[ExitCode] = o.from match {
+  private def toFile(o: Options, file: os.Path, source: ConnectionSettings, sourceSchemas: SchemaResolver, shell: Shell): IO[ExitCode] = o.from match {
     case FromFile(_) => IO.raiseError(Failure.BadInput("--from-file with --to-file: copy the file instead"))
     case FromTopic(spec, filter) =>
-      val decoder = new RecordDecoder(new SchemaResolver(RegistryClient(source, o.timeout)))
+      val decoder = new RecordDecoder(sourceSchemas)
       val tmp = file / os.up / s".${file.last}.partial"
       IO.raiseUnless(os.isDir(file / os.up))(Failure.BadInput(s"${file / os.up}: no such directory")) >>
         TopicReader.open(source.kafka, spec, o.timeout).use { case (_, records) =>
@@ -239,6 +237,4 @@ object ReplayCommand {
     "bankops replay --from-topic commands --from ago:1h --to-file incident.jsonl",
     opts.map(o => run(o) _)
   )
-
-  private[replay] def keyText(b: Array[Byte]): String = Option(b).map(new String(_, UTF_8)).getOrElse("")
 }
