@@ -94,6 +94,24 @@ object WireFormat {
       new Writer[A](schemaId, codec.schema.fold(e => throw new IllegalArgumentException(e.message), identity), a => codec.encode(a))
   }
 
+  /** Typed decoding for many values: one resolving Avro reader per writer schema id, made once, then
+    * each value decoded in place ([[decodeFramed]]) and handed to the codec. Safe to share across threads.
+    */
+  final class Reader[A](implicit codec: Codec[A]) {
+    private val readerSchema = codec.schema.fold(e => throw new IllegalArgumentException(e.message), identity)
+    private val readers = scala.collection.concurrent.TrieMap.empty[Int, GenericDatumReader[Any]]
+
+    def apply(bytes: Array[Byte], writerSchema: Int => Option[Schema]): Either[DecodeError, A] =
+      for {
+        id <- schemaIdOf(bytes)
+        reader <- readers.get(id).orElse(writerSchema(id).map(w => readers.getOrElseUpdate(id, new GenericDatumReader[Any](w, readerSchema))))
+          .toRight(DecodeError.UnknownSchemaId(id, "not resolved"))
+        datum <- decodeFramed(bytes, id, reader)
+        a <- (try codec.decode(datum, readerSchema) catch { case NonFatal(e) => Left(AvroError(String.valueOf(e.getMessage))) })
+          .left.map(e => DecodeError.Corrupt(id, e.message))
+      } yield a
+  }
+
   /** Typed decoding: `writerSchema` finds the schema the id names; the codec's schema is the reader's. */
   def decode[A](bytes: Array[Byte], writerSchema: Int => Option[Schema])(implicit codec: Codec[A]): Either[DecodeError, A] =
     for {

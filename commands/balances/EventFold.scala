@@ -39,8 +39,10 @@ object EventFold {
         .compile.drain.as(plan)
     }
 
+  private val reader = new WireFormat.Reader[BalanceChanged]
+
   private def decode(chunk: Chunk[TopicReader.Raw], decoder: RecordDecoder): Chunk[(Int, Long, Either[String, BalanceChanged])] =
-    chunk.map(r => (r.partition, r.offset, WireFormat.decode[BalanceChanged](r.value, decoder.writerSchema).left.map(_.reason)))
+    chunk.map(r => (r.partition, r.offset, reader(r.value, decoder.writerSchema).left.map(_.reason)))
 
   /** Where each partition's read ended: the next read resumes there. */
   def ends(plan: ReadPlan): Map[TopicPartition, Long] = plan.ranges.map { case (tp, r) => tp -> r.until.getOrElse(r.from) }

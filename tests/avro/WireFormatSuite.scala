@@ -71,6 +71,15 @@ class WireFormatSuite extends munit.ScalaCheckSuite {
     }
   }
 
+  property("the shared typed reader decodes as decode does, unknown ids included") {
+    val reader = new WireFormat.Reader[BalanceChanged]
+    Prop.forAll { (t: BalanceChanged) =>
+      val bytes = WireFormat.encode(11, t).toOption.get
+      assertEquals(reader(bytes, writers[BalanceChanged](11)), WireFormat.decode[BalanceChanged](bytes, writers[BalanceChanged](11)))
+      assertEquals(reader(WireFormat.frame(12, bytes.drop(5)), _ => None), Left(DecodeError.UnknownSchemaId(12, "not resolved")))
+    }
+  }
+
   test("bad frames give typed errors") {
     val ok = WireFormat.encode(3, Heartbeat(42L)).toOption.get
     assertEquals(WireFormat.unframe(Array[Byte](0, 0, 1)), Left(DecodeError.NotFramed("3 bytes, shorter than the 5-byte header")))
