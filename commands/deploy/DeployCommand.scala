@@ -4,11 +4,8 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 
 import bankops.cli.{Failure, Job, OutputFormat, Shell}
-import bankops.config.Connections
-import bankops.registry.RegistryClient
-import bankops.schema.{DesiredSubjects, SchemaPlan, SchemaSync, SchemasCommand}
+import bankops.schema.{SchemaPlan, SchemaSync, SchemasCommand}
 import bankops.topics.{TopicPlan, TopicSync, TopicsCommand}
-import bankops.topology.TopologyOpts
 
 /** `bankops plan` / `bankops apply`: topics and schemas as one plan, behind one gate —
   * an incompatible schema or a topic change the broker refuses means nothing at all changes.
@@ -17,17 +14,13 @@ object DeployCommand {
 
   private def both[A](c: SchemasCommand.Common, level: Option[String], shell: Shell)(
       f: (bankops.topics.TopicAdmin, bankops.topology.Topology, TopicPlan, SchemaSync, List[bankops.schema.DesiredSubject], SchemaPlan) => IO[A]): IO[A] =
-    for {
-      topology <- TopologyOpts.load(c.topology, shell)
-      settings <- Connections.load(c.flags, shell)
-      desired <- DesiredSubjects.load(topology, c.strategy)
-      sync = new SchemaSync(RegistryClient(settings, c.timeout))
-      result <- TopicSync.session(settings.kafka, c.timeout) { admin =>
+    SchemasCommand.preparedWith(c, shell) { (topology, desired, sync, settings) =>
+      TopicSync.session(settings.kafka, c.timeout) { admin =>
         (TopicSync.plan(admin, topology, deleteUnlisted = false), sync.plan(desired, level)).tupled.flatMap { case (tp, sp) =>
           f(admin, topology, tp, sync, desired, sp)
         }
       }
-    } yield result
+    }
 
   private def print(tp: TopicPlan, sp: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] =
     TopicsCommand.printPlan(tp, format, shell) >> SchemasCommand.printPlan(sp, format, shell)

@@ -62,18 +62,20 @@ object SchemaFiles {
   private def parseWith(f: os.Path, text: String, known: Map[String, Schema]): Either[String, SchemaFile] = {
     val plain = Try(new Schema.Parser().setValidateDefaults(true).parse(text))
     plain match {
-      case Success(s) if s.getType == Schema.Type.RECORD => Right(SchemaFile(f, s, Nil))
+      case Success(s) if s.getType == Schema.Type.RECORD => Right(SchemaFile(f, s, Nil, compact(text)))
       case Success(s) => Left(s"top-level type must be a record, not ${s.getType.getName}")
       case TryFailure(e: SchemaParseException) if known.nonEmpty && undefinedName(e) =>
         val parser = new Schema.Parser().setValidateDefaults(true)
         parser.addTypes(known.asJava)
         Try(parser.parse(text)).toEither.left.map(describe).flatMap { s =>
           // A name both known before and used here came from another file: it cannot be redefined.
-          Right(SchemaFile(f, s, NamedTypes.of(s).map(_.getFullName).distinct.filter(known.contains).sorted))
+          Right(SchemaFile(f, s, NamedTypes.of(s).map(_.getFullName).distinct.filter(known.contains).sorted, compact(text)))
         }
       case TryFailure(e) => Left(describe(e))
     }
   }
+
+  private def compact(text: String): String = parse(text).map(_.noSpaces).getOrElse(text)
 
   private def undefinedName(e: Throwable): Boolean = Option(e.getMessage).exists(m => m.contains("is not a defined name") || m.contains("Undefined name"))
 

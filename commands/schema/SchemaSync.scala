@@ -2,7 +2,6 @@ package bankops.schema
 
 import cats.effect.IO
 import cats.syntax.all._
-import io.circe.parser.parse
 
 import bankops.registry.{Lookup, RegisteredSchema, RegistryClient, SchemaReference, SchemaResolver}
 
@@ -10,8 +9,6 @@ import bankops.registry.{Lookup, RegisteredSchema, RegistryClient, SchemaReferen
 final class SchemaSync(client: RegistryClient) {
   private val resolver = new SchemaResolver(client)
 
-  /** The text registered: the file's JSON, compacted; the registry normalizes, bankops compares canonical forms. */
-  def text(f: SchemaFile): String = parse(os.read(f.path)).map(_.noSpaces).getOrElse(f.schema.toString)
 
   /** References of a subject to the current versions of the subjects it imports from (None: one is not registered yet). */
   private def references(d: DesiredSubject, byName: Map[String, DesiredSubject]): IO[Option[List[SchemaReference]]] =
@@ -19,7 +16,7 @@ final class SchemaSync(client: RegistryClient) {
       val ds = byName(dep)
       references(ds, byName).flatMap {
         case None => IO.pure(None)
-        case Some(refs) => client.lookup(ds.subject, text(ds.file), refs).map {
+        case Some(refs) => client.lookup(ds.subject, ds.file.text, refs).map {
           case Lookup.Found(v) => Some(SchemaReference(ds.record, ds.subject, v.version))
           case _ => None
         }
@@ -33,7 +30,7 @@ final class SchemaSync(client: RegistryClient) {
 
   private def status(d: DesiredSubject, byName: Map[String, DesiredSubject], newLevel: Option[String]): IO[SubjectPlan] =
     references(d, byName).flatMap { refs =>
-      val found = refs.fold(IO.pure[Lookup](Lookup.NotRegistered))(r => client.lookup(d.subject, text(d.file), r))
+      val found = refs.fold(IO.pure[Lookup](Lookup.NotRegistered))(r => client.lookup(d.subject, d.file.text, r))
       (found, client.subjectCompatibility(d.subject)).tupled.flatMap { case (lookup, level) =>
         val change = newLevel.filterNot(_.equalsIgnoreCase(level))
         val effective = change.getOrElse(level)
@@ -64,7 +61,7 @@ final class SchemaSync(client: RegistryClient) {
     lazy val local = previous(d, level, latest).map(prev => LocalCompatibility.problems(level, d.file.schema, prev))
     refs match {
       case Some(r) if !levelChanging =>
-        client.testCompatibility(d.subject, text(d.file), r).flatMap { c =>
+        client.testCompatibility(d.subject, d.file.text, r).flatMap { c =>
           if (c.isCompatible) IO.pure(Nil)
           else if (c.messages.nonEmpty) IO.pure(c.messages)
           else local.map(ps => if (ps.isEmpty) List("the registry refused it without a reason") else ps)
@@ -86,7 +83,7 @@ final class SchemaSync(client: RegistryClient) {
       p.newLevel.traverse_(l => client.setSubjectCompatibility(p.desired.subject, l)) >> (p.status match {
         case SubjectStatus.New | SubjectStatus.NewVersion(_) =>
           references(p.desired, byName).flatMap { refs =>
-            client.register(p.desired.subject, text(p.desired.file), refs.getOrElse(Nil)).map(id => List(p -> id))
+            client.register(p.desired.subject, p.desired.file.text, refs.getOrElse(Nil)).map(id => List(p -> id))
           }
         case _ => IO.pure(Nil)
       })

@@ -8,7 +8,7 @@ import io.circe.syntax._
 import scala.concurrent.duration.FiniteDuration
 
 import bankops.cli.{Failure, Job, OutputFormat, Shell, Table, TimeoutOpt}
-import bankops.config.{ConnectionFlags, Connections}
+import bankops.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.registry.RegistryClient
 import bankops.topology.{RecordKey, Topology, TopicRecord, TopicSpec, TopologyOpts}
 
@@ -30,11 +30,15 @@ object SchemasCommand {
 
   /** The topology, the desired subjects and a registry session. */
   def prepared[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync) => IO[A]): IO[A] =
+    preparedWith(c, shell)((topology, desired, sync, _) => f(topology, desired, sync))
+
+  /** As [[prepared]], with the connection settings for commands that reach Kafka too. */
+  def preparedWith[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync, ConnectionSettings) => IO[A]): IO[A] =
     for {
       topology <- TopologyOpts.load(c.topology, shell)
       settings <- Connections.load(c.flags, shell)
       desired <- DesiredSubjects.load(topology, c.strategy)
-      result <- f(topology, desired, new SchemaSync(RegistryClient(settings, c.timeout)))
+      result <- f(topology, desired, new SchemaSync(RegistryClient(settings, c.timeout)), settings)
     } yield result
 
   def printPlan(plan: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] = format match {
