@@ -45,7 +45,7 @@ object DeployCommand {
       both(c, level, shell) { (admin, topology, tp, sync, desired, sp) =>
         if (tp.isEmpty && sp.isEmpty) print(tp, sp, format, shell) >> shell.info("apply: no changes").as(ExitCode.Success)
         else TopicSync.refusals(admin, tp).flatMap { refused =>
-          val gate = refused.map(o => s"refused: topic ${o.change.topic}: ${o.change.action}: ${o.error.map(TopicSync.reason).getOrElse("")}") ++
+          val gate = refused.map(_.refusal) ++
             sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
           if (gate.nonEmpty)
             print(tp, sp, format, shell) >> gate.traverse_(shell.info) >> shell.info("apply: the gate failed; nothing was changed, neither topics nor schemas")

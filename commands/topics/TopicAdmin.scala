@@ -13,6 +13,9 @@ import bankops.kafka.KafkaClients.await
 /** The result of one change: done, or the broker's reason for refusing it. */
 final case class Outcome(change: TopicChange, error: Option[Throwable]) {
   def ok: Boolean = error.isEmpty
+
+  /** The line naming a change the broker refused. */
+  def refusal: String = s"refused: topic ${change.topic}: ${change.action}: ${error.map(TopicSync.reason).getOrElse("")}"
 }
 
 /** The effectful edge of `topics`: reads the cluster and carries out changes, with a result per topic. */

@@ -63,7 +63,7 @@ object TopicsCommand {
           TopicSync.refusals(admin, plan).flatMap {
             case Nil => run(admin, topology, plan, format, shell)
             case refused =>
-              refused.traverse_(o => shell.info(s"refused: topic ${o.change.topic}: ${o.change.action}: ${o.error.map(TopicSync.reason).getOrElse("")}")) >>
+              refused.traverse_(o => shell.info(o.refusal)) >>
                 shell.info(s"topics: the broker refused ${refused.size} of ${plan.changes.size} changes; nothing was changed")
                   .as(ExitCode(TopicSync.exitCode(refused)))
           }
