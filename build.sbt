@@ -22,6 +22,8 @@ lazy val root = (project in file("."))
     scalacOptions ++= directives.scalacOptions,
     Test / scalacOptions ++= directives.testScalacOptions,
     Compile / mainClass := directives.mainClass,
+    // The launcher's class-data archive (AppCDS) accepts only jars on the classpath, not class directories.
+    exportJars := true,
     Compile / unmanagedSourceDirectories := Seq(baseDirectory.value / "commands"),
     Test / unmanagedSourceDirectories := Seq(baseDirectory.value / "tests"),
     Compile / unmanagedResourceDirectories := Nil,
