@@ -49,6 +49,8 @@ lazy val root = (project in file("."))
       val cp = (Runtime / fullClasspath).value.map(_.data.getAbsolutePath).mkString(java.io.File.pathSeparator)
       val dir = baseDirectory.value / ".bankops" / "build"
       IO.write(dir / "classpath", cp)
+      // project.scala's javaOpt directives, one per line: the launcher's JVM runs with what scala-cli's would.
+      IO.write(dir / "java-options", directives.javaOptions.map(_ + "\n").mkString)
       // The launcher hashes the sources before sbt starts; the stamp says which sources this classpath holds.
       sys.env.get("BANKOPS_SOURCE_STAMP").foreach(stamp => IO.write(dir / "stamp", stamp))
       dir / "classpath"

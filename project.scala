@@ -3,6 +3,9 @@
 //> using scala 2.13.17
 //> using options -deprecation -feature -unchecked -Xlint:-byname-implicit,_ -Wunused:imports,privates,locals
 //> using mainClass bankops.Main
+// A short-lived CLI that streams records: the throughput collector with a fixed young generation ran
+// inspect ~25% faster than G1 here, in half the memory (tests/bench/inspect-throughput.sh).
+//> using javaOpt -XX:+UseParallelGC -Xmn256m
 
 //> using dep com.github.fd4s::fs2-kafka:3.9.1
 //> using dep com.github.fd4s::vulcan:1.12.0

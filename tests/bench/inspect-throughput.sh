@@ -8,6 +8,7 @@ records=${1:-500000}
 rounds=${2:-3}
 topic=bench-inspect-$records
 ensure_commands_topic "$topic" "$records"
+warm_up ./bankops inspect --topic "$topic" --limit 1
 echo "topic $topic: $records mixed ConfirmAccountCreation/ConfirmMoneyTransfer records, 3 partitions"
 now() { date +%s.%N; }
 cp=(); bk=(); cf=(); bf=()

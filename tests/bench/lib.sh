@@ -31,3 +31,7 @@ ensure_commands_topic() {
     ./bankops heartbeat --kind commands --commands-topic "$topic" --count $(( records - existing )) --rate 0 -o json >/dev/null
   fi
 }
+
+# A job's first run after a build records its class-data archive (README, Building) and exits seconds later:
+# run it once untimed so the rounds measure what an operator sees every day.
+warm_up() { "$@" >/dev/null 2>&1 || true; }
