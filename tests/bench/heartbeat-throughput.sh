@@ -10,6 +10,7 @@ rounds=${2:-3}
 # A heartbeat is a 24-byte ISO-8601 key plus a 5-byte frame and a varint beat (3 bytes below 2^20).
 size=32
 pp=(); hb=(); rss=()
+warm_up ./bankops heartbeat --rate 0 --count 1
 for round in $(seq "$rounds"); do
   out=$(kafka_tool org.apache.kafka.tools.ProducerPerformance --topic heartbeat --num-records "$records" --record-size $size \
     --throughput -1 --producer.config "$client_props" \
