@@ -6,6 +6,11 @@
 // A short-lived CLI that streams records: the throughput collector with a fixed young generation ran
 // inspect ~25% faster than G1 here, in half the memory (tests/bench/inspect-throughput.sh).
 //> using javaOpt -XX:+UseParallelGC -Xmn256m
+// TLS runs through the JDK's crypto in Java until C2 compiles its callers, which in a seconds-long run
+// came too late: Java GHASH was a quarter of replay's CPU. Compiling the crypto providers early puts
+// AES-GCM and SHA-2 on their CPU intrinsics from the first megabytes (replay of 500k: ~5.1 s -> ~4.3 s).
+//> using javaOpt -XX:CompileCommand=quiet "-XX:CompileCommand=CompileThresholdScaling,com.sun.crypto.provider.*::*,0.05"
+//> using javaOpt "-XX:CompileCommand=CompileThresholdScaling,sun.security.provider.*::*,0.05"
 
 //> using dep com.github.fd4s::fs2-kafka:3.9.1
 //> using dep com.github.fd4s::vulcan:1.12.0

@@ -24,7 +24,9 @@ import bankops.config.{ConnectionSettings, Secrets, TlsProfile}
   * Schemas by id and subject look-ups are cached (ids are immutable); 5xx answers
   * and connection errors are retried with backoff, nothing else is.
   */
-final class RegistryClient(baseUrl: String, backend: SyncBackend, userInfo: Option[String], timeout: FiniteDuration, retries: Int = 3) {
+final class RegistryClient(baseUrl: String, makeBackend: () => SyncBackend, userInfo: Option[String], timeout: FiniteDuration, retries: Int = 3) {
+  // Made on the first request: a replay that never decodes needs no HTTP client (nor its TLS stores loaded).
+  private lazy val backend = makeBackend()
   private val contentType = MediaType("application", "vnd.schemaregistry.v1+json")
   private val base = baseUrl.stripSuffix("/")
   private val byId = TrieMap.empty[Int, RegisteredSchema]
@@ -138,8 +140,12 @@ object RegistryClient {
 
   /** `tlsProperties`: Kafka `ssl.*` keys, the one TLS profile for broker and registry. */
   def apply(url: String, tlsProperties: Map[String, String], ca: Option[os.Path], userInfo: Option[String], timeout: FiniteDuration): RegistryClient = {
-    val builder = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeout.toMillis min 10000L)).followRedirects(HttpClient.Redirect.NORMAL)
-    TlsProfile.sslContext(tlsProperties, ca).foreach(builder.sslContext)
-    new RegistryClient(url, HttpClientSyncBackend.usingClient(builder.build()), userInfo, timeout)
+    def backend(): SyncBackend = {
+      val builder = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeout.toMillis min 10000L)).followRedirects(HttpClient.Redirect.NORMAL)
+      // Plain http needs no TLS context; loading the key and trust stores is a noticeable share of start-up.
+      if (url.startsWith("https:")) TlsProfile.sslContext(tlsProperties, ca).foreach(builder.sslContext)
+      HttpClientSyncBackend.usingClient(builder.build())
+    }
+    new RegistryClient(url, () => backend(), userInfo, timeout)
   }
 }

@@ -78,17 +78,22 @@ object ReplayCommand {
       topology <- TopologyOpts.load(o.topology, shell)
       strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
       sourceSchemas = new SchemaResolver(RegistryClient(source, o.timeout))
-      partitions <- o.to match {
-        case ToTopic(t) if !o.dryRun => ensureTopic(o, t, target, topology, shell)
-        case _ => IO.pure(0)
-      }
-      records <- o.from match {
-        case FromFile(f) => fromFile(o, f, target, strategy, topology.schemaFiles, shell)
-        case FromTopic(spec, filter) => IO.pure(fromTopic(o, spec, filter, source, sourceSchemas, target, strategy))
-      }
-      code <- o.to match {
-        case ToFile(f) => toFile(o, f, source, sourceSchemas, shell)
-        case ToTopic(t) => toTopic(o, t, partitions, records, target, shell)
+      // The target's partition count is asked for while the source opens; nothing is sent before it answers.
+      code <- (o.to match {
+        case ToTopic(t) if !o.dryRun => ensureTopic(o, t, target, topology, shell).background.map(_.flatMap(_.embedNever))
+        case _ => cats.effect.Resource.pure[IO, IO[Int]](IO.pure(0))
+      }).use { partitions =>
+        for {
+          records <- o.from match {
+            // A missing target says so before a file's lines are checked against the target's subjects.
+            case FromFile(f) => partitions >> fromFile(o, f, target, strategy, topology.schemaFiles, shell)
+            case FromTopic(spec, filter) => IO.pure(fromTopic(o, spec, filter, source, sourceSchemas, target, strategy))
+          }
+          code <- o.to match {
+            case ToFile(f) => toFile(o, f, source, sourceSchemas, shell)
+            case ToTopic(t) => toTopic(o, t, partitions, records, target, shell)
+          }
+        } yield code
       }
     } yield code
 
@@ -149,19 +154,22 @@ object ReplayCommand {
         else errors.traverse_(e => shell.warn(s"skipped $e"))
     } yield Stream.emits(results.collect { case Right(r) => r }).chunkN(1000)
 
-  private def toTopic(o: Options, topic: String, partitions: Int, records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
+  private def toTopic(o: Options, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
     if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent")).as(ExitCode.Success)
     else for {
       read <- Ref.of[IO, Long](0L)
-      acked = Array.fill(partitions)(new AtomicLong())
+      // Acknowledgements per target partition. The first chunk awaits the partition count, which was asked
+      // for while the source opened; the summary awaits it too, so a missing target fails even with no records.
+      ackedOnce <- partitionCount.map(n => Array.fill(n)(new AtomicLong())).memoize
       failedAt = new ConcurrentHashMap[Int, java.lang.Long]() // source partition -> first source offset not delivered
       sent = new ConcurrentHashMap[(Int, Long), Outgoing]()
       errors = new AtomicLong()
       paced = o.rate.fold(records)(r => records.flatMap(Stream.chunk).chunkN((r / 10) max 1).metered(100.millis))
       _ <- (Interrupt.onCtrlC, ChunkProducer.resource(target.kafka, o.timeout)).tupled.use { case (ctrlC, producer) =>
-        paced.interruptWhen(ctrlC.attempt).evalMap { chunk =>
-          val bad = chunk.toList.find(r => o.keepPartition && r.sourcePartition >= partitions)
-          IO.raiseError(Failure.BadInput(s"--keep-partition: source partition ${bad.get.sourcePartition} does not exist on $topic ($partitions partitions)")).whenA(bad.isDefined) >>
+        // The producer's connection and metadata are made while the source is read, not at the first send.
+        (ackedOnce >> producer.warmUp(List(topic))).background.surround(paced.interruptWhen(ctrlC.attempt).evalMap { chunk => ackedOnce.flatMap { acked =>
+          val bad = chunk.toList.find(r => o.keepPartition && r.sourcePartition >= acked.length)
+          IO.raiseError(Failure.BadInput(s"--keep-partition: source partition ${bad.get.sourcePartition} does not exist on $topic (${acked.length} partitions)")).whenA(bad.isDefined) >>
             read.update(_ + chunk.size) >>
             {
               val records = chunk.map(r => r.toRecord(topic, if (o.keepPartition) Some(r.sourcePartition) else None, o.keepTimestamps || o.exact))
@@ -178,8 +186,9 @@ object ReplayCommand {
                 }
               }))
             }
-        }.parEvalMap(64)(identity).compile.drain
+        }}.parEvalMap(64)(identity).compile.drain)
       }.adaptError(KafkaClients.unreachable(target.kafka, o.timeout))
+      acked <- ackedOnce
       n <- read.get
       ok = acked.map(_.get).sum
       perPartition = acked.zipWithIndex.filter(_._1.get > 0).map { case (c, p) => s"$p=${c.get}" }.mkString(" ")

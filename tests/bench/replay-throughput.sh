@@ -13,6 +13,9 @@ ensure_commands_topic "$src" "$records"
 ssl=(-X security.protocol=ssl -X ssl.ca.location="$sandbox/tls/ca.pem")
 now() { date +%s.%N; }
 kc=(); bk=()
+warm=bench-replay-warm-$$
+bench_topic "$warm" 3 ConfirmAccountCreation ConfirmMoneyTransfer
+warm_up ./bankops replay --from-topic "$src" --to-topic "$warm" --limit 1000
 for round in $(seq "$rounds"); do
   dst_k=bench-replay-kcat-$$-$round; dst_b=bench-replay-bankops-$$-$round
   bench_topic "$dst_k" 3 ConfirmAccountCreation ConfirmMoneyTransfer

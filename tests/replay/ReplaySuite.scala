@@ -192,4 +192,18 @@ class ReplaySuite extends munit.CatsEffectSuite {
       assert(!os.exists(os.Path("/tmp/x.jsonl")))
     }
   }
+
+  test("a missing target topic is exit 2 from a topic source too, with records to copy or none") {
+    val (full, empty) = (TopologyFixture.unique("src"), TopologyFixture.unique("empty"))
+    for {
+      _ <- apply(full, empty)
+      _ <- seed(full)
+      fromFull <- SandboxFixture.cli("replay", "--from-topic", full, "--to-topic", "no-such-replay-target")
+      fromEmpty <- SandboxFixture.cli("replay", "--from-topic", empty, "--to-topic", "no-such-replay-target")
+    } yield for (r <- List(fromFull, fromEmpty)) {
+      assertEquals(r.code, 2, r.err)
+      assert(r.err.contains("target topic no-such-replay-target does not exist (--create-topic"), r.err)
+      assert(!r.err.contains("acknowledged"), r.err)
+    }
+  }
 }
