@@ -101,6 +101,19 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
         ).sequence
     }
 
+  /** Stops one service and starts it again on the same data and ports: a failover drill for clients. */
+  def restart(service: String): IO[Unit] =
+    existing.flatMap {
+      case None => IO.raiseError(bankops.cli.Failure.Unavailable("no sandbox has run here: start it with `bankops sandbox up`"))
+      case Some(ctx) =>
+        val (stop, start) = service match {
+          case "kafka" => val k = new KafkaService(ctx); (k.stop, k.start)
+          case "registry" => val r = new RegistryService(ctx); (r.stop, r.start(ctx.settings.dbPort))
+          case _ => val p = new PostgresService(ctx); (p.stop, p.start)
+        }
+        timed(service, stop >> start)(_ => "restarted")
+    }
+
   /** Stops whatever runs; returns the services that were stopped. */
   def down(wipe: Boolean): IO[List[String]] =
     existing.flatMap {

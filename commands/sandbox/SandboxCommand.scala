@@ -8,7 +8,7 @@ import io.circe.Json
 import bankops.cli.{Failure, Job, OutputFormat, Shell, Table}
 import bankops.config.Connections
 
-/** `bankops sandbox up|status|down|logs|env`. */
+/** `bankops sandbox up|status|down|restart|logs|env`. */
 object SandboxCommand {
 
   private val dirOpt: Opts[Option[os.Path]] =
@@ -49,10 +49,17 @@ object SandboxCommand {
 
   private val services = List("kafka", "registry", "postgres")
 
+  private val serviceArg: Opts[String] =
+    Opts.argument[String]("SERVICE").mapValidated(s => if (services.contains(s)) s.validNel else s"unknown service '$s' (one of ${services.mkString(", ")})".invalidNel)
+
+  private val restart = Opts.subcommand("restart", "Stop one service (kafka, registry or postgres) and start it on the same data: see what clients do meanwhile.")(
+    (dirOpt, serviceArg).mapN { (dir, service) => (shell: Shell) => sandbox(dir, shell).restart(service).as(ExitCode.Success) }
+  )
+
   private val logs = Opts.subcommand("logs", "Print the end of a service's log: kafka, registry or postgres.")(
     (
       dirOpt,
-      Opts.argument[String]("SERVICE").mapValidated(s => if (services.contains(s)) s.validNel else s"unknown service '$s' (one of ${services.mkString(", ")})".invalidNel),
+      serviceArg,
       Opts.option[Int]("lines", "How many lines from the end (default 100).", "n").withDefault(100)
     ).mapN { (dir, service, lines) => (shell: Shell) =>
       val log = sandbox(dir, shell).layout.log(service)
@@ -83,6 +90,6 @@ object SandboxCommand {
     "sandbox",
     "Run real SSL Kafka, a Confluent-compatible schema registry and PostgreSQL on this machine.",
     "bankops sandbox up && eval \"$(bankops sandbox env)\"",
-    up orElse status orElse down orElse logs orElse env
+    up orElse status orElse down orElse restart orElse logs orElse env
   )
 }

@@ -15,15 +15,7 @@ import bankops.support.{PythonClients, SandboxFixture, TestShell, TopologyFixtur
 class ReplaySuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
 
-  private def commandsTopology(topics: String*): os.Path = TopologyFixture.write(topics.map { t =>
-    s""""$t": {"partitions": 3, "replicationFactor": 1, "records": [
-       |{"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}""".stripMargin
-  }.mkString("""{"topics": {""", ",", "}}"))
-
-  private def apply(topics: String*): IO[os.Path] = {
-    val file = commandsTopology(topics: _*)
-    SandboxFixture.cli("apply", "--topology", file.toString).flatMap(r => IO(assertEquals(r.code, 0, r.err))).as(file)
-  }
+  import CommandTopics.{apply, topology => commandsTopology}
 
   private val base = Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.MILLIS)
   private def id(i: Int) = f"6f1c2d3e-0000-4000-8000-$i%012d"
