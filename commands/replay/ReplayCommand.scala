@@ -158,6 +158,7 @@ object ReplayCommand {
     if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent")).as(ExitCode.Success)
     else for {
       read <- Ref.of[IO, Long](0L)
+      started <- IO.monotonic
       // Acknowledgements per target partition. The first chunk awaits the partition count, which was asked
       // for while the source opened; the summary awaits it too, so a missing target fails even with no records.
       ackedOnce <- partitionCount.map(n => Array.fill(n)(new AtomicLong())).memoize
@@ -192,7 +193,8 @@ object ReplayCommand {
       n <- read.get
       ok = acked.map(_.get).sum
       perPartition = acked.zipWithIndex.filter(_._1.get > 0).map { case (c, p) => s"$p=${c.get}" }.mkString(" ")
-      _ <- shell.info(s"replay: $n read, $ok acknowledged on $topic (per partition: ${if (perPartition.isEmpty) "none" else perPartition})" +
+      took <- IO.monotonic.map(_ - started)
+      _ <- shell.info(s"replay: $n read, $ok acknowledged on $topic in ${rate(ok, took)} (per partition: ${if (perPartition.isEmpty) "none" else perPartition})" +
         (if (errors.get > 0) s", ${errors.get} in batches with failed deliveries" else ", 0 failed"))
       verified <- if (o.verify && errors.get == 0) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
       code <- if (errors.get > 0) {
@@ -201,6 +203,12 @@ object ReplayCommand {
             .as(ExitCode(Failure.ExitUnavailable))
         } else IO.pure(if (verified) ExitCode.Success else ExitCode(Failure.ExitDifference))
     } yield code
+
+  /** "3.21 s, 155763 records/s": from opening the source to the last acknowledgement. */
+  private def rate(records: Long, took: FiniteDuration): String = {
+    val seconds = took.toMillis / 1000.0
+    f"$seconds%.2f s, ${if (seconds > 0) records / seconds else 0.0}%.0f records/s"
+  }
 
   /** Reads back exactly the offsets written and compares key, value and headers. */
   private def verify(o: Options, topic: String, sent: Map[(Int, Long), Outgoing], target: ConnectionSettings, shell: Shell): IO[Boolean] = {
