@@ -25,6 +25,8 @@ done
 ppm=$(printf '%s\n' "${pp[@]}" | median)
 hbm=$(printf '%s\n' "${hb[@]}" | median)
 rssm=$(printf '%s\n' "${rss[@]}" | median)
+# Rounds alternate tools, so each round's ratio is a fair pair too: the spread shows the machine's noise.
+printf 'per-round ratios:'; for i in "${!pp[@]}"; do printf ' %.2f' "$(echo "${hb[$i]} / ${pp[$i]}" | bc -l)"; done; echo
 printf 'median records/s: ProducerPerformance %.0f, bankops heartbeat %.0f, ratio %.2f (target >= 0.90); bankops peak RSS %d MiB\n' \
   "$ppm" "$hbm" "$(echo "$hbm / $ppm" | bc -l)" $(( rssm / 1024 ))
 # Pacing: a 10 s run at a set rate must hold it within 2%.
