@@ -11,16 +11,24 @@ rounds=${2:-7}
 size=32
 pp=(); hb=(); rss=()
 warm_up ./bankops heartbeat --rate 0 --count 1
-for round in $(seq "$rounds"); do
+run_pp() {
+  local out
   out=$(kafka_tool org.apache.kafka.tools.ProducerPerformance --topic heartbeat --num-records "$records" --record-size $size \
     --throughput -1 --producer.config "$client_props" \
     --producer-props bootstrap.servers="$bootstrap" acks=all enable.idempotence=true linger.ms=10 batch.size=262144 2>/dev/null | tail -1)
   pp+=("$(echo "$out" | sed -n 's/.*sent, \([0-9.]*\) records\/sec.*/\1/p')")
   echo "round $round ProducerPerformance: $out"
+}
+run_hb() {
+  local json
   json=$(/usr/bin/time -f '%M' -o /tmp/bankops-hb-rss ./bankops heartbeat --rate 0 --count "$records" -o json 2>/dev/null)
   hb+=("$(echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["recordsPerSecond"])')")
   rss+=("$(cat /tmp/bankops-hb-rss)")
   echo "round $round bankops heartbeat:    $json (peak RSS $(( $(cat /tmp/bankops-hb-rss) / 1024 )) MiB)"
+}
+# Who goes first alternates: the broker is still flushing the previous run's records when the second starts.
+for round in $(seq "$rounds"); do
+  if (( round % 2 )); then run_pp; run_hb; else run_hb; run_pp; fi
 done
 ppm=$(printf '%s\n' "${pp[@]}" | median)
 hbm=$(printf '%s\n' "${hb[@]}" | median)
