@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Heartbeat maximum throughput against Kafka's ProducerPerformance, same broker, same run.
-# Both: acks=all, idempotence, linger.ms=10, batch.size=256 KiB, SSL through the sandbox's client
+# Both: acks=all, idempotence, linger.ms=10, batch.size=256 KiB, buffer.memory 32 MiB, SSL through the sandbox's client
 # properties; ProducerPerformance sends records the size of bankops' (key + framed Avro value).
-# bankops' figure includes Avro encoding. Usage: tests/bench/heartbeat-throughput.sh [RECORDS] [ROUNDS]
+# bankops' figure includes Avro encoding. Usage: tests/bench/heartbeat-throughput.sh [RECORDS] [ROUNDS]  (15 rounds: ~5 min; the machine drifts, so rounds are many)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 records=${1:-1000000}
-rounds=${2:-7}
+rounds=${2:-15}
 # A heartbeat is a 24-byte ISO-8601 key plus a 5-byte frame and a varint beat (3 bytes below 2^20).
 size=32
 pp=(); hb=(); rss=()
