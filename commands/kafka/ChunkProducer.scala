@@ -60,8 +60,10 @@ final class ChunkProducer(producer: KafkaProducer[Array[Byte], Array[Byte]]) {
 
   def flush: IO[Unit] = IO.blocking(producer.flush())
 
-  /** Fetches the topics' metadata now, so the first send does not stall a paced run. */
-  def warmUp(topics: List[String]): IO[Unit] = IO.blocking(topics.foreach(producer.partitionsFor(_)))
+  /** Fetches the topics' metadata now, so the first send does not stall a paced run. Interruptible: it may
+    * run in the background, and Ctrl-C must not wait out max.block.ms for a slow target.
+    */
+  def warmUp(topics: List[String]): IO[Unit] = IO.interruptible(topics.foreach(producer.partitionsFor(_)))
 }
 
 object ChunkProducer {

@@ -106,12 +106,16 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
     existing.flatMap {
       case None => IO.raiseError(bankops.cli.Failure.Unavailable("no sandbox has run here: start it with `bankops sandbox up`"))
       case Some(ctx) =>
-        val (stop, start) = service match {
-          case "kafka" => val k = new KafkaService(ctx); (k.stop, k.start)
-          case "registry" => val r = new RegistryService(ctx); (r.stop, r.start(ctx.settings.dbPort))
-          case _ => val p = new PostgresService(ctx); (p.stop, p.start)
+        val (pid, stop, start) = service match {
+          case "kafka" => val k = new KafkaService(ctx); (k.pid, k.stop, k.start)
+          case "registry" => val r = new RegistryService(ctx); (r.pid, r.stop, r.start(ctx.settings.dbPort))
+          case _ => val p = new PostgresService(ctx); (p.pid, p.stop, p.start)
         }
-        timed(service, stop >> start)(_ => "restarted")
+        // Only a running service: alone, a stopped one could start without what it needs (the registry's database).
+        pid.flatMap {
+          case None => IO.raiseError(bankops.cli.Failure.Unavailable(s"$service is not running: `bankops sandbox up` starts the sandbox"))
+          case Some(_) => timed(service, stop >> start)(_ => "restarted")
+        }
     }
 
   /** Stops whatever runs; returns the services that were stopped. */

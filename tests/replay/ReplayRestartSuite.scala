@@ -31,10 +31,11 @@ class ReplayRestartSuite extends munit.CatsEffectSuite {
       load <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--commands-topic", src, "--count", n.toString, "--rate", "0")
       _ = assertEquals(load.code, 0, load.err)
       // 1000 records/s: the replay is still running when the broker goes down after 4 s and comes back ~15 s later.
-      replay <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--rate", "1000", "--timeout", "15").start
-      _ <- IO.sleep(4.seconds)
-      _ <- new Sandbox(SandboxFixture.layout, new TestShell(Map.empty, bankops.support.Repo.root).shell).restart("kafka")
-      r <- replay.joinWithNever
+      // In the background: if the restart fails, the replay is cancelled rather than left running into other suites.
+      r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--rate", "1000", "--timeout", "15").background.use { replay =>
+        IO.sleep(4.seconds) >> new Sandbox(SandboxFixture.layout, new TestShell(Map.empty, bankops.support.Repo.root).shell).restart("kafka") >>
+          replay.flatMap(_.embedNever)
+      }
       source <- records(src)
       target <- records(dst)
     } yield {

@@ -46,5 +46,23 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
     TestShell.run(List("sandbox", "logs", "zookeeper")).map(r => assertEquals(r.code, 2))
   }
 
+  test("restart: exit 3 where no sandbox has run, or when the service is not running; exit 2 for an unknown service") {
+    val empty = os.temp.dir()
+    val stopped = os.temp.dir()
+    os.write(stopped / "secrets.json", """{"tlsPassword":"x","dbPassword":"y"}""")
+    for {
+      none <- TestShell.run(List("sandbox", "restart", "kafka", "--sandbox-dir", empty.toString))
+      down <- TestShell.run(List("sandbox", "restart", "registry", "--sandbox-dir", stopped.toString))
+      unknown <- TestShell.run(List("sandbox", "restart", "zookeeper", "--sandbox-dir", stopped.toString))
+    } yield {
+      assertEquals(none.code, 3, none.err)
+      assert(none.err.contains("no sandbox has run here"), none.err)
+      assertEquals(down.code, 3, down.err)
+      assert(down.err.contains("registry is not running"), down.err)
+      assertEquals(unknown.code, 2, unknown.err)
+      assert(!os.exists(stopped / "registry" / "pid"), "the registry was started")
+    }
+  }
+
   override val munitIOTimeout: Duration = 1.minute
 }
