@@ -28,7 +28,7 @@ if [ "$existing" -lt $(( accounts * per )) ]; then
     -c "\\copy $table FROM '$dir/rows.csv' WITH (FORMAT csv)"
   rm -rf "$dir"
 fi
-warm_up ./bankops balances validate --topic "$topic" --table "$table" -o json
+BANKOPS_JAVA_OPTS="-Xmx1g" warm_up ./bankops balances validate --topic "$topic" --table "$table" -o json
 for round in $(seq "$rounds"); do
   s=$(date +%s.%N)
   BANKOPS_JAVA_OPTS="-Xmx1g" /usr/bin/time -f '%M' -o /tmp/bankops-bal-rss \
