@@ -80,7 +80,7 @@ object HeartbeatCommand {
       wantsBeats = o.kind != Kind.Commands
       wantsCommands = o.kind != Kind.Heartbeats
       topics = (if (wantsBeats) List(o.topic) else Nil) ++ (if (wantsCommands) List(o.commandsTopic) else Nil)
-      _ <- topics.traverse_(t => KafkaClients.partitionCount(settings.kafka, t, o.timeout))
+      _ <- KafkaClients.partitionCounts(settings.kafka, topics, o.timeout)
       beatId <- if (wantsBeats) schemaId[Heartbeat](registry, strategy, o.topic, o.register).map(Some(_)) else IO.none
       cacId <- if (wantsCommands) schemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
       cmtId <- if (wantsCommands) schemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none

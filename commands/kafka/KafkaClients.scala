@@ -1,6 +1,7 @@
 package bankops.kafka
 
 import cats.effect.{IO, Resource}
+import cats.syntax.all._
 import fs2.kafka.{Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, KafkaAdminClient, ProducerSettings, Serializer}
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.KafkaFuture
@@ -100,12 +101,18 @@ object KafkaClients {
 
   /** The partition count of a topic; exit 2 naming it when it does not exist. */
   def partitionCount(kafka: KafkaSettings, topic: String, timeout: FiniteDuration): IO[Int] =
-    javaAdmin(kafka, timeout).use(a => await(a.describeTopics(java.util.List.of(topic)).allTopicNames()))
-      .map(_.get(topic).partitions.size)
-      .adaptError {
-        case e if Option(e.getCause).getOrElse(e).isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] ||
-          e.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] =>
-          bankops.cli.Failure.BadInput(s"topic $topic does not exist")
-      }
-      .adaptError(unreachable(kafka, timeout))
+    partitionCounts(kafka, List(topic), timeout).map(_(topic))
+
+  /** Partition counts of several topics through one admin client; exit 2 naming the first that does not exist. */
+  def partitionCounts(kafka: KafkaSettings, topics: List[String], timeout: FiniteDuration): IO[Map[String, Int]] =
+    javaAdmin(kafka, timeout).use { a =>
+      val described = a.describeTopics(topics.asJava).topicNameValues().asScala
+      topics.traverse { topic =>
+        await(described(topic)).map(d => topic -> d.partitions.size).adaptError {
+          case e if Option(e.getCause).getOrElse(e).isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] ||
+            e.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] =>
+            bankops.cli.Failure.BadInput(s"topic $topic does not exist")
+        }
+      }.map(_.toMap)
+    }.adaptError(unreachable(kafka, timeout))
 }

@@ -5,7 +5,6 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 import bankops.kafka.KafkaClients
-import bankops.registry.RegistryClient
 import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
 
 class DeploySuite extends munit.CatsEffectSuite {
@@ -22,7 +21,7 @@ class DeploySuite extends munit.CatsEffectSuite {
       applied <- bankops("apply", "--topology", file.toString, "-o", "json")
       plan <- bankops("plan", "--topology", file.toString, "-o", "json")
       names <- topics
-      r <- SandboxFixture.settings.map(RegistryClient(_))
+      r <- SandboxFixture.registry
       subject <- r.version(s"$cmd-nl.openweb.data.ConfirmAccountCreation")
     } yield {
       assertEquals(applied.code, 0, applied.err)
@@ -34,15 +33,12 @@ class DeploySuite extends munit.CatsEffectSuite {
 
   test("the gate: one incompatible schema means no topic is created and no schema registered") {
     val (hb, fresh) = (TopologyFixture.unique("hb"), TopologyFixture.unique("fresh"))
-    val v1 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time")))
-    val v2 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time"), (fresh, 2, Map.empty, "MoneyTransferFailed", "id")))
-    os.write.over(v2 / os.up / "Heartbeat.avsc",
-      """{"type":"record","name":"Heartbeat","namespace":"nl.openweb.data","fields":[{"name":"beat","type":"long"},{"name":"node","type":"string"}]}""")
+    val (v1, v2) = TopologyFixture.incompatibleHeartbeat(hb, (fresh, 2, "MoneyTransferFailed"))
     for {
       first <- bankops("apply", "--topology", v1.toString)
       gated <- bankops("apply", "--topology", v2.toString, "-o", "table")
       names <- topics
-      r <- SandboxFixture.settings.map(RegistryClient(_))
+      r <- SandboxFixture.registry
       subject <- r.version(s"$fresh-nl.openweb.data.MoneyTransferFailed")
     } yield {
       assertEquals(first.code, 0, first.err)

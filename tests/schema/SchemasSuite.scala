@@ -16,7 +16,7 @@ class SchemasSuite extends munit.CatsEffectSuite {
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)
 
-  private val registry: IO[RegistryClient] = SandboxFixture.settings.map(RegistryClient(_))
+  private val registry: IO[RegistryClient] = SandboxFixture.registry
 
   private val defaultTopics = List("heartbeat", "commands", "command_feedback", "balance_changed")
 
@@ -45,10 +45,7 @@ class SchemasSuite extends munit.CatsEffectSuite {
 
   test("an incompatible change is refused with the reason, and nothing is registered, not even a compatible new subject") {
     val (hb, other) = (TopologyFixture.unique("hb"), TopologyFixture.unique("other"))
-    val v1 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time")))
-    val v2 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time"), (other, 1, Map.empty, "MoneyTransferConfirmed", "id")))
-    os.write.over(v2 / os.up / "Heartbeat.avsc",
-      """{"type":"record","name":"Heartbeat","namespace":"nl.openweb.data","fields":[{"name":"beat","type":"long"},{"name":"node","type":"string"}]}""")
+    val (v1, v2) = TopologyFixture.incompatibleHeartbeat(hb, (other, 1, "MoneyTransferConfirmed"))
     for {
       first <- bankops("schemas", "register", "--topology", v1.toString)
       plan <- bankops("schemas", "plan", "--topology", v2.toString, "-o", "table")

@@ -35,4 +35,7 @@ object SandboxFixture {
   /** The settings every job resolves when nothing else is configured. */
   val settings: IO[ConnectionSettings] =
     connection >> Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
+
+  /** The sandbox's schema registry, as the jobs reach it. */
+  val registry: IO[bankops.registry.RegistryClient] = settings.map(bankops.registry.RegistryClient(_))
 }

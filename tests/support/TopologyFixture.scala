@@ -22,4 +22,15 @@ object TopologyFixture {
       s""""$name": {"partitions": $partitions, "replicationFactor": 3, "config": {$cfg},
          |  "records": [{"type": "nl.openweb.data.$record", "key": "$key"}]}""".stripMargin
     }.mkString("""{"topics": {""", ",\n", "}}")
+
+  /** Heartbeat on `hb` (v1), then v2: that topic plus `other` (name, partitions, record simple name, keyed by id),
+    * with Heartbeat.avsc given a field without a default, so v2's Heartbeat cannot read data written with v1's.
+    */
+  def incompatibleHeartbeat(hb: String, other: (String, Int, String)): (os.Path, os.Path) = {
+    val v1 = write(topology((hb, 1, Map.empty, "Heartbeat", "time")))
+    val v2 = write(topology((hb, 1, Map.empty, "Heartbeat", "time"), (other._1, other._2, Map.empty, other._3, "id")))
+    os.write.over(v2 / os.up / "Heartbeat.avsc",
+      """{"type":"record","name":"Heartbeat","namespace":"nl.openweb.data","fields":[{"name":"beat","type":"long"},{"name":"node","type":"string"}]}""")
+    (v1, v2)
+  }
 }
