@@ -12,8 +12,11 @@ final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings
   /** Polls `check` until it succeeds; fails naming the service, with its log's tail, on timeout or when `alive` says it died. */
   def awaitReady(service: String, timeout: FiniteDuration, alive: IO[Boolean])(check: IO[Unit]): IO[Unit] = {
     val log = layout.log(service)
+    // A process in the middle of exec (setsid, then java) briefly shows an empty command line: ask twice
+    // before calling it dead (a CI run once failed a registry start on that window).
+    val stillAlive = alive.flatMap(a => if (a) IO.pure(true) else IO.sleep(300.millis) >> alive)
     def loop(deadline: Deadline): IO[Unit] =
-      alive.flatMap {
+      stillAlive.flatMap {
         case false =>
           IO.raiseError(Failure.Unavailable(s"$service exited during start; last lines of $log:\n${Processes.tail(log, 20)}"))
         case true =>
