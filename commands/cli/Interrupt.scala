@@ -18,4 +18,16 @@ object Interrupt {
         }
       }) { case (_, previous) => IO(Signal.handle(new Signal("INT"), previous)).void }.map(_._1.get)
     }
+
+  /** SIGINT and SIGTERM as a request to stop: while held, either signal sets the returned flag (a service finishes the
+    * work in hand, then exits 0); a second signal exits at once.
+    */
+  def onStop: Resource[IO, IO[Boolean]] =
+    Resource.make(IO {
+      val flag = new java.util.concurrent.atomic.AtomicBoolean(false)
+      val previous = List("INT", "TERM").map { name =>
+        name -> Signal.handle(new Signal(name), (s: Signal) => if (flag.getAndSet(true)) sys.exit(128 + s.getNumber))
+      }
+      (flag, previous)
+    }) { case (_, previous) => IO(previous.foreach { case (name, h) => Signal.handle(new Signal(name), h) }) }.map { case (flag, _) => IO(flag.get) }
 }

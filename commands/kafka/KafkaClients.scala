@@ -2,7 +2,7 @@ package bankops.kafka
 
 import cats.effect.{IO, Resource}
 import cats.syntax.all._
-import fs2.kafka.{Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, KafkaAdminClient, ProducerSettings, Serializer}
+import fs2.kafka.{Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, IsolationLevel, KafkaAdminClient, ProducerSettings, Serializer}
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.KafkaFuture
 
@@ -45,6 +45,8 @@ object KafkaClients {
       .withBootstrapServers(kafka.bootstrapServers.value)
       .withAutoOffsetReset(AutoOffsetReset.None)
       .withEnableAutoCommit(false)
+      // Records of aborted transactions (a handler that died mid-batch) are never shown, and open ones wait.
+      .withIsolationLevel(IsolationLevel.ReadCommitted)
       .withAllowAutoCreateTopics(false)
       .withRequestTimeout(timeout)
       .withDefaultApiTimeout(timeout)
@@ -67,6 +69,36 @@ object KafkaClients {
     val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
     Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](props, bytes, bytes)))(c =>
       IO.blocking(c.close(java.time.Duration.ofSeconds(5))))
+  }
+
+  /** A member of consumer group `group` (named `instance`, if given) that commits only through a producer's transactions: it starts at the
+    * earliest offset when the group has none, and fetches records as soon as any arrive (latency over batching).
+    */
+  def groupConsumer(kafka: KafkaSettings, group: String, instance: Option[String], timeout: FiniteDuration, maxPollRecords: Int): Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
+    val base = consumerSettings(kafka, timeout).withGroupId(group).withAutoOffsetReset(AutoOffsetReset.Earliest)
+      .withMaxPollRecords(maxPollRecords).withProperty("fetch.min.bytes", "1").withProperty("fetch.max.wait.ms", "50")
+      // A member that died is noticed in 10 s rather than 45.
+      .withProperty("session.timeout.ms", "10000")
+    // Static membership: a member restarted under the same name takes its partitions back at once, no rebalance.
+    val settings = instance.fold(base)(base.withGroupInstanceId)
+      .withProperties(kafka.clientProperties.filter { case (k, _) => k.startsWith("group.") || k.startsWith("max.poll") })
+    val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
+    Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](javaProperties(settings.properties), bytes, bytes)))(c =>
+      IO.blocking(c.close(java.time.Duration.ofSeconds(5))))
+  }
+
+  /** A transactional producer (`transactional.id` fences an earlier process with the same id and ends its open
+    * transaction), lingering 1 ms: a handler's batches are committed as soon as they are sent. Made and closed by
+    * the caller, which replaces it after a failed commit.
+    */
+  def transactionalProducer(kafka: KafkaSettings, transactionalId: String, timeout: FiniteDuration): org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]] = {
+    val settings = producerSettings(kafka, timeout).withLinger(1.millis).withBatchSize(64 * 1024)
+      .withProperty("transactional.id", transactionalId)
+      // A handler killed mid-transaction holds back read_committed readers until this passes (unless restarted with its id).
+      .withProperty("transaction.timeout.ms", "10000")
+      .withProperties(kafka.clientProperties)
+    val bytes = new org.apache.kafka.common.serialization.ByteArraySerializer
+    new org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]](javaProperties(settings.properties), bytes, bytes)
   }
 
   /** A client timeout becomes exit 3 naming the brokers and the time waited. */

@@ -88,6 +88,10 @@ final class PostgresService(ctx: SandboxContext) {
           "--auth-host=scram-sha-256", "--auth-local=peer", "-E", "UTF8", "--no-instructions")), dir)
           .guarantee(IO.blocking(os.remove(pwfile, checkExists = false)).void) >>
         IO.blocking(os.write.append(data / "postgresql.conf", ServerConf))
+  } >> IO.blocking {
+    // Clusters made before the handler existed lack it.
+    val conf = data / "postgresql.conf"
+    if (!os.read(conf).linesIterator.exists(_.startsWith("max_prepared_transactions"))) os.write.append(conf, PreparedConf)
   }
 
   def start: IO[Unit] =
@@ -121,6 +125,9 @@ final class PostgresService(ctx: SandboxContext) {
 }
 
 object PostgresService {
+  /** The command handler commits each batch in two phases (PREPARE TRANSACTION), which is off by default. */
+  private val PreparedConf = "max_prepared_transactions = 20\n"
+
   /** Loopback only, no Unix socket (its default directory may not be writable), small footprint. */
   private val ServerConf =
     """
@@ -130,5 +137,5 @@ object PostgresService {
       |max_connections = 60
       |shared_buffers = 128MB
       |synchronous_commit = off
-      |""".stripMargin
+      |""".stripMargin + PreparedConf
 }
