@@ -13,6 +13,7 @@ object Jobs {
     bankops.inspect.InspectCommand.job,
     bankops.heartbeat.HeartbeatCommand.job,
     bankops.balances.BalancesCommand.job,
-    bankops.replay.ReplayCommand.job
+    bankops.replay.ReplayCommand.job,
+    bankops.handler.HandlerCommand.job
   )
 }
