@@ -1,0 +1,116 @@
+package bankops.support
+
+import cats.effect.IO
+import cats.syntax.all._
+import io.circe.Json
+import io.circe.parser.parse
+
+import java.util.UUID
+import scala.concurrent.duration._
+
+import bankops.sandbox.BalanceDb
+
+/** A bank of a test's own on the sandbox: its commands, feedback and balance topics, its own copy of `balancedb`
+  * (so validation sees only its accounts), and command handlers run as real processes (to be killed for real).
+  */
+final case class BankFixture(commands: String, feedback: String, balance: String, dbUrl: String, group: String) {
+  def handlerArgs: List[String] =
+    List("handler", "--topic", commands, "--feedback-topic", feedback, "--balance-topic", balance, "--group", group, "--db-url", dbUrl)
+
+  /** `bankops handler` in a JVM of its own, stdout and stderr appended to `log`. */
+  def spawnHandler(instance: String, log: os.Path, crash: Option[String] = None): os.SubProcess = {
+    val env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString) ++ crash.map("BANKOPS_HANDLER_CRASH" -> _)
+    os.proc("java", "-Xmx256m", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
+      handlerArgs ++ List("--instance", instance, "--status-every", "1s", "-o", "json"))
+      .spawn(env = env, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
+  }
+
+  /** Sends commands (JSON lines as `replay --from-file` reads them) to the commands topic. */
+  def send(lines: Seq[String], rate: Option[Int] = None): IO[Unit] =
+    IO.blocking(os.temp(lines.mkString("", "\n", "\n"), suffix = ".jsonl")).flatMap { f =>
+      SandboxFixture.cli(List("replay", "--from-file", f.toString, "--to-topic", commands) ++ rate.toList.flatMap(r => List("--rate", r.toString)): _*)
+    }.flatMap { r =>
+    IO.raiseUnless(r.code == 0)(new AssertionError(s"replay failed: ${r.err}"))
+  }
+
+  private def read(topic: String): IO[List[Json]] =
+    SandboxFixture.cli("inspect", "--topic", topic, "-o", "json").flatMap { r =>
+      if (r.code != 0) IO.raiseError(new AssertionError(s"inspect failed: ${r.err}"))
+      else IO(r.outLines.map(l => parse(l).fold(throw _, identity)))
+    }
+
+  /** Every feedback record: (command id, record simple name, value). */
+  def feedbackRecords: IO[List[(String, String, Json)]] = read(feedback).map(_.map { j =>
+    val c = j.hcursor
+    (c.get[String]("key").toOption.get, c.get[String]("record").toOption.get.stripPrefix("nl.openweb.data."), c.downField("value").focus.get)
+  })
+
+  /** Every BalanceChanged value, in partition then offset order. */
+  def balanceChanges: IO[List[Json]] = read(balance).map(_.flatMap(_.hcursor.downField("value").focus))
+
+  /** Waits until every id has feedback; the feedback so far. */
+  def awaitFeedback(ids: Set[String], within: FiniteDuration = 120.seconds): IO[List[(String, String, Json)]] =
+    (IO.sleep(1.second) >> feedbackRecords).iterateUntil(fs => ids.subsetOf(fs.map(_._1).toSet)).timeoutTo(within,
+      feedbackRecords.flatMap(fs => IO.raiseError(new AssertionError(s"no feedback for ${(ids -- fs.map(_._1)).size} of ${ids.size} commands within $within"))))
+
+  def validate: IO[TestShell.Result] = SandboxFixture.cli("balances", "validate", "--topic", balance, "--db-url", dbUrl, "-o", "json")
+
+  def query[A](sql: String)(row: java.sql.ResultSet => A): IO[List[A]] = BankFixture.withDb(dbUrl) { c =>
+    val rs = c.createStatement().executeQuery(sql)
+    Iterator.continually(rs).takeWhile(_.next()).map(row).toList
+  }
+
+  /** Account number and token of a created account, from its AccountCreationConfirmed. */
+  def accounts(feedback: List[(String, String, Json)]): Map[String, (String, String)] = feedback.collect {
+    case (id, "AccountCreationConfirmed", v) => id -> (v.hcursor.get[String]("iban").toOption.get, v.hcursor.get[String]("token").toOption.get)
+  }.toMap
+}
+
+object BankFixture {
+  /** Topics of three partitions each for the bank's records, subjects registered, and a fresh database. */
+  def create(name: String): IO[BankFixture] = {
+    val prefix = TopologyFixture.unique(name)
+    val (commands, feedback, balance) = (s"$prefix-commands", s"$prefix-feedback", s"$prefix-balance")
+    def records(names: String*) = names.map(n => s"""{"type": "nl.openweb.data.$n", "key": "${if (n == "BalanceChanged") "iban" else "id"}"}""").mkString(", ")
+    val file = TopologyFixture.write(s"""{"topics": {
+      "$commands": {"partitions": 3, "replicationFactor": 1, "records": [${records("ConfirmAccountCreation", "ConfirmMoneyTransfer")}]},
+      "$feedback": {"partitions": 3, "replicationFactor": 1, "records": [${records("AccountCreationConfirmed", "AccountCreationFailed", "MoneyTransferConfirmed", "MoneyTransferFailed")}]},
+      "$balance": {"partitions": 3, "replicationFactor": 1, "records": [${records("BalanceChanged")}]}}}""")
+    val db = prefix.replaceAll("[^a-z0-9]", "_")
+    for {
+      applied <- SandboxFixture.cli("apply", "--topology", file.toString)
+      _ <- IO.raiseUnless(applied.code == 0)(new AssertionError(s"apply failed: ${applied.err}"))
+      base <- SandboxFixture.settings.map(_.database.url.value)
+      _ <- withDb(base)(_.createStatement().execute(s"CREATE DATABASE $db"))
+      url = base.replaceAll("/balancedb", s"/$db")
+      _ <- withDb(url)(c => BalanceDb.schema.foreach(c.createStatement().execute(_)))
+    } yield BankFixture(commands, feedback, balance, url, s"$prefix-handler")
+  }
+
+  def withDb[A](url: String)(f: java.sql.Connection => A): IO[A] = SandboxFixture.settings.flatMap { s =>
+    IO.blocking {
+      val c = java.sql.DriverManager.getConnection(url, s.database.user.value, s.database.password.map(_.value).orNull)
+      try f(c) finally c.close()
+    }
+  }
+
+  def id(): String = UUID.randomUUID().toString
+
+  def creation(id: String, aType: String = "AUTO"): String =
+    Json.obj("record" -> Json.fromString("ConfirmAccountCreation"), "key" -> Json.fromString(id),
+      "value" -> Json.obj("id" -> Json.fromString(id), "a_type" -> Json.fromString(aType))).noSpaces
+
+  def transfer(id: String, token: String, amount: Long, from: String, to: String, description: String = "test"): String =
+    Json.obj("record" -> Json.fromString("ConfirmMoneyTransfer"), "key" -> Json.fromString(id),
+      "value" -> Json.obj("id" -> Json.fromString(id), "token" -> Json.fromString(token), "amount" -> Json.fromLong(amount),
+        "from" -> Json.fromString(from), "to" -> Json.fromString(to), "description" -> Json.fromString(description))).noSpaces
+
+  /** Stops a spawned handler: SIGTERM (finish the batch, exit 0) or SIGKILL. */
+  def signal(p: os.SubProcess, name: String): IO[Int] =
+    IO.blocking(os.proc("kill", s"-$name", p.wrapped.pid().toString).call(check = false)) >> IO.blocking { p.waitFor(60000); p.exitCode() }
+
+  /** Lines of a handler log, for assertion messages. */
+  def tail(log: os.Path): String = if (os.exists(log)) os.read.lines(log).takeRight(30).mkString("\n") else ""
+
+  def all[A](ios: List[IO[A]]): IO[List[A]] = ios.sequence
+}
