@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The command handler at saturation and its memory at a steady rate, on the sandbox (broker, registry, PostgreSQL and
+# the handler on this one machine). Usage: tests/bench/handler-throughput.sh [COMMANDS] [RATE_SECONDS]
+#  1. 1,000 accounts are created through the handler; then COMMANDS (default 100,000) commands (a tenth creations,
+#     deposits from cash, transfers between the accounts with their tokens, a tenth failing on a wrong token) are
+#     produced as fast as `bankops replay --from-file` sends them while the handler runs: throughput is COMMANDS over
+#     the time from the first command's timestamp to the last feedback's.
+#  2. Commands at 1,000/s for RATE_SECONDS (default 60) from `bankops heartbeat --kind commands`: the handler's peak
+#     RSS (VmHWM) with the launcher's JVM options for it.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+n=${1:-100000}
+seconds=${2:-60}
+p=bench-handler-$$
+work=$(mktemp -d)
+dir=$work/topology; mkdir -p "$dir"; cp "$root"/schemas/*.avsc "$dir/"
+rec() { local out=""; for r in "$@"; do out+="${out:+, }{\"type\": \"nl.openweb.data.$r\", \"key\": \"$( [ "$r" = BalanceChanged ] && echo iban || echo id)\"}"; done; echo "$out"; }
+cat > "$dir/topology.json" <<JSON
+{"topics": {
+  "$p-commands": {"partitions": 9, "replicationFactor": 1, "records": [$(rec ConfirmAccountCreation ConfirmMoneyTransfer)]},
+  "$p-feedback": {"partitions": 9, "replicationFactor": 1, "records": [$(rec AccountCreationConfirmed AccountCreationFailed MoneyTransferConfirmed MoneyTransferFailed)]},
+  "$p-balance": {"partitions": 9, "replicationFactor": 1, "records": [$(rec BalanceChanged)]}}}
+JSON
+./bankops apply --topology "$dir/topology.json" >/dev/null
+args=(--topic "$p-commands" --feedback-topic "$p-feedback" --balance-topic "$p-balance" --group "$p" --instance bench -o json)
+warm_up ./bankops handler --help
+handler=""
+stop_handler() { [ -n "$handler" ] && kill -TERM "$handler" 2>/dev/null && wait "$handler" 2>/dev/null; handler=""; }
+trap 'stop_handler; rm -rf "$work"' EXIT
+start_handler() { ./bankops handler "${args[@]}" >"$work/handler.json" 2>"$work/handler.err" & handler=$!; }
+await_feedback() {
+  local want=$1
+  while [ "$(topic_records "$p-feedback")" -lt "$want" ]; do sleep 1; done
+}
+
+start_handler
+python3 - "$work/accounts.jsonl" <<'PY'
+import json, sys, uuid
+with open(sys.argv[1], "w") as f:
+    for _ in range(1000):
+        i = str(uuid.uuid4())
+        f.write(json.dumps({"record": "ConfirmAccountCreation", "key": i, "value": {"id": i, "a_type": "AUTO"}}) + "\n")
+PY
+./bankops replay --from-file "$work/accounts.jsonl" --to-topic "$p-commands" 2>/dev/null
+await_feedback 1000
+./bankops inspect --topic "$p-feedback" --record AccountCreationConfirmed -o json 2>/dev/null > "$work/created.jsonl"
+python3 - "$work/created.jsonl" "$work/load.jsonl" "$n" <<'PY'
+import json, random, sys, uuid
+accounts = [(v["iban"], v["token"]) for v in (json.loads(l)["value"] for l in open(sys.argv[1]))]
+random.seed(1)
+with open(sys.argv[2], "w") as f:
+    for _ in range(int(sys.argv[3])):
+        i = str(uuid.uuid4()); k = random.random()
+        if k < 0.1:
+            rec, value = "ConfirmAccountCreation", {"id": i, "a_type": "MANUAL"}
+        else:
+            (a, ta), (b, _) = random.sample(accounts, 2)
+            frm, token = ("cash", "x") if k < 0.5 else (a, ta if k < 0.9 else "9" * 20)
+            rec, value = "ConfirmMoneyTransfer", {"id": i, "token": token, "amount": random.randint(1, 5000), "from": frm, "to": b, "description": "bench"}
+        f.write(json.dumps({"record": rec, "key": i, "value": value}) + "\n")
+PY
+start_ms=$(date +%s%3N)
+./bankops replay --from-file "$work/load.jsonl" --to-topic "$p-commands" 2>"$work/replay.err"
+await_feedback $(( 1000 + n ))
+./bankops inspect --topic "$p-commands" --from "timestamp:$(date -u -d @$(( start_ms / 1000 - 1 )) +%Y-%m-%dT%H:%M:%SZ)" -o json 2>/dev/null > "$work/commands.jsonl"
+./bankops inspect --topic "$p-feedback" -o json 2>/dev/null > "$work/feedback.jsonl"
+hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$handler/status")
+stop_handler
+python3 - "$work/commands.jsonl" "$work/feedback.jsonl" "$n" "$hwm" "$(grep -o 'in [0-9.]* s, [0-9]* records/s' "$work/replay.err" | head -1)" <<'PY'
+import json, sys
+from datetime import datetime
+ts = lambda l: datetime.fromisoformat(json.loads(l)["timestamp"].replace("Z", "+00:00")).timestamp()
+first = min(ts(l) for l in open(sys.argv[1]))
+last = max(ts(l) for l in open(sys.argv[2]))
+n = int(sys.argv[3])
+print(f"saturation: {n} commands from the first command to the last feedback in {last - first:.1f} s = {n / (last - first):.0f} commands/s "
+      f"(target >= 3000); sending alone: {sys.argv[5]}; handler peak RSS {sys.argv[4]} MiB")
+PY
+
+start_handler
+sleep 5
+./bankops heartbeat --kind commands --commands-topic "$p-commands" --rate 1000 --duration "${seconds}s" -o json 2>/dev/null >"$work/load.json"
+sleep 3
+hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$handler/status")
+stop_handler
+sent=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["records"])' "$work/load.json")
+echo "steady: $sent commands at 1000/s for ${seconds} s; handler peak RSS ${hwm} MiB (target <= 150); its last status: $(tail -1 "$work/handler.json")"
