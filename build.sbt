@@ -1,6 +1,6 @@
 // sbt build of the same sources scala-cli runs. Scala version, dependencies
 // and options all come from project.scala; nothing is listed here twice.
-import bankops.build.{Dependency, ProjectDirectives}
+import bankops.base.{Dependency, ProjectDirectives}
 
 lazy val directives: ProjectDirectives =
   ProjectDirectives.parse(IO.read(file("project.scala"))) match {

@@ -3,8 +3,8 @@ package bankops.support
 import cats.effect.IO
 import cats.effect.unsafe.implicits.global
 
-import bankops.config.{ConnectionFlags, ConnectionSettings, Connections, SandboxConnection}
-import bankops.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
+import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
+import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, SandboxConnection}
 
 /** The real services for integration tests: a sandbox already running in the
   * checkout is reused; otherwise one is started for this test run and the
@@ -37,5 +37,5 @@ object SandboxFixture {
     connection >> Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
 
   /** The sandbox's schema registry, as the jobs reach it. */
-  val registry: IO[bankops.registry.RegistryClient] = settings.map(bankops.registry.RegistryClient(_))
+  val registry: IO[bankops.services.registry.RegistryClient] = settings.map(bankops.services.registry.RegistryClient(_))
 }
