@@ -16,12 +16,12 @@ class TopicsSuite extends munit.CatsEffectSuite {
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)
 
   /** Kafka's own TopicCommand, through the sandbox's client properties: an independent reader. */
-  private def describe(topic: String): IO[String] = IO.blocking {
+  private def describe(topic: String): IO[String] = SandboxFixture.connection.flatMap(c => IO.blocking {
     val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
-    os.proc("java", "-cp", cp, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", "localhost:19092",
+    os.proc("java", "-cp", cp, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", c.bootstrapServers,
       "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic", topic)
       .call(stderr = os.Pipe).out.text()
-  }
+  })
 
   test("apply creates the declared topics (checked with Kafka's TopicCommand); a second apply changes nothing") {
     val (hb, cmd) = (TopologyFixture.unique("heartbeat"), TopologyFixture.unique("commands"))
