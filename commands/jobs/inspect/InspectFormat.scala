@@ -6,7 +6,7 @@ import io.circe.Json
 
 import bankops.base.Shell
 import bankops.services.avro.AvroJson
-import bankops.services.kafka.{Decoded, Envelope}
+import bankops.services.kafka.{Decoded, Envelope, RecordLine}
 
 /** How inspect prints a record: JSON lines (plain values), a readable block, or Avro's own JSON encoding. */
 sealed trait InspectFormat
@@ -45,8 +45,8 @@ object InspectFormat {
     format match {
       case Pretty => sb.append(pretty(d.envelope, value(format, d, fields)))
       case JsonLines if fields.isEmpty && d.envelope.value.isEmpty && d.datum.isDefined =>
-        Envelope.appendJson(d.envelope, None, sb, Some(out => AvroJson.writePlain(d.datum.get, d.schema.get, out)))
-      case _ => Envelope.appendJson(d.envelope, value(format, d, fields), sb)
+        RecordLine.write(d.envelope, None, sb, Some(out => AvroJson.writePlain(d.datum.get, d.schema.get, out)))
+      case _ => RecordLine.write(d.envelope, value(format, d, fields), sb)
     }
     sb.append('\n')
   }

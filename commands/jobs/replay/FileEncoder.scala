@@ -7,6 +7,7 @@ import scala.collection.concurrent.TrieMap
 
 import bankops.services.avro.{AvroJsonRead, WireFormat}
 import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
+import bankops.services.kafka.RecordLine
 import bankops.services.registry.{Lookup, RegisteredSchema, RegistryClient, SchemaResolver}
 
 /** Turns file lines into values for the target topic: `--exact` sends the raw bytes; otherwise the line's
@@ -42,7 +43,7 @@ final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, t
     }(r => IO.pure(r))
 
   /** The value bytes for a line, or the reason it cannot be sent. */
-  def encode(l: FileLine): IO[Either[String, Array[Byte]]] =
+  def encode(l: RecordLine): IO[Either[String, Array[Byte]]] =
     if (exact) IO.pure(l.raw.toRight("--exact needs the raw value bytes (raw), which this line lacks"))
     else (l.record, l.value) match {
       case (Some(r), Some(v)) =>

@@ -11,7 +11,7 @@ import scala.concurrent.duration._
 import bankops.base.{Failure, Job, Shell, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFiles, SubjectNameStrategy, TopologyOpts}
-import bankops.services.kafka.{Envelope, KafkaClients, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, StopAt, TopicReader}
+import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicReader}
 import bankops.services.plan.TopicSync
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
@@ -136,7 +136,7 @@ object ReplayCommand {
       encoder = new FileEncoder(RegistryClient(target, o.timeout), strategy, topic, dir, known, o.exact)
       lines <- IO.blocking(os.read.lines(file).zipWithIndex.filter(_._1.trim.nonEmpty).toList)
       results <- lines.traverse { case (text, i) =>
-        FileLine.parseLine(text, i + 1) match {
+        RecordLine.parse(text, i + 1) match {
           case Left(e) => IO.pure(Left(s"$file:${i + 1}: $e"))
           case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:${i + 1}: $e").map { value =>
             Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(i.toLong), l.key.orNull, value, l.headers, l.timestamp)
@@ -158,7 +158,7 @@ object ReplayCommand {
       IO.raiseUnless(os.isDir(file / os.up))(Failure.BadInput(s"${file / os.up}: no such directory")) >>
         TopicReader.open(source.kafka, spec, o.timeout).use { case (_, records) =>
           val lines = records.chunks.evalMap(c => decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
-            Envelope.json(d.envelope.copy(raw = Option(r.value)), d.envelope.value).noSpaces
+            RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
           })).flatMap(Stream.chunk)
           val limited = o.limit.fold(lines)(lines.take)
           if (o.dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written"))

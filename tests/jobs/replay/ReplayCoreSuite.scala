@@ -33,14 +33,4 @@ class ReplayCoreSuite extends munit.ScalaCheckSuite {
     assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001", "inner": {"x": 1}, "extra": 1}""").left.toOption, Some("extra: R has no such field"))
     assertEquals(AvroJsonRead.fromPlain(Json.fromLong(5), s.getField("n").schema()), Right(5L))
   }
-
-  test("file lines: the envelope's fields are read back; malformed ones are named") {
-    val l = FileLine.parseLine("""{"partition": 2, "offset": 9, "timestamp": "2026-11-21T10:00:00Z", "keyBase64": "AP8=",
-      "headers": [{"key": "h", "value": "v"}, {"key": "b", "base64": "AAE="}], "record": "R", "value": {"a": 1}, "raw": "AAAAAAE="}""", 1).toOption.get
-    assertEquals((l.partition, l.offset, l.timestamp), (Some(2), Some(9L), Some(java.time.Instant.parse("2026-11-21T10:00:00Z").toEpochMilli)))
-    assertEquals(l.key.map(_.toList), Some(List[Byte](0, -1)))
-    assertEquals(l.headers.map { case (k, v) => k -> v.toList }, List("h" -> "v".getBytes.toList, "b" -> List[Byte](0, 1)))
-    assertEquals(FileLine.parseLine("""{"partition": "x"}""", 1).left.toOption, Some("partition: expected a partition number"))
-    assert(FileLine.parseLine("""not json""", 1).left.exists(_.startsWith("not JSON")))
-  }
 }
