@@ -59,11 +59,10 @@ object HeartbeatCommand {
   private def schemaId[A](registry: RegistryClient, strategy: SubjectNameStrategy, topic: String, register: Boolean)(implicit codec: Codec[A]): IO[Int] = {
     val schema = codec.schema.fold(e => throw new IllegalStateException(e.message), identity)
     val subject = strategy.subject(topic, schema.getFullName)
-    registry.lookup(subject, schema.toString).flatMap {
-      case Lookup.Found(v) => IO.pure(v.id)
-      case _ if register => registry.register(subject, schema.toString)
-      case Lookup.SubjectMissing => IO.raiseError(Failure.BadInput(s"subject $subject does not exist (register it with `bankops schemas register`, or pass --register)"))
-      case Lookup.NotRegistered => IO.raiseError(Failure.BadInput(s"subject $subject has no version matching the ${schema.getFullName} bankops writes (pass --register to add it)"))
+    registry.schemaId(subject, schema.toString, register).flatMap {
+      case Right(id) => IO.pure(id)
+      case Left(Lookup.SubjectMissing) => IO.raiseError(Failure.BadInput(s"subject $subject does not exist (register it with `bankops schemas register`, or pass --register)"))
+      case Left(_) => IO.raiseError(Failure.BadInput(s"subject $subject has no version matching the ${schema.getFullName} bankops writes (pass --register to add it)"))
     }
   }
 

@@ -8,7 +8,7 @@ import scala.collection.concurrent.TrieMap
 import bankops.services.avro.{AvroJsonRead, WireFormat}
 import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
 import bankops.services.kafka.RecordLine
-import bankops.services.registry.{Lookup, RegisteredSchema, RegistryClient, SchemaResolver}
+import bankops.services.registry.{RegisteredSchema, RegistryClient, SchemaResolver}
 
 /** Turns file lines into values for the target topic: `--exact` sends the raw bytes; otherwise the line's
   * `value` is encoded with its record's schema on the target (the subject's latest version, or the `.avsc`
@@ -29,9 +29,9 @@ final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, t
       val found: IO[Either[String, (Int, Schema)]] = schemaDir match {
         case Some(files) => files.get(record) match {
           case None => IO.pure(Left(s"no .avsc for $record in --schema-dir"))
-          case Some(f) => target.lookup(subject, f.schema.toString).map {
-            case Lookup.Found(v) => Right((v.id, f.schema))
-            case _ => Left(s"$record's .avsc is not registered under $subject (bankops schemas register)")
+          case Some(f) => target.schemaId(subject, f.schema.toString, register = false).map {
+            case Right(id) => Right((id, f.schema))
+            case Left(_) => Left(s"$record's .avsc is not registered under $subject (bankops schemas register)")
           }
         }
         case None => target.version(subject).flatMap {

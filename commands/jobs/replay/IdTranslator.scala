@@ -7,7 +7,7 @@ import scala.collection.concurrent.TrieMap
 
 import bankops.services.avro.WireFormat
 import bankops.services.contracts.SubjectNameStrategy
-import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
+import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** Schema ids from a source registry to a target registry: the writer schema is looked up (or registered)
   * under the target subject, and only the frame's id changes; the Avro payload stays byte-identical.
@@ -19,10 +19,8 @@ final class IdTranslator(source: SchemaResolver, target: RegistryClient, strateg
     values.flatMap(v => WireFormat.schemaIdOf(v).toOption).toList.distinct.filterNot(ids.contains).traverse_ { id =>
       source.byId(id).flatMap { schema =>
         val subject = strategy.subject(topic, schema.getFullName)
-        target.lookup(subject, schema.toString).flatMap {
-          case Lookup.Found(v) => IO.pure(v.id)
-          case _ => target.register(subject, schema.toString)
-        }
+        target.schemaId(subject, schema.toString, register = true)
+          .flatMap(r => IO.fromEither(r.left.map(l => new IllegalStateException(s"$subject: $l right after registering"))))
       }.flatMap(t => IO(ids.put(id, t)).void)
     }
 

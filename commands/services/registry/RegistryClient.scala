@@ -88,6 +88,16 @@ final class RegistryClient(baseUrl: String, makeBackend: () => SyncBackend, user
         }
     }(x => IO.pure(x))
 
+  /** The id of `schema` under `subject`: the one it is registered with, else (when `register`) a new one; otherwise
+    * why there is none (the subject is missing, or holds no version of this schema).
+    */
+  def schemaId(subject: String, schema: String, register: Boolean): IO[Either[Lookup, Int]] =
+    lookup(subject, schema).flatMap {
+      case Lookup.Found(v) => IO.pure(Right(v.id))
+      case _ if register => this.register(subject, schema).map(Right(_))
+      case missing => IO.pure(Left(missing))
+    }
+
   /** The candidate against the subject's latest version, under the subject's compatibility level. */
   def testCompatibility(subject: String, schema: String, references: List[SchemaReference] = Nil): IO[Compatibility] =
     request("POST", s"/compatibility/subjects/${enc(subject)}/versions/latest?verbose=true", Some(schemaBody(schema, references))).map { j =>
