@@ -8,7 +8,7 @@ import org.apache.kafka.common.utils.Utils
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.base.{DurationText, Failure, Job, OutputFormat, Shell, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -25,7 +25,7 @@ object BalancesCommand {
     Opts.option[String]("table", "The balance table, optionally schema-qualified (default balance).", metavar = "TABLE").withDefault("balance"),
     SourceOpts.partitions,
     Opts.option[String]("settle", "Re-check accounts that differ after this long, with the events and rows that changed meanwhile (e.g. 10s).", metavar = "DURATION")
-      .mapValidated(s => bankops.services.kafka.Position.duration(s).map(_.toMillis.millis).toValidatedNel).orNone,
+      .mapValidated(s => DurationText.parse(s).toValidatedNel).orNone,
     Opts.option[Int]("show", "Findings listed in the table (default 20).", metavar = "N").withDefault(20),
     OutputFormat.opts,
     TimeoutOpt.opts(30)

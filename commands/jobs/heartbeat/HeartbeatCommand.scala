@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.time.Instant
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.config.{ConnectionFlags, Connections}
@@ -39,7 +39,7 @@ object HeartbeatCommand {
     Opts.option[Int]("rate", "Records per second; 0 = as fast as the broker takes them (default 100).", metavar = "N")
       .mapValidated(r => if (r >= 0) r.validNel else s"--rate must be 0 or more, not $r".invalidNel).withDefault(100),
     Opts.option[String]("duration", "Stop after this long (e.g. 30s, 10m).", metavar = "DURATION")
-      .mapValidated(s => bankops.services.kafka.Position.duration(s).map(d => d.toMillis.millis).toValidatedNel).orNone,
+      .mapValidated(s => DurationText.parse(s).toValidatedNel).orNone,
     Opts.option[Long]("count", "Stop after N records.", metavar = "N").mapValidated(n => if (n > 0) n.validNel else s"--count must be positive, not $n".invalidNel).orNone,
     Opts.option[String]("topic", "Heartbeat topic (default heartbeat).", metavar = "TOPIC").withDefault("heartbeat"),
     Opts.option[String]("commands-topic", "Topic for bank commands (default commands).", metavar = "TOPIC").withDefault("commands"),

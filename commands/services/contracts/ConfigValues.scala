@@ -1,11 +1,12 @@
 package bankops.services.contracts
 
+import bankops.base.DurationText
+
 /** Topic config values in one canonical form, so the plan compares meaning, not spelling:
   * `15m` and `900000` are the same `retention.ms`, `1GiB` the same `segment.bytes` as
   * `1073741824`, `Compact,Delete` the same `cleanup.policy` as `delete,compact`.
   */
 object ConfigValues {
-  private val durationUnits = List("ms" -> 1L, "s" -> 1000L, "m" -> 60000L, "h" -> 3600000L, "d" -> 86400000L)
   private val sizeUnits = List(
     "kib" -> 1024L, "mib" -> 1024L * 1024, "gib" -> 1024L * 1024 * 1024,
     "kb" -> 1000L, "mb" -> 1000L * 1000, "gb" -> 1000L * 1000 * 1000, "b" -> 1L
@@ -19,7 +20,8 @@ object ConfigValues {
   def canonical(key: String, raw: String): Either[String, String] = {
     val v = raw.trim.replace("_", "")
     if (v.isEmpty) Left("empty value")
-    else if (isDuration(key)) withUnit(v, durationUnits, "a duration such as 900000, 15m, 7d")
+    else if (isDuration(key)) v.toLongOption.map(n => Right(n.toString)).getOrElse(DurationText.parse(v).map(_.toMillis.toString).left.map(e =>
+      if (e.endsWith("too large")) s"'$v' is too large" else s"'$v' is not a duration such as 900000, 15m, 7d"))
     else if (isSize(key)) withUnit(v, sizeUnits, "a size such as 1048576, 1MiB, 1GB")
     else if (lists(key)) Right(v.split(",").map(_.trim.toLowerCase).filter(_.nonEmpty).distinct.sorted.mkString(","))
     else if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) Right(v.toLowerCase)

@@ -1,7 +1,9 @@
 package bankops.services.kafka
 
-import java.time.{Duration, Instant}
+import java.time.Instant
 import scala.util.Try
+
+import bankops.base.DurationText
 
 /** Where reading starts: `beginning`, `end`, `offset:N`, `timestamp:ISO-8601`, `ago:DURATION`. */
 sealed trait StartAt
@@ -19,7 +21,7 @@ object StartAt {
     case "end" => Right(End)
     case o if o.startsWith("offset:") => Position.offset(o.drop(7)).map(Offset(_))
     case t if t.startsWith("timestamp:") => Position.instant(t.drop(10)).map(Time(_))
-    case a if a.startsWith("ago:") => Position.duration(a.drop(4)).map(d => Time(now.minus(d)))
+    case a if a.startsWith("ago:") => DurationText.parse(a.drop(4)).map(d => Time(now.minusMillis(d.toMillis)))
     case other => Left(s"'$other' is not a start position (beginning, end, offset:N, timestamp:ISO-8601, ago:DURATION)")
   }
 }
@@ -55,21 +57,6 @@ object Position {
     Try(Instant.parse(s)).orElse(Try(java.time.OffsetDateTime.parse(s).toInstant))
       .orElse(Try(java.time.LocalDate.parse(s).atStartOfDay(java.time.ZoneOffset.UTC).toInstant))
       .toEither.left.map(_ => s"'$s' is not an ISO-8601 time (e.g. 2026-11-21T09:30:00Z)")
-
-  private val unitRe = """(\d+)(ms|s|m|h|d)""".r
-
-  /** `90s`, `15m`, `2h`, `1d`, or a combination such as `1h30m`. */
-  def duration(s: String): Either[String, Duration] = {
-    val parts = unitRe.findAllMatchIn(s).toList
-    if (s.isEmpty || parts.map(_.matched).mkString != s) Left(s"'$s' is not a duration (e.g. 90s, 15m, 1h30m, 2d)")
-    else Right(parts.foldLeft(Duration.ZERO) { (d, m) =>
-      val n = m.group(1).toLong
-      d.plus(m.group(2) match {
-        case "ms" => Duration.ofMillis(n); case "s" => Duration.ofSeconds(n); case "m" => Duration.ofMinutes(n)
-        case "h" => Duration.ofHours(n); case _ => Duration.ofDays(n)
-      })
-    })
-  }
 
   /** Pure: the range of one partition, from its log bounds and the offsets the broker found for the requested times
     * (`startTime`/`stopTime`: None when no record is that late). Offsets outside the log are clamped to it.
