@@ -5,7 +5,11 @@ import scala.util.Random
 /** The bank's rules for account numbers and tokens (DESIGN.md). */
 object BankRules {
   val Cash = "cash"
+  /** An account's overdraft limit unless set otherwise (`balance.lmt`). */
+  val DefaultLimit = -50000L
+  /** The one account `balancedb` starts with, which funds the rest. */
   val SeededIban = "NL66OPEN0000000000"
+  val SeededToken = "00000000000000000000"
   val SeededAmount = 100000000000000000L
   private val Iban = """NL(\d\d)OPEN(0\d{9})""".r
 
