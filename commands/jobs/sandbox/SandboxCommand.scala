@@ -6,13 +6,12 @@ import com.monovore.decline.Opts
 import io.circe.Json
 
 import bankops.base.{Failure, Job, OutputFormat, Shell, Table}
-import bankops.services.config.Connections
+import bankops.services.config.{ConnectionFlags, Connections}
 
 /** `bankops sandbox up|status|down|restart|logs|env`. */
 object SandboxCommand {
 
-  private val dirOpt: Opts[Option[os.Path]] =
-    Opts.option[String]("sandbox-dir", "State directory (env BANKOPS_SANDBOX_DIR; default .bankops/sandbox).", metavar = "DIR").map(os.Path(_, os.pwd)).orNone
+  private val dirOpt: Opts[Option[os.Path]] = ConnectionFlags.sandboxDir
 
   private def sandbox(dir: Option[os.Path], shell: Shell) = new Sandbox(SandboxLayout(Connections.sandboxDir(dir, shell)), shell)
 

@@ -23,6 +23,11 @@ object ConnectionFlags {
   private def path(name: String, help: String): Opts[Option[os.Path]] =
     Opts.option[String](name, help, metavar = "FILE").map(os.Path(_, os.pwd)).orNone
 
+  /** `--sandbox-dir`, for every job and for `sandbox` itself; [[Connections.sandboxDir]] resolves it. */
+  val sandboxDir: Opts[Option[os.Path]] =
+    Opts.option[String]("sandbox-dir", "State directory of the local sandbox (env BANKOPS_SANDBOX_DIR; default .bankops/sandbox).", metavar = "DIR")
+      .map(os.Path(_, os.pwd)).orNone
+
   val opts: Opts[ConnectionFlags] = (
     Opts.option[String]("bootstrap-server", "Kafka bootstrap servers, host:port[,host:port] (env KAFKA_BROKERS).", metavar = "SERVERS").orNone,
     path("command-config", "Kafka client properties file in Kafka's own keys: security.protocol, ssl.* (env BANKOPS_COMMAND_CONFIG)."),
@@ -31,6 +36,6 @@ object ConnectionFlags {
     path("registry-ca", "PEM CA certificate the registry's TLS certificate is checked against (env SCHEMA_REGISTRY_CA_LOCATION)."),
     Opts.option[String]("db-url", "PostgreSQL JDBC URL (env DB_URL; password from env DB_PASSWORD).", metavar = "URL").orNone,
     Opts.option[String]("db-user", "PostgreSQL user (env DB_USER).", metavar = "USER").orNone,
-    path("sandbox-dir", "State directory of the local sandbox (env BANKOPS_SANDBOX_DIR; default .bankops/sandbox).")
+    sandboxDir
   ).mapN(ConnectionFlags.apply)
 }
