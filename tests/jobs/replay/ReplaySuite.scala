@@ -152,7 +152,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
         b <- raw(dst)
         target = bankops.services.registry.RegistryClient(url, Map.empty, None, None, 5.seconds)
         subjects <- target.subjects
-        python <- SandboxFixture.settings.flatMap(s => IO.blocking(os.proc("python3", bankops.support.Repo.root / "tests" / "python" / "avro_consume.py",
+        python <- SandboxFixture.settings.flatMap(s => IO.blocking(os.proc(PythonClients.python, bankops.support.Repo.root / "tests" / "python" / "avro_consume.py",
           s.kafka.bootstrapServers.value, SandboxFixture.layout.dir / "tls" / "ca.pem", url, dst).call(stderr = os.Pipe, check = false)))
       } yield {
         assertEquals(r.code, 0, r.err)

@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import bankops.services.avro.WireFormat
 import bankops.services.bank.ConfirmMoneyTransfer
 import bankops.services.registry.{RegistryClient, SchemaResolver}
-import bankops.support.{Repo, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{PythonClients, Repo, SandboxFixture, TestShell, TopologyFixture}
 
 class SchemasSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -134,7 +134,7 @@ class SchemasSuite extends munit.CatsEffectSuite {
       id <- r.version("commands-nl.openweb.data.ConfirmMoneyTransfer").map(_.get.id)
       bytes = WireFormat.encode(id, t).fold(e => fail(e.message), identity)
       settings <- SandboxFixture.settings
-      out <- IO.blocking(os.proc("python3", Repo.root / "tests" / "python" / "avro_decode.py", settings.registry.url.value, "commands")
+      out <- IO.blocking(os.proc(PythonClients.python, Repo.root / "tests" / "python" / "avro_decode.py", settings.registry.url.value, "commands")
         .call(stdin = bytes.map("%02x".format(_)).mkString + "\n", stderr = os.Pipe, check = false))
     } yield {
       assertEquals(out.exitCode, 0, out.err.text())
