@@ -58,7 +58,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
                s"$r at ${settings.registryUrl}")
            ).parTupled
       conn = SandboxConnection(settings.bootstrap, layout.clientProperties, settings.registryUrl, settings.dbUrl, SandboxSettings.DbUser, ctx.secrets.dbPassword)
-      _ <- IO.blocking(os.write.over(layout.dir / SandboxConnection.FileName, conn.asJson.spaces2, perms = "rw-------"))
+      _ <- SandboxConnection.write(layout.dir, conn)
     } yield conn
 
   /** Before starting anything: every port a service not already ours would take must be free. */

@@ -4,6 +4,7 @@ import cats.effect.IO
 import io.circe.{Decoder, Encoder}
 import io.circe.generic.semiauto._
 import io.circe.parser.decode
+import io.circe.syntax._
 
 /** What a running sandbox offers; see `bankops sandbox env`. */
 final case class SandboxConnection(
@@ -23,6 +24,10 @@ object SandboxConnection {
   implicit val decoder: Decoder[SandboxConnection] = deriveDecoder
 
   val FileName = "connection.json"
+
+  /** Written by `sandbox up` once every service answered: only its owner may read the password in it. */
+  def write(dir: os.Path, connection: SandboxConnection): IO[Unit] =
+    IO.blocking(os.write.over(dir / FileName, connection.asJson.spaces2, perms = "rw-------"))
 
   /** The running sandbox's connection, written by `sandbox up` once every service answered
     * and removed by `sandbox down`; None when no sandbox runs in `dir`.

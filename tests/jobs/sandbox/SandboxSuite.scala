@@ -6,7 +6,6 @@ import fs2.kafka.{AdminClientSettings, KafkaAdminClient}
 import java.sql.DriverManager
 import scala.concurrent.duration._
 
-import bankops.services.config.SandboxConnection
 import bankops.services.kafka.KafkaClients
 import bankops.services.registry.RegistryClient
 import bankops.support.{SandboxFixture, TestShell}
@@ -89,9 +88,5 @@ class SandboxSuite extends munit.CatsEffectSuite {
         assert(r.out.contains("\"****\""))
       }
     }
-  }
-
-  test("SandboxConnection survives a JSON round trip") {
-    SandboxFixture.connection.flatMap(c => SandboxConnection.read(SandboxFixture.layout.dir).map(r => assertEquals(r, Some(c))))
   }
 }
