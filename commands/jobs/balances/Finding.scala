@@ -3,9 +3,6 @@ package bankops.jobs.balances
 import io.circe.Json
 import io.circe.syntax._
 
-/** A row of the `balance` table: what the command handler holds. */
-final case class DbAccount(iban: String, amount: Long, lmt: Long)
-
 /** One disagreement between Kafka and PostgreSQL, or a rule an account breaks. */
 sealed abstract class Finding(val kind: String) {
   def iban: String

@@ -41,6 +41,3 @@ object SandboxContext {
       IO.raiseError(Failure.Unavailable(s"port $port for $service is already in use by another process (choose another port with the sandbox up flags)"))
     )
 }
-
-/** What `sandbox status` shows per service. */
-final case class ServiceStatus(service: String, up: Boolean, address: String, pid: Option[Long], version: String)

@@ -13,16 +13,6 @@ import bankops.services.avro.{AvroJson, DecodeError, WireFormat}
 import bankops.services.registry.{RegistryError, SchemaResolver}
 import bankops.services.kafka.TopicReader.Raw
 
-/** A record read from Kafka with its value decoded (or the reason it was not). */
-final case class Decoded(envelope: Envelope, schema: Option[Schema], datum: Option[Any]) {
-  def ok: Boolean = datum.isDefined
-}
-
-object Decoded {
-  /** When only printing needs the value, the decoder skips building it as JSON; printing writes it directly. */
-  def needsPlainValues(filter: RecordFilter, fields: Option[List[String]]): Boolean = filter.where.nonEmpty || fields.isDefined
-}
-
 /** Decodes values in the Confluent wire format with their writer schemas. Schemas are fetched once per id
   * for a whole chunk; an id the registry does not know is remembered as unknown; an unreachable registry
   * stops the run (exit 3) rather than marking every record undecodable.
