@@ -9,11 +9,6 @@ import java.io.ByteArrayOutputStream
 import java.nio.ByteBuffer
 import scala.util.control.NonFatal
 
-/** A value in the Confluent wire format: its writer schema's registry id and the Avro binary payload. */
-final case class Frame(schemaId: Int, payload: Array[Byte]) {
-  def bytes: Array[Byte] = WireFormat.frame(schemaId, payload)
-}
-
 /** The Confluent wire format: magic byte 0, the schema id as a 4-byte big-endian int, then Avro binary. */
 object WireFormat {
   val MagicByte: Byte = 0
@@ -21,9 +16,6 @@ object WireFormat {
 
   def frame(schemaId: Int, payload: Array[Byte]): Array[Byte] =
     ByteBuffer.allocate(HeaderSize + payload.length).put(MagicByte).putInt(schemaId).put(payload).array()
-
-  def unframe(bytes: Array[Byte]): Either[DecodeError, Frame] =
-    schemaIdOf(bytes).map(id => Frame(id, java.util.Arrays.copyOfRange(bytes, HeaderSize, bytes.length)))
 
   /** The schema id of a framed value, without copying the payload. */
   def schemaIdOf(bytes: Array[Byte]): Either[DecodeError, Int] =
@@ -42,16 +34,6 @@ object WireFormat {
       Right(out.toByteArray)
     } catch { case NonFatal(e) => Left(Option(e.getMessage).getOrElse(e.getClass.getSimpleName)) }
 
-  /** The generic datum of an Avro payload; every byte must be used, so trailing garbage counts as corrupt. */
-  def decodeGeneric(frame: Frame, writer: Schema, reader: Schema): Either[DecodeError, Any] =
-    try {
-      val decoder = DecoderFactory.get().binaryDecoder(frame.payload, null)
-      val datum = new GenericDatumReader[Any](writer, reader).read(null, decoder)
-      if (decoder.isEnd) Right(datum) else Left(DecodeError.Corrupt(frame.schemaId, "bytes left over after the record"))
-    } catch { case NonFatal(e) => Left(DecodeError.Corrupt(frame.schemaId, Option(e.getMessage).getOrElse(e.getClass.getSimpleName))) }
-
-  def decodeGeneric(frame: Frame, writer: Schema): Either[DecodeError, Any] = decodeGeneric(frame, writer, writer)
-
   private val decoders = new ThreadLocal[org.apache.avro.io.BinaryDecoder]
 
   /** The hot path of reading topics: a framed value decoded in place with a prepared reader (readers are
@@ -64,10 +46,6 @@ object WireFormat {
       val datum = reader.read(null, decoder)
       if (decoder.isEnd) Right(datum) else Left(DecodeError.Corrupt(schemaId, "bytes left over after the record"))
     } catch { case NonFatal(e) => Left(DecodeError.Corrupt(schemaId, Option(e.getMessage).getOrElse(e.getClass.getSimpleName))) }
-
-  /** Typed encoding through a vulcan codec. */
-  def encode[A](schemaId: Int, value: A)(implicit codec: Codec[A]): Either[AvroError, Array[Byte]] =
-    Codec.toBinary(value).map(frame(schemaId, _))
 
   /** A reusable encoder for one schema id: one Avro writer and buffer for many values (not thread-safe),
     * for hot loops such as load generation. `toDatum` turns a value into Avro's generic data: a vulcan
@@ -111,15 +89,4 @@ object WireFormat {
           .left.map(e => DecodeError.Corrupt(id, e.message))
       } yield a
   }
-
-  /** Typed decoding: `writerSchema` finds the schema the id names; the codec's schema is the reader's. */
-  def decode[A](bytes: Array[Byte], writerSchema: Int => Option[Schema])(implicit codec: Codec[A]): Either[DecodeError, A] =
-    for {
-      f <- unframe(bytes)
-      writer <- writerSchema(f.schemaId).toRight(DecodeError.UnknownSchemaId(f.schemaId, "not resolved"))
-      reader <- codec.schema.left.map(e => DecodeError.Corrupt(f.schemaId, e.message))
-      datum <- decodeGeneric(f, writer, reader)
-      a <- (try codec.decode(datum, reader) catch { case NonFatal(e) => Left(AvroError(String.valueOf(e.getMessage))) })
-        .left.map(e => DecodeError.Corrupt(f.schemaId, e.message))
-    } yield a
 }

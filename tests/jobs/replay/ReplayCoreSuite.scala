@@ -15,8 +15,8 @@ class ReplayCoreSuite extends munit.ScalaCheckSuite {
   property("plain JSON back to Avro gives the same bytes (inspect, edit nothing, replay = identity)") {
     Prop.forAll(Gen.uuid, Gen.asciiPrintableStr, Gen.long) { (id: UUID, text: String, amount: Long) =>
       val t = ConfirmMoneyTransfer(id, "12345678901234567890", amount, "cash", text, text.reverse)
-      val bytes = WireFormat.encode(1, t).toOption.get
-      val datum = WireFormat.unframe(bytes).flatMap(WireFormat.decodeGeneric(_, schema)).toOption.get
+      val bytes = WireFormat.Writer[ConfirmMoneyTransfer](1).apply(t).toOption.get
+      val datum = WireFormat.decodeFramed(bytes, 1, new org.apache.avro.generic.GenericDatumReader[Any](schema)).toOption.get
       val back = AvroJsonRead.fromPlain(AvroJson.plain(datum, schema), schema).flatMap(WireFormat.encodeGeneric(_, schema)).map(WireFormat.frame(1, _))
       assertEquals(back.map(_.toList), Right(bytes.toList))
     }

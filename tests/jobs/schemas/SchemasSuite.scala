@@ -132,7 +132,7 @@ class SchemasSuite extends munit.CatsEffectSuite {
       _ <- bankops("schemas", "register")
       r <- registry
       id <- r.version("commands-nl.openweb.data.ConfirmMoneyTransfer").map(_.get.id)
-      bytes = WireFormat.encode(id, t).fold(e => fail(e.message), identity)
+      bytes = WireFormat.Writer[ConfirmMoneyTransfer](id).apply(t).fold(e => fail(e.message), identity)
       settings <- SandboxFixture.settings
       out <- IO.blocking(os.proc(PythonClients.python, Repo.root / "tests" / "python" / "avro_decode.py", settings.registry.url.value, "commands")
         .call(stdin = bytes.map("%02x".format(_)).mkString + "\n", stderr = os.Pipe, check = false))
