@@ -18,7 +18,7 @@ import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, StartAt, S
   */
 object TopicTarget {
 
-  def send(o: ReplayCommand.Options, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
+  def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
     if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent")).as(ExitCode.Success)
     else for {
       read <- Ref.of[IO, Long](0L)
@@ -37,7 +37,7 @@ object TopicTarget {
           IO.raiseError(Failure.BadInput(s"--keep-partition: source partition ${bad.get.sourcePartition} does not exist on $topic (${acked.length} partitions)")).whenA(bad.isDefined) >>
             read.update(_ + chunk.size) >>
             {
-              val records = chunk.map(r => r.toRecord(topic, if (o.keepPartition) Some(r.sourcePartition) else None, o.keepTimestamps || o.exact))
+              val records = chunk.map(r => r.toRecord(topic, if (o.keepPartition) Some(r.sourcePartition) else None, o.keepTimestamps))
               val chunkFailed = new java.util.concurrent.atomic.AtomicBoolean(false)
               // Without --verify one callback serves the chunk: a failure marks the whole chunk for resuming.
               val sending =
@@ -55,27 +55,20 @@ object TopicTarget {
       }.adaptError(KafkaClients.unreachable(target.kafka, o.timeout))
       acked <- ackedOnce
       n <- read.get
-      ok = acked.map(_.get).sum
-      perPartition = acked.zipWithIndex.filter(_._1.get > 0).map { case (c, p) => s"$p=${c.get}" }.mkString(" ")
       took <- IO.monotonic.map(_ - started)
-      _ <- shell.info(s"replay: $n read, $ok acknowledged on $topic in ${rate(ok, took)} (per partition: ${if (perPartition.isEmpty) "none" else perPartition})" +
-        (if (errors.get > 0) s", ${errors.get} in batches with failed deliveries" else ", 0 failed"))
-      verified <- if (o.verify && errors.get == 0) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
-      code <- if (errors.get > 0) {
-          val resume = failedAt.asScala.toList.sortBy(_._1).map { case (p, off) => s"partition $p from offset $off" }.mkString(", ")
+      report = DeliveryReport(n, acked.toList.map(_.get), errors.get, failedAt.asScala.toMap.map { case (p, off) => p -> off.longValue }, took)
+      _ <- shell.info(report.summary(topic))
+      verified <- if (o.verify && report.failed == 0) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
+      code <- report.resume match {
+        case Some(resume) =>
           shell.info(s"replay: some records were not delivered; resume with --from offset per source partition: $resume")
             .as(ExitCode(Failure.ExitUnavailable))
-        } else IO.pure(if (verified) ExitCode.Success else ExitCode(Failure.ExitDifference))
+        case None => IO.pure(if (verified) ExitCode.Success else ExitCode(Failure.ExitDifference))
+      }
     } yield code
 
-  /** "3.21 s, 155763 records/s": from opening the source to the last acknowledgement. */
-  private def rate(records: Long, took: FiniteDuration): String = {
-    val seconds = took.toMillis / 1000.0
-    f"$seconds%.2f s, ${if (seconds > 0) records / seconds else 0.0}%.0f records/s"
-  }
-
   /** Reads back exactly the offsets written and compares key, value and headers. */
-  private def verify(o: ReplayCommand.Options, topic: String, sent: Map[(Int, Long), Outgoing], target: ConnectionSettings, shell: Shell): IO[Boolean] = {
+  private def verify(o: Delivery, topic: String, sent: Map[(Int, Long), Outgoing], target: ConnectionSettings, shell: Shell): IO[Boolean] = {
     val starts = sent.keys.groupBy(_._1).map { case (p, ks) => new org.apache.kafka.common.TopicPartition(topic, p) -> ks.map(_._2).min }
     if (sent.isEmpty) IO.pure(true)
     else TopicReader.open(target.kafka, ReadSpec(List(topic), Some(starts.keys.map(_.partition).toList), StartAt.Offsets(starts), StopAt.End), o.timeout)
