@@ -1,6 +1,6 @@
 // sbt build of the same sources scala-cli runs. Scala version, dependencies
 // and options all come from project.scala; nothing is listed here twice.
-import bankops.build.{Dependency, ProjectDirectives}
+import bankops.base.{Dependency, ProjectDirectives}
 
 lazy val directives: ProjectDirectives =
   ProjectDirectives.parse(IO.read(file("project.scala"))) match {
@@ -31,7 +31,9 @@ lazy val root = (project in file("."))
     testFrameworks := Seq(new TestFramework("munit.Framework")),
     Test / fork := true,
     // Tests see library logging as the CLI does: WARN and above.
-    Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"),
+    Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") ++
+      // The Python with confluent-kafka that ./bankops test prepared (tests/support/PythonClients.scala).
+      sys.env.get("BANKOPS_PYTHON").map(p => s"-Dbankops.python=$p"),
     // A script body runs inside main(args), as scala-cli runs it with `args` in scope.
     Compile / sourceGenerators += Def.task {
       val out = (Compile / sourceManaged).value / "scripts"

@@ -5,7 +5,7 @@ import cats.effect.unsafe.{IORuntimeConfig, PollingSystem, SleepSystem}
 
 import scala.concurrent.duration.Duration
 
-import bankops.cli.{Cli, Logging, Shell}
+import bankops.base.{Cli, Logging, Shell}
 
 object Main extends IOApp {
 
@@ -21,6 +21,6 @@ object Main extends IOApp {
   def run(args: List[String]): IO[ExitCode] = {
     val verbose = args.contains("--verbose")
     Logging.configure(verbose)
-    Cli.run(args, Shell.system(sys.env, verbose))
+    Cli.run(args, Shell.system(sys.env, verbose), Jobs.all)
   }
 }

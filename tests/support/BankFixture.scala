@@ -8,7 +8,7 @@ import io.circe.parser.parse
 import java.util.UUID
 import scala.concurrent.duration._
 
-import bankops.sandbox.BalanceDb
+import bankops.jobs.sandbox.BalanceDb
 
 /** A bank of a test's own on the sandbox: its commands, feedback and balance topics, its own copy of `balancedb`
   * (so validation sees only its accounts), and command handlers run as real processes (to be killed for real).

@@ -6,10 +6,13 @@ import cats.effect.IO
 object PythonClients {
   private val dir = Repo.root / "tests" / "python"
 
+  /** The interpreter with confluent-kafka: the one `./bankops test` installed it for, else python3 on PATH. */
+  val python: String = sys.props.get("bankops.python").orElse(sys.env.get("BANKOPS_PYTHON")).filter(_.nonEmpty).getOrElse("python3")
+
   /** Produces JSON-line records (see avro_produce.py) over SSL with the sandbox CA. */
   def produce(lines: Seq[String]): IO[Unit] =
     SandboxFixture.settings.flatMap { s =>
-      IO.blocking(os.proc("python3", dir / "avro_produce.py", s.kafka.bootstrapServers.value,
+      IO.blocking(os.proc(python, dir / "avro_produce.py", s.kafka.bootstrapServers.value,
         SandboxFixture.layout.dir / "tls" / "ca.pem", s.registry.url.value, Repo.root / "schemas")
         .call(stdin = lines.mkString("\n") + "\n", stderr = os.Pipe, check = false))
         .flatMap(r => if (r.exitCode != 0) IO.raiseError(new AssertionError(s"avro_produce.py failed: ${r.err.text()}")) else IO.unit)
@@ -18,7 +21,7 @@ object PythonClients {
   /** Every record of `topic` decoded by AvroDeserializer: JSON lines with partition, offset, key and value. */
   def consume(topic: String): IO[List[io.circe.Json]] =
     SandboxFixture.settings.flatMap { s =>
-      IO.blocking(os.proc("python3", dir / "avro_consume.py", s.kafka.bootstrapServers.value,
+      IO.blocking(os.proc(python, dir / "avro_consume.py", s.kafka.bootstrapServers.value,
         SandboxFixture.layout.dir / "tls" / "ca.pem", s.registry.url.value, topic).call(stderr = os.Pipe, check = false))
         .flatMap { r =>
           if (r.exitCode != 0) IO.raiseError(new AssertionError(s"avro_consume.py failed: ${r.err.text()}"))

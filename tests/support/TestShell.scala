@@ -5,7 +5,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import cats.effect.IO
 
-import bankops.cli.{Cli, Shell}
+import bankops.Jobs
+import bankops.base.{Cli, Shell}
 
 /** A [[Shell]] over buffers, so tests see exactly what a command printed. */
 final class TestShell(env: Map[String, String], home: os.Path, stdoutIsTerminal: Boolean = false) {
@@ -25,6 +26,6 @@ object TestShell {
   /** Runs the CLI in this JVM with the given environment only (never the test process's own). */
   def run(args: List[String], env: Map[String, String] = Map.empty, home: os.Path = os.temp.dir()): IO[Result] = {
     val t = new TestShell(env, home)
-    Cli.run(args, t.shell).map(code => Result(code.code, t.out, t.err))
+    Cli.run(args, t.shell, Jobs.all).map(code => Result(code.code, t.out, t.err))
   }
 }

@@ -1,0 +1,32 @@
+package bankops
+
+import bankops.base.Job
+import bankops.jobs.balances.BalancesCommand
+import bankops.jobs.config.ConfigCommand
+import bankops.jobs.deploy.DeployCommand
+import bankops.jobs.handler.HandlerCommand
+import bankops.jobs.doctor.DoctorCommand
+import bankops.jobs.heartbeat.HeartbeatCommand
+import bankops.jobs.inspect.InspectCommand
+import bankops.jobs.replay.ReplayCommand
+import bankops.jobs.sandbox.SandboxCommand
+import bankops.jobs.schemas.SchemasCommand
+import bankops.jobs.topics.TopicsCommand
+
+/** Every job the CLI offers; a job is listed here only once it works. */
+object Jobs {
+  val all: List[Job] = List(
+    ConfigCommand.job,
+    SandboxCommand.job,
+    DoctorCommand.job,
+    TopicsCommand.job,
+    SchemasCommand.job,
+    DeployCommand.plan,
+    DeployCommand.apply,
+    InspectCommand.job,
+    HeartbeatCommand.job,
+    BalancesCommand.job,
+    ReplayCommand.job,
+    HandlerCommand.job
+  )
+}

@@ -1,5 +1,0 @@
-package bankops
-
-object Version {
-  val current: String = "0.1.0"
-}

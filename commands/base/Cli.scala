@@ -1,0 +1,50 @@
+package bankops.base
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.{Command, Help, Opts}
+
+/** The `bankops` command: parses arguments with decline and runs the chosen job,
+  * turning every failure into one line on stderr and the documented exit code.
+  */
+object Cli {
+
+  private val header =
+    "Operator toolkit for an event-sourced bank on Kafka, a Confluent-compatible schema registry and PostgreSQL."
+
+  private sealed trait Action
+  private case object PrintVersion extends Action
+  private final case class RunJob(run: Shell => IO[ExitCode]) extends Action
+
+  private def command(jobs: List[Job]): Command[Action] = {
+    val version = Opts.flag("version", "Print the version and exit.").as(PrintVersion: Action)
+    val verbose = Opts.flag("verbose", "Log details and show stack traces on errors (also accepted after the subcommand).").orFalse
+    val job = jobs.map(_.subcommand).reduce(_ orElse _).map(RunJob(_): Action)
+    Command("bankops", header)(version orElse (verbose, job).mapN((_, j) => j))
+  }
+
+  def run(args: List[String], shell: Shell, jobs: List[Job]): IO[ExitCode] = {
+    // --verbose is global; take it wherever it appears.
+    val rest = args.filterNot(_ == "--verbose")
+    command(jobs).parse(rest, shell.env) match {
+      case Left(help) if help.errors.isEmpty => shell.println(help.toString).as(ExitCode.Success)
+      case Left(help)                        => usageError(help, shell)
+      case Right(PrintVersion)               => shell.println(s"bankops ${Version.current}").as(ExitCode.Success)
+      case Right(RunJob(action))             => IO.defer(action(shell)).handleErrorWith(report(_, shell))
+    }
+  }
+
+  private def usageError(help: Help, shell: Shell): IO[ExitCode] = {
+    shell.info(s"bankops: ${help.errors.mkString("; ")} (run with --help for usage)").as(ExitCode(Failure.ExitBadInput))
+  }
+
+  /** One line, the documented exit code, and the stack trace only when asked for. */
+  def report(error: Throwable, shell: Shell): IO[ExitCode] = {
+    val (message, code) = error match {
+      case f: Failure => (f.message, f.exitCode)
+      case other      => Failures.classify(other)
+    }
+    val trace = if (shell.verbose) IO.blocking(error.printStackTrace(shell.err)) else IO.unit
+    trace >> shell.info(s"bankops: $message").as(ExitCode(code))
+  }
+}

@@ -1,0 +1,23 @@
+package bankops.base
+
+import scala.util.control.NoStackTrace
+
+/** The errors bankops reports as one line on stderr, each with its documented exit code. */
+sealed abstract class Failure(val message: String, val exitCode: Int, cause: Throwable = null)
+    extends Exception(message, cause)
+    with NoStackTrace
+
+object Failure {
+  /** 1: a check found a difference (drift, mismatch, incompatible schema). */
+  final case class Difference(override val message: String) extends Failure(message, 1)
+
+  /** 2: bad usage, bad configuration or a bad input file. */
+  final case class BadInput(override val message: String) extends Failure(message, 2)
+
+  /** 3: a service could not be reached or refused us. */
+  final case class Unavailable(override val message: String, cause: Throwable = null) extends Failure(message, 3, cause)
+
+  val ExitDifference = 1
+  val ExitBadInput = 2
+  val ExitUnavailable = 3
+}

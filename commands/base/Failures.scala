@@ -1,0 +1,23 @@
+package bankops.base
+
+import java.net.{ConnectException, UnknownHostException}
+import javax.net.ssl.SSLException
+
+/** Exit codes for exceptions that did not come from bankops' own checks. */
+object Failures {
+  def classify(error: Throwable): (String, Int) = {
+    val chain = Iterator.iterate(error)(_.getCause).takeWhile(_ != null).toList
+    def msg(t: Throwable) = Option(t.getMessage).filter(_.nonEmpty).getOrElse(t.getClass.getSimpleName)
+    chain.collectFirst {
+      case e: ConnectException                                       => (s"connection refused: ${msg(e)}", Failure.ExitUnavailable)
+      case e: UnknownHostException                                   => (s"unknown host: ${msg(e)}", Failure.ExitUnavailable)
+      case e: SSLException                                           => (s"TLS failure: ${msg(e)}", Failure.ExitUnavailable)
+      case e: org.apache.kafka.common.errors.TimeoutException        => (s"Kafka did not answer in time: ${msg(e)}", Failure.ExitUnavailable)
+      case e: org.apache.kafka.common.errors.AuthenticationException => (s"Kafka refused us: ${msg(e)}", Failure.ExitUnavailable)
+      case e: org.apache.kafka.common.errors.AuthorizationException  => (s"Kafka refused us: ${msg(e)}", Failure.ExitUnavailable)
+      case e: ServiceError => (e.getMessage, e.exitCode)
+      case e: java.sql.SQLException if Option(e.getSQLState).exists(s => s.startsWith("08") || s.startsWith("28")) =>
+        (s"PostgreSQL: ${msg(e)}", Failure.ExitUnavailable)
+    }.getOrElse((s"unexpected error: ${error.getClass.getName}: ${msg(error)} (run with --verbose for details)", 1))
+  }
+}

@@ -1,0 +1,33 @@
+package bankops.base
+
+import cats.effect.{Deferred, IO, Resource}
+import cats.effect.std.Dispatcher
+import sun.misc.Signal
+
+/** Ctrl-C as an event: while held, SIGINT completes the returned effect instead of killing the JVM,
+  * so a long run can stop reading, flush and print its summary; a second Ctrl-C exits at once.
+  */
+object Interrupt {
+  def onCtrlC: Resource[IO, IO[Unit]] =
+    Dispatcher.sequential[IO].flatMap { dispatcher =>
+      Resource.make(Deferred[IO, Unit].flatMap { d =>
+        IO {
+          val previous = Signal.handle(new Signal("INT"), (_: Signal) =>
+            if (dispatcher.unsafeRunSync(d.tryGet).isDefined) sys.exit(130) else dispatcher.unsafeRunAndForget(d.complete(())))
+          (d, previous)
+        }
+      }) { case (_, previous) => IO(Signal.handle(new Signal("INT"), previous)).void }.map(_._1.get)
+    }
+
+  /** SIGINT and SIGTERM as a request to stop: while held, either signal sets the returned flag (a service finishes the
+    * work in hand, then exits 0); a second signal exits at once.
+    */
+  def onStop: Resource[IO, IO[Boolean]] =
+    Resource.make(IO {
+      val flag = new java.util.concurrent.atomic.AtomicBoolean(false)
+      val previous = List("INT", "TERM").map { name =>
+        name -> Signal.handle(new Signal(name), (s: Signal) => if (flag.getAndSet(true)) sys.exit(128 + s.getNumber))
+      }
+      (flag, previous)
+    }) { case (_, previous) => IO(previous.foreach { case (name, h) => Signal.handle(new Signal(name), h) }) }.map { case (flag, _) => IO(flag.get) }
+}

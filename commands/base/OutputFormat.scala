@@ -1,0 +1,25 @@
+package bankops.base
+
+import cats.syntax.all._
+import com.monovore.decline.Opts
+
+/** How results are printed: tables for people, JSON lines for machines. */
+sealed trait OutputFormat
+object OutputFormat {
+  case object Table extends OutputFormat
+  case object Json extends OutputFormat
+
+  /** `--output table|json`; without it, a table on a terminal and JSON lines elsewhere. */
+  val opts: Opts[Option[OutputFormat]] =
+    Opts
+      .option[String]("output", "Output format: table (for people) or json (JSON lines). Default: table on a terminal, json otherwise.", "o", "FORMAT")
+      .mapValidated {
+        case "table" => Table.validNel
+        case "json"  => Json.validNel
+        case other   => s"--output must be table or json, not '$other'".invalidNel
+      }
+      .orNone
+
+  def resolve(chosen: Option[OutputFormat], shell: Shell): OutputFormat =
+    chosen.getOrElse(if (shell.stdoutIsTerminal) Table else Json)
+}

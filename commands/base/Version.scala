@@ -1,0 +1,5 @@
+package bankops.base
+
+object Version {
+  val current: String = "0.1.0"
+}

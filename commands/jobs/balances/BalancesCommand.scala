@@ -1,0 +1,97 @@
+package bankops.jobs.balances
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+import org.apache.kafka.common.utils.Utils
+
+import java.nio.charset.StandardCharsets.UTF_8
+import scala.concurrent.duration._
+
+import bankops.base.{DurationText, Failure, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.services.config.{ConnectionFlags, Connections}
+import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt}
+import bankops.services.registry.{RegistryClient, SchemaResolver}
+
+/** `bankops balances validate`: the balances on Kafka and in PostgreSQL agree, or here is how they differ. */
+object BalancesCommand {
+
+  final case class Options(flags: ConnectionFlags, topic: String, table: String, partitions: Option[List[Int]], settle: Option[FiniteDuration],
+                           show: Int, output: Option[OutputFormat], timeout: FiniteDuration)
+
+  private val opts: Opts[Options] = (
+    ConnectionFlags.opts,
+    Opts.option[String]("topic", "The BalanceChanged topic (default balance_changed).", metavar = "TOPIC").withDefault("balance_changed"),
+    Opts.option[String]("table", "The balance table, optionally schema-qualified (default balance).", metavar = "TABLE").withDefault("balance"),
+    SourceOpts.partitions,
+    Opts.option[String]("settle", "Re-check accounts that differ after this long, with the events and rows that changed meanwhile (e.g. 10s).", metavar = "DURATION")
+      .mapValidated(s => DurationText.parse(s).toValidatedNel).orNone,
+    Opts.option[Int]("show", "Findings listed in the table (default 20).", metavar = "N").withDefault(20),
+    OutputFormat.opts,
+    TimeoutOpt.opts(30)
+  ).mapN(Options.apply)
+
+  private def seconds[A](io: IO[A]): IO[(A, Double)] = io.timed.map { case (d, a) => (a, d.toMillis / 1000.0) }
+
+  def validate(o: Options, shell: Shell): IO[ValidationReport] =
+    for {
+      settings <- Connections.load(o.flags, shell)
+      count <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout)
+      partitions = o.partitions.getOrElse((0 until count).toList).sorted
+      _ <- partitions.find(_ >= count).traverse_(p => IO.raiseError(Failure.BadInput(s"topic ${o.topic} has no partition $p (it has $count)")))
+      // An account's events are keyed by iban, so its partition is the default partitioner's: the rows this share owns.
+      mine = (iban: String) => partitions.contains(Utils.toPositive(Utils.murmur2(iban.getBytes(UTF_8))) % count)
+      decoder = new RecordDecoder(new SchemaResolver(RegistryClient(settings, o.timeout)), plainValues = false)
+      fold = new EventFold
+      report <- BalanceTable.open(settings.database, o.table, o.timeout).use { table =>
+        // The end offsets when the run starts: one consistent snapshot of the topic.
+        seconds(EventFold.read(settings.kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Beginning, StopAt.End), decoder, fold, o.timeout)).flatMap {
+          case (plan, kafkaSecs) =>
+            seconds(table.all(mine).adaptError(BalanceTable.failure(o.table, settings.database))).flatMap { case (rows, dbSecs) =>
+              seconds(IO(Comparison.findings(fold.chains.toMap, rows))).flatMap { case (first, cmpSecs) =>
+                settle(o, shell, first, plan, table, fold, settings.kafka, decoder, partitions).map { case (findings, settled) =>
+                  ValidationReport(fold.undecodable.toList ++ findings, fold.chains.size, rows.size, (fold.chains.keySet ++ rows.keySet).size,
+                    fold.events, partitions, kafkaSecs, dbSecs, cmpSecs, settled)
+                }
+              }
+            }
+        }
+      }
+    } yield report
+
+  /** With --settle, accounts that differ are checked again once the events and rows that arrived meanwhile are in. */
+  private def settle(o: Options, shell: Shell, first: List[Finding], plan: bankops.services.kafka.ReadPlan, table: BalanceTable, fold: EventFold,
+                     kafka: bankops.services.config.KafkaSettings, decoder: RecordDecoder, partitions: List[Int]): IO[(List[Finding], Int)] = {
+    val again = Comparison.differing(first)
+    o.settle.filter(_ => again.nonEmpty).fold(IO.pure((first, 0))) { wait =>
+      shell.info(s"balances: ${again.size} accounts differ; checking them again in ${wait.toSeconds} s") >> IO.sleep(wait) >>
+        EventFold.read(kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Offsets(EventFold.ends(plan)), StopAt.End), decoder, fold, o.timeout) >>
+        table.some(again).map { fresh =>
+          val rechecked = again.toList.flatMap(iban => Comparison.forAccount(iban, fold.chains.get(iban), fresh.get(iban)))
+          (first.filterNot(f => again(f.iban)) ++ rechecked, again.size)
+        }
+    }
+  }
+
+  private def run(o: Options)(shell: Shell): IO[ExitCode] =
+    validate(o, shell).flatMap { report =>
+      val print = OutputFormat.resolve(o.output, shell) match {
+        case OutputFormat.Json => report.findings.traverse_(f => shell.println(f.json.noSpaces)) >> shell.println(report.summaryJson.noSpaces)
+        case OutputFormat.Table => shell.println(report.table(o.show))
+      }
+      val github = shell.env.get("GITHUB_STEP_SUMMARY").filter(_.nonEmpty).traverse_(f =>
+        IO.blocking(os.write.append(os.Path(f, os.pwd), report.markdown(o.show) + "\n")))
+      print >> github >> shell.info(s"balances: ${report.summaryLine}").whenA(OutputFormat.resolve(o.output, shell) == OutputFormat.Json)
+        .as(if (report.findings.isEmpty) ExitCode.Success else ExitCode(Failure.ExitDifference))
+    }
+
+  private val validateCmd = Opts.subcommand("validate", "Check every account's BalanceChanged chain and compare its last balance with PostgreSQL; exit 1 on any finding.")(
+    opts.map(o => run(o) _))
+
+  val job: Job = Job(
+    "balances",
+    "Prove the balances on Kafka (BalanceChanged chains) and in PostgreSQL (balance.amount) agree, or list how they differ.",
+    "bankops balances validate --settle 10s --output json",
+    validateCmd
+  )
+}

@@ -1,0 +1,69 @@
+package bankops.jobs.deploy
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+
+import bankops.base.{Failure, Job, OutputFormat, Shell}
+import bankops.services.plan.{SchemaFlow, SchemaPlan, SchemaSync, TopicPlan, TopicSync}
+
+/** `bankops plan` / `bankops apply`: topics and schemas as one plan, behind one gate —
+  * an incompatible schema or a topic change the broker refuses means nothing at all changes.
+  */
+object DeployCommand {
+
+  private def both[A](c: SchemaFlow.Common, level: Option[String], shell: Shell)(
+      f: (bankops.services.plan.TopicAdmin, bankops.services.contracts.Topology, TopicPlan, SchemaSync, List[bankops.services.contracts.DesiredSubject], SchemaPlan) => IO[A]): IO[A] =
+    SchemaFlow.preparedWith(c, shell) { (topology, desired, sync, settings) =>
+      TopicSync.session(settings.kafka, c.timeout) { admin =>
+        (TopicSync.plan(admin, topology, deleteUnlisted = false), sync.plan(desired, level)).tupled.flatMap { case (tp, sp) =>
+          f(admin, topology, tp, sync, desired, sp)
+        }
+      }
+    }
+
+  private def print(tp: TopicPlan, sp: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] =
+    TopicSync.printPlan(tp, format, shell) >> SchemaFlow.printPlan(sp, format, shell)
+
+  val plan: Job = Job(
+    "plan",
+    "Topics and schemas together: what apply would do; exit 1 when anything is pending or incompatible.",
+    "bankops plan --topology schemas/topology.json",
+    (SchemaFlow.common, SchemaFlow.levelOpt).mapN { (c, level) => (shell: Shell) =>
+      both(c, level, shell) { (_, _, tp, _, _, sp) =>
+        print(tp, sp, OutputFormat.resolve(c.output, shell), shell).as(ExitCode(if (tp.isEmpty && sp.isEmpty) 0 else Failure.ExitDifference))
+      }
+    }
+  )
+
+  val apply: Job = Job(
+    "apply",
+    "Create topics and register schemas in one step, gated: if any schema is incompatible or any topic change refused, nothing changes.",
+    "bankops apply --compatibility BACKWARD",
+    (SchemaFlow.common, SchemaFlow.levelOpt).mapN { (c, level) => (shell: Shell) =>
+      val format = OutputFormat.resolve(c.output, shell)
+      both(c, level, shell) { (admin, topology, tp, sync, desired, sp) =>
+        if (tp.isEmpty && sp.isEmpty) print(tp, sp, format, shell) >> shell.info("apply: no changes").as(ExitCode.Success)
+        else TopicSync.refusals(admin, tp).flatMap { refused =>
+          val gate = refused.map(_.refusal) ++
+            sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
+          if (gate.nonEmpty)
+            print(tp, sp, format, shell) >> gate.traverse_(shell.info) >> shell.info("apply: the gate failed; nothing was changed, neither topics nor schemas")
+              .as(ExitCode(if (refused.nonEmpty) TopicSync.exitCode(refused) else Failure.ExitDifference))
+          else for {
+            outcomes <- admin.execute(tp, validateOnly = false)
+            _ <- TopicSync.printOutcomes(outcomes, format, shell)
+            failed = outcomes.filterNot(_.ok)
+            code <- if (failed.nonEmpty)
+                shell.info(s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; schemas not registered")
+                  .as(ExitCode(TopicSync.exitCode(failed)))
+              else TopicSync.confirm(admin, topology).flatMap { left =>
+                if (!left.isEmpty) shell.info("apply: topics still differ after apply; schemas not registered").as(ExitCode(Failure.ExitDifference))
+                else if (sp.isEmpty) shell.info("topics: applied; schemas: no changes").as(ExitCode.Success)
+                else SchemaFlow.register(sync, desired, sp, level, format, shell)
+              }
+          } yield code
+        }
+      }
+    }
+  )
+}

@@ -1,0 +1,114 @@
+package bankops.jobs.doctor
+
+import cats.effect.IO
+import cats.syntax.all._
+
+import java.net.{InetAddress, InetSocketAddress, Socket, URI}
+import java.security.cert.X509Certificate
+import java.sql.DriverManager
+import java.time.Instant
+import java.time.temporal.ChronoUnit
+import javax.net.ssl.{SSLContext, SSLSocket}
+import scala.concurrent.duration._
+
+import bankops.base.Failures
+import bankops.services.config.{ConnectionSettings, Secrets, TlsProfile}
+import bankops.services.kafka.KafkaClients
+import bankops.services.registry.RegistryClient
+
+/** Walks each connection step by step, so a failure names the step that broke:
+  * name resolution, TCP, TLS (trust, expiry, hostname), then the protocol itself.
+  * Every step runs (a later one may still pass and tell more), bounded in time.
+  */
+final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
+  private val props = settings.kafka.properties
+
+  private def attempt(name: String)(body: IO[String]): IO[Check] =
+    body.timeout(timeout).attempt.map {
+      case Right(detail) => Check(name, passed = true, detail)
+      case Left(_: java.util.concurrent.TimeoutException) => Check(name, passed = false, s"no answer within ${timeout.toSeconds} s")
+      case Left(e) => Check(name, passed = false, Failures.classify(e)._1.stripSuffix(" (run with --verbose for details)"))
+    }
+
+  private def hostPort(s: String, defaultPort: Int): (String, Int) = s.trim.lastIndexOf(':') match {
+    case -1 => (s.trim, defaultPort)
+    case i  => (s.trim.take(i), s.trim.drop(i + 1).toIntOption.getOrElse(defaultPort))
+  }
+
+  private def dns(host: String): IO[String] = IO.blocking(InetAddress.getAllByName(host).map(_.getHostAddress).mkString(", "))
+
+  private def tcp(host: String, port: Int): IO[String] = IO.blocking {
+    val s = new Socket()
+    try { s.connect(new InetSocketAddress(host, port), timeout.toMillis.toInt); s"connected to ${s.getInetAddress.getHostAddress}:$port" }
+    finally s.close()
+  }
+
+  /** A handshake with the configured trust; hostname checked as the client would check it. */
+  private def tls(host: String, port: Int, ctx: SSLContext, verifyHost: Boolean): IO[String] = IO.blocking {
+    val socket = ctx.getSocketFactory.createSocket().asInstanceOf[SSLSocket]
+    try {
+      socket.connect(new InetSocketAddress(host, port), timeout.toMillis.toInt)
+      socket.setSoTimeout(timeout.toMillis.toInt)
+      if (verifyHost) { val p = socket.getSSLParameters; p.setEndpointIdentificationAlgorithm("HTTPS"); socket.setSSLParameters(p) }
+      socket.startHandshake()
+      val cert = socket.getSession.getPeerCertificates.head.asInstanceOf[X509Certificate]
+      val days = ChronoUnit.DAYS.between(Instant.now(), cert.getNotAfter.toInstant)
+      if (days < 0) throw new IllegalStateException(s"certificate ${cert.getSubjectX500Principal} expired on ${cert.getNotAfter}")
+      val soon = if (days < 30) s" (expires in $days days!)" else s", valid $days more days"
+      s"${socket.getSession.getProtocol}, certificate ${cert.getSubjectX500Principal.getName} trusted$soon${if (verifyHost) ", hostname matches" else ""}"
+    } finally socket.close()
+  }
+
+  private def sslContext: SSLContext = TlsProfile.sslContext(props, None).getOrElse(SSLContext.getDefault)
+
+  def kafka: IO[List[Check]] = {
+    val protocol = props.getOrElse("security.protocol", "PLAINTEXT").toUpperCase
+    val verifyHost = props.getOrElse("ssl.endpoint.identification.algorithm", "https").nonEmpty
+    val brokers = settings.kafka.bootstrapServers.value.split(',').toList.filter(_.nonEmpty).map(hostPort(_, 9092))
+    val perBroker = brokers.flatTraverse { case (host, port) =>
+      List(
+        attempt(s"kafka dns $host")(dns(host)),
+        attempt(s"kafka tcp $host:$port")(tcp(host, port))
+      ).sequence.flatMap { basic =>
+        if (protocol.endsWith("SSL")) attempt(s"kafka tls $host:$port")(IO.defer(tls(host, port, sslContext, verifyHost))).map(basic :+ _)
+        else IO.pure(basic :+ Check(s"kafka tls $host:$port", passed = true, s"not used (security.protocol=$protocol)"))
+      }
+    }
+    val metadata = attempt("kafka metadata")(KafkaClients.admin(settings.kafka, timeout).use { admin =>
+      (admin.describeCluster.nodes, admin.describeCluster.controller).mapN((nodes, ctrl) =>
+        s"${nodes.size} broker(s), controller ${Option(ctrl).map(_.idString).getOrElse("?")}")
+    })
+    perBroker.flatMap(cs => metadata.map(cs :+ _))
+  }
+
+  def registry: IO[List[Check]] = {
+    val url = settings.registry.url.value
+    val shown = Secrets.maskUrl(url)
+    IO(URI.create(url)).attempt.flatMap {
+      case Left(e) => IO.pure(List(Check(s"registry url $shown", passed = false, e.getMessage)))
+      case Right(uri) =>
+        val https = uri.getScheme == "https"
+        val port = if (uri.getPort > 0) uri.getPort else if (https) 443 else 80
+        val host = uri.getHost
+        val steps = List(attempt(s"registry dns $host")(dns(host)), attempt(s"registry tcp $host:$port")(tcp(host, port))) ++
+          (if (https) List(attempt(s"registry tls $host:$port")(IO.defer(tls(host, port,
+            TlsProfile.sslContext(props, settings.registry.caFile.map(_.value)).getOrElse(SSLContext.getDefault), verifyHost = true))))
+          else Nil) :+
+          attempt(s"registry api $shown")(RegistryClient(settings, timeout).subjects.map(s =>
+            s"${s.size} subject(s)${settings.registry.userInfo.fold("")(_ => ", credentials accepted")}"))
+        steps.sequence
+    }
+  }
+
+  def postgres: IO[List[Check]] = {
+    val db = settings.database
+    attempt(s"postgres login ${Secrets.maskUrl(db.url.value)} as ${db.user.value}")(IO.blocking {
+      DriverManager.setLoginTimeout(timeout.toSeconds.toInt max 1)
+      val c = DriverManager.getConnection(db.url.value, db.user.value, db.password.map(_.value).orNull)
+      try { val rs = c.createStatement().executeQuery("SHOW server_version"); rs.next(); s"PostgreSQL ${rs.getString(1)}" }
+      finally c.close()
+    }).map(List(_))
+  }
+
+  def all: IO[List[Check]] = (kafka, registry, postgres).mapN(_ ++ _ ++ _)
+}

@@ -1,0 +1,39 @@
+package bankops.jobs.doctor
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+import io.circe.Json
+
+import scala.concurrent.duration._
+
+import bankops.base.{Failure, Job, OutputFormat, Shell}
+import bankops.services.config.{ConnectionFlags, Connections}
+
+/** `bankops doctor`: checks whatever is configured, one line per step. */
+object DoctorCommand {
+
+  private def run(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)(shell: Shell): IO[ExitCode] =
+    Connections.load(flags, shell).flatMap(s => new Doctor(s, timeout).all).flatMap { checks =>
+      val print = OutputFormat.resolve(output, shell) match {
+        case OutputFormat.Table =>
+          val width = checks.map(_.name.length).maxOption.getOrElse(0)
+          checks.traverse_(c => shell.println(s"${if (c.passed) "ok  " else "FAIL"}  ${c.name.padTo(width, ' ')}  ${c.detail}"))
+        case OutputFormat.Json =>
+          checks.traverse_(c => shell.println(Json.obj("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed),
+            "detail" -> Json.fromString(c.detail)).noSpaces))
+      }
+      print.as(if (checks.forall(_.passed)) ExitCode.Success else ExitCode(Failure.ExitUnavailable))
+    }
+
+  val job: Job = Job(
+    "doctor",
+    "Check each connection step (DNS, TCP, TLS trust/expiry/hostname, Kafka metadata, registry, PostgreSQL login); exit 3 if any fails.",
+    "bankops doctor --bootstrap-server broker:9093 --command-config client.properties",
+    (
+      ConnectionFlags.opts,
+      OutputFormat.opts,
+      Opts.option[Int]("timeout", "Seconds each step may take (default 10).", metavar = "SECONDS").withDefault(10).map(_.seconds)
+    ).mapN((f, o, t) => run(f, o, t) _)
+  )
+}

@@ -1,0 +1,82 @@
+package bankops.jobs.handler
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+
+import scala.concurrent.duration._
+
+import bankops.base.{DurationText, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.services.config.{ConnectionFlags, Connections, Database}
+import bankops.services.kafka.KafkaClients
+import bankops.services.registry.{RegistryClient, SchemaResolver}
+import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
+
+/** `bankops handler`: the bank's command handler, exactly once (see [[HandlerLoop]]). */
+object HandlerCommand {
+
+  final case class Options(flags: ConnectionFlags, group: String, topic: String, feedbackTopic: String, balanceTopic: String,
+                           instance: Option[String], strategy: Option[SubjectNameStrategy], maxBatch: Int, statusEvery: FiniteDuration,
+                           output: Option[OutputFormat], timeout: FiniteDuration)
+
+  private val opts: Opts[Options] = (
+    ConnectionFlags.opts,
+    Opts.option[String]("group", "Consumer group (default bankops-command-handler); handlers in one group share the partitions.", metavar = "GROUP")
+      .withDefault("bankops-command-handler"),
+    Opts.option[String]("topic", "Topic of the commands (default commands).", metavar = "TOPIC").withDefault("commands"),
+    Opts.option[String]("feedback-topic", "Topic for command feedback (default command_feedback).", metavar = "TOPIC").withDefault("command_feedback"),
+    Opts.option[String]("balance-topic", "Topic for BalanceChanged (default balance_changed).", metavar = "TOPIC").withDefault("balance_changed"),
+    Opts.option[String]("instance", "This handler's stable name: GROUP-NAME is its Kafka transactional id and static group member id, so a restart " +
+      "under the same name takes its partitions back and ends the transaction a crash left open at once (default: host and pid, a dynamic " +
+      "member; after a crash its partitions move after 10 s). Names must differ between running handlers.", metavar = "NAME")
+      .mapValidated(n => if (n.matches("[A-Za-z0-9._-]+")) n.validNel else s"--instance must be letters, digits, '.', '_' or '-', not '$n'".invalidNel).orNone,
+    TopologyOpts.strategy,
+    Opts.option[Int]("max-batch", "Most commands applied in one batch (one database and one Kafka transaction; default 1000).", metavar = "N")
+      .mapValidated(n => if (n > 0) n.validNel else s"--max-batch must be positive, not $n".invalidNel).withDefault(1000),
+    Opts.option[String]("status-every", "How often to report figures (default 10s).", metavar = "DURATION")
+      .mapValidated(s => DurationText.parse(s).filterOrElse(_ > Duration.Zero, s"'$s' must be more than 0").toValidatedNel).withDefault(10.seconds),
+    OutputFormat.opts,
+    TimeoutOpt.opts(30)
+  ).mapN(Options.apply)
+
+  def run(o: Options)(shell: Shell): IO[ExitCode] =
+    for {
+      settings <- Connections.load(o.flags, shell)
+      registry = RegistryClient(settings, o.timeout)
+      strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
+      _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic), o.timeout)
+      outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic)
+      _ <- Database.connect(settings.database, "handler", o.timeout).flatMap(c => IO.blocking(c.close()))
+      instance = o.instance.getOrElse(s"${java.net.InetAddress.getLocalHost.getHostName}-${ProcessHandle.current.pid}")
+      json = OutputFormat.resolve(o.output, shell) == OutputFormat.Json
+      code <- (Interrupt.onStop, KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
+               KafkaClients.javaAdmin(settings.kafka, o.timeout)).tupled.use { case (stopped, consumer, admin) =>
+        val decoder = new CommandDecoder(new SchemaResolver(registry))
+        val log = (line: String) => shell.err.println(line)
+        val loop = new HandlerLoop(o.group, o.topic, consumer, admin,
+          () => KafkaClients.transactionalProducer(settings.kafka, s"${o.group}-$instance", o.timeout),
+          () => { val c = Database.open(settings.database, "handler", o.timeout); c.createStatement().execute("SET lock_timeout = '5s'"); new LedgerDb(c) },
+          decoder, outputs, new HandlerStats, log, crashAt(shell))
+        val report = (previous: HandlerStatus, now: HandlerStatus) =>
+          if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
+        IO.blocking(loop.start()).adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)) >>
+          shell.info(s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
+          HandlerRunner(loop, decoder, stopped, o.statusEvery, report, shell).guarantee(IO.blocking(loop.close()))
+      }
+    } yield code
+
+  /** Fault injection for the crash tests: `BANKOPS_HANDLER_CRASH=after-prepare|after-kafka-commit` halts the JVM
+    * (as kill -9 would) at that point of the first batch that writes, leaving exactly that crash to recover from.
+    */
+  private def crashAt(shell: Shell): String => Unit = shell.env.get("BANKOPS_HANDLER_CRASH") match {
+    case None => _ => ()
+    case Some(point) => at => if (at == point) { shell.err.println(s"handler: crashing $at (BANKOPS_HANDLER_CRASH)"); Runtime.getRuntime.halt(137) }
+  }
+
+  val job: Job = Job(
+    "handler",
+    "The bank's command handler: applies commands to PostgreSQL and publishes feedback and balance changes, exactly once.",
+    "bankops handler --group bankops-command-handler --instance handler-1",
+    opts.map(o => run(o) _)
+  )
+}

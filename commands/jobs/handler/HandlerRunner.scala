@@ -1,0 +1,52 @@
+package bankops.jobs.handler
+
+import cats.effect.{ExitCode, IO}
+
+import scala.concurrent.duration._
+
+import bankops.base.Shell
+
+/** Runs the handler's batches until SIGINT/SIGTERM (the batch in hand is finished first, then exit 0), reports its
+  * figures every `every`, and retries a failed batch with backoff (a database or broker that went away) with one
+  * line per failure; only errors no retry mends end it.
+  */
+object HandlerRunner {
+  def apply(loop: HandlerLoop, decoder: CommandDecoder, stopped: IO[Boolean], every: FiniteDuration,
+            report: (HandlerStatus, HandlerStatus) => IO[Unit], shell: Shell): IO[ExitCode] = {
+    val batch: IO[Unit] = IO.blocking(loop.step()).flatMap {
+      case None => IO.unit
+      case Some(records) =>
+        decoder.resolve(records.map(_.value)).onError(_ => IO.blocking(loop.rewind(records))) >> IO.blocking(loop.apply(records))
+    }
+
+    def status(previous: HandlerStatus): IO[HandlerStatus] =
+      IO.monotonic.flatMap { now =>
+        if (now.toNanos - previous.nanos < every.toNanos) IO.pure(previous)
+        else IO.blocking(loop.stats.snapshot(loop.lag, now.toNanos)).flatTap(report(previous, _))
+      }
+
+    def go(previous: HandlerStatus, failures: Int): IO[HandlerStatus] = stopped.flatMap {
+      case true => IO.pure(previous)
+      case false =>
+        batch.attempt.flatMap {
+          case Right(_) => status(previous).flatMap(go(_, 0))
+          case Left(e) if HandlerLoop.fatal(e) => IO.raiseError(e)
+          case Left(e) =>
+            val delay = ((200L << (failures min 6)) min 10000L).millis
+            IO.blocking(loop.afterFailure(e)) >>
+              shell.info(s"handler: batch failed, nothing of it applied (${HandlerLoop.describe(e)}); retrying in ${delay.toMillis} ms") >>
+              (if (shell.verbose) IO.blocking(e.printStackTrace(shell.err)) else IO.unit) >>
+              IO.sleep(delay) >> status(previous).flatMap(go(_, failures + 1))
+        }
+    }
+
+    IO.monotonic.flatMap { start =>
+      val first = loop.stats.snapshot(0L, start.toNanos)
+      go(first, 0).flatMap { last =>
+        IO.monotonic.flatMap(now => IO.blocking(loop.stats.snapshot(loop.lag, now.toNanos))).flatMap { end =>
+          shell.info(s"handler: stopped: ${end.line(first.copy(nanos = start.toNanos))}")
+        }.as(ExitCode.Success)
+      }
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package bankops.jobs.handler
+
+import cats.effect.IO
+import cats.syntax.all._
+import org.apache.kafka.clients.producer.ProducerRecord
+import vulcan.Codec
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import bankops.services.avro.WireFormat
+import bankops.services.bank._
+import bankops.base.Failure
+import bankops.services.registry.{Lookup, RegistryClient}
+import bankops.services.contracts.SubjectNameStrategy
+
+/** Encodes what the handler publishes: feedback on the feedback topic keyed by the command id, balance changes on
+  * the balance topic keyed by the iban, each under the schema id its subject holds for bankops' record.
+  */
+final class Outputs(feedbackTopic: String, balanceTopic: String, created: WireFormat.Writer[AccountCreationConfirmed],
+                    creationFailed: WireFormat.Writer[AccountCreationFailed], confirmed: WireFormat.Writer[MoneyTransferConfirmed],
+                    failed: WireFormat.Writer[MoneyTransferFailed], changed: WireFormat.Writer[BalanceChanged]) {
+
+  private def bytes[A](w: WireFormat.Writer[A], a: A): Array[Byte] = w(a).fold(e => throw new IllegalStateException(e.message), identity)
+  private def feedback(id: java.util.UUID, value: Array[Byte]) = new ProducerRecord(feedbackTopic, id.toString.getBytes(UTF_8), value)
+
+  def record(e: Emitted): ProducerRecord[Array[Byte], Array[Byte]] = e match {
+    case Emitted.Created(r) => feedback(r.id, bytes(created, r))
+    case Emitted.CreationFailed(r) => feedback(r.id, bytes(creationFailed, r))
+    case Emitted.Confirmed(r) => feedback(r.id, bytes(confirmed, r))
+    case Emitted.TransferFailed(r) => feedback(r.id, bytes(failed, r))
+    case Emitted.Changed(r) => new ProducerRecord(balanceTopic, r.iban.getBytes(UTF_8), bytes(changed, r))
+  }
+}
+
+object Outputs {
+  /** The schema ids of the five records under their subjects; a subject without bankops' schema is exit 2. */
+  def resolve(registry: RegistryClient, strategy: SubjectNameStrategy, feedbackTopic: String, balanceTopic: String): IO[Outputs] = {
+    def id[A](topic: String)(implicit codec: Codec[A]): IO[WireFormat.Writer[A]] = {
+      val schema = codec.schema.fold(e => throw new IllegalStateException(e.message), identity)
+      val subject = strategy.subject(topic, schema.getFullName)
+      registry.schemaId(subject, schema.toString, register = false).flatMap {
+        case Right(id) => IO.pure(WireFormat.Writer[A](id))
+        case Left(Lookup.SubjectMissing) => IO.raiseError(Failure.BadInput(s"subject $subject does not exist (register the bank's schemas with `bankops apply`)"))
+        case Left(_) => IO.raiseError(Failure.BadInput(s"subject $subject has no version matching the ${schema.getFullName} the handler writes"))
+      }
+    }
+    (id[AccountCreationConfirmed](feedbackTopic), id[AccountCreationFailed](feedbackTopic), id[MoneyTransferConfirmed](feedbackTopic),
+      id[MoneyTransferFailed](feedbackTopic), id[BalanceChanged](balanceTopic)).mapN(new Outputs(feedbackTopic, balanceTopic, _, _, _, _, _))
+  }
+}

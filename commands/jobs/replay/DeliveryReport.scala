@@ -1,0 +1,31 @@
+package bankops.jobs.replay
+
+import scala.concurrent.duration.FiniteDuration
+
+/** What a send to a topic came to: records read, acknowledgements per target partition, records in batches whose
+  * delivery failed and, per source partition, the first source offset not delivered (where to resume).
+  */
+final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, resumeAt: Map[Int, Long], took: FiniteDuration) {
+  def acknowledged: Long = acked.sum
+
+  /** "replay: 30 read, 30 acknowledged on t in 1.20 s, 25 records/s (per partition: 0=10 1=20), 0 failed" */
+  def summary(topic: String): String = {
+    val perPartition = acked.zipWithIndex.filter(_._1 > 0).map { case (c, p) => s"$p=$c" }.mkString(" ")
+    s"replay: $read read, $acknowledged acknowledged on $topic in ${DeliveryReport.rate(acknowledged, took)} " +
+      s"(per partition: ${if (perPartition.isEmpty) "none" else perPartition})" +
+      (if (failed > 0) s", $failed in batches with failed deliveries" else ", 0 failed")
+  }
+
+  /** Where to resume when something was not delivered: "partition 0 from offset 12, partition 3 from offset 40". */
+  def resume: Option[String] =
+    if (failed == 0) None
+    else Some(resumeAt.toList.sortBy(_._1).map { case (p, off) => s"partition $p from offset $off" }.mkString(", "))
+}
+
+object DeliveryReport {
+  /** "3.21 s, 155763 records/s": from opening the source to the last acknowledgement. */
+  def rate(records: Long, took: FiniteDuration): String = {
+    val seconds = took.toMillis / 1000.0
+    f"$seconds%.2f s, ${if (seconds > 0) records / seconds else 0.0}%.0f records/s"
+  }
+}

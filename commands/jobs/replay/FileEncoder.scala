@@ -1,0 +1,61 @@
+package bankops.jobs.replay
+
+import cats.effect.IO
+import org.apache.avro.Schema
+
+import scala.collection.concurrent.TrieMap
+
+import bankops.services.avro.{AvroJsonRead, WireFormat}
+import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
+import bankops.services.kafka.RecordLine
+import bankops.services.registry.{RegisteredSchema, RegistryClient, SchemaResolver}
+
+/** Turns file lines into values for the target topic: `--exact` sends the raw bytes; otherwise the line's
+  * `value` is encoded with its record's schema on the target (the subject's latest version, or the `.avsc`
+  * of `--schema-dir`, which must be registered there).
+  */
+final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, topic: String, schemaDir: Option[Map[String, SchemaFile]],
+                        known: Map[String, SchemaFile], exact: Boolean) {
+  private val resolver = new SchemaResolver(target)
+  private val schemas = TrieMap.empty[String, Either[String, (Int, Schema)]]
+
+  /** Full name of a record given by simple or full name. */
+  private def fullName(name: String): String =
+    if (name.contains('.')) name else (schemaDir.getOrElse(Map.empty) ++ known).keys.find(_.endsWith("." + name)).getOrElse(name)
+
+  // Deferred: a file's lines are traversed into effects before any runs, and an eager cache look-up then missed
+  // for every line (100,000 lines: 100,000 registry requests, minutes instead of seconds).
+  private def schemaFor(record: String): IO[Either[String, (Int, Schema)]] = IO.defer {
+    schemas.get(record).fold {
+      val subject = strategy.subject(topic, record)
+      val found: IO[Either[String, (Int, Schema)]] = schemaDir match {
+        case Some(files) => files.get(record) match {
+          case None => IO.pure(Left(s"no .avsc for $record in --schema-dir"))
+          case Some(f) => target.schemaId(subject, f.schema.toString, register = false).map {
+            case Right(id) => Right((id, f.schema))
+            case Left(_) => Left(s"$record's .avsc is not registered under $subject (bankops schemas register)")
+          }
+        }
+        case None => target.version(subject).flatMap {
+          case None => IO.pure(Left(s"subject $subject does not exist on the target registry"))
+          case Some(v) => resolver.parse(RegisteredSchema(v.schema, v.references)).map(s => Right((v.id, s)))
+        }
+      }
+      found.flatTap(r => IO(schemas.put(record, r)))
+    }(r => IO.pure(r))
+  }
+
+  /** The value bytes for a line, or the reason it cannot be sent. */
+  def encode(l: RecordLine): IO[Either[String, Array[Byte]]] =
+    if (exact) IO.pure(l.raw.toRight("--exact needs the raw value bytes (raw), which this line lacks"))
+    else (l.record, l.value) match {
+      case (Some(r), Some(v)) =>
+        schemaFor(fullName(r)).map(_.flatMap { case (id, schema) =>
+          AvroJsonRead.fromPlain(v, schema).left.map(e => s"value.$e").flatMap(d =>
+            WireFormat.encodeGeneric(d, schema).map(WireFormat.frame(id, _)))
+        })
+      case (None, _) if l.raw.isDefined => IO.pure(Right(l.raw.get))
+      case (None, _) => IO.pure(Left("no record (the Avro record name of value)"))
+      case (_, None) => IO.pure(l.raw.toRight("no value"))
+    }
+}

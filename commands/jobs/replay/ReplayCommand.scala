@@ -1,0 +1,191 @@
+package bankops.jobs.replay
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+import fs2.{Chunk, Stream}
+
+import java.nio.charset.StandardCharsets.UTF_8
+import scala.concurrent.duration._
+
+import bankops.base.{Failure, Job, Shell, TimeoutOpt}
+import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
+import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyOpts}
+import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicReader}
+import bankops.services.plan.TopicSync
+import bankops.services.registry.{RegistryClient, SchemaResolver}
+
+/** `bankops replay`: topic → topic (also across clusters and registries), file → topic, topic → file. */
+object ReplayCommand {
+
+  sealed trait From
+  final case class FromTopic(spec: ReadSpec, filter: RecordFilter) extends From
+  final case class FromFile(file: os.Path) extends From
+  sealed trait To
+  final case class ToTopic(topic: String) extends To
+  final case class ToFile(file: os.Path) extends To
+
+  /** The target cluster and registry, when not the source's: --to-bootstrap-server, --to-command-config, --to-registry-url. */
+  final case class TargetFlags(bootstrap: Option[String], commandConfig: Option[os.Path], registry: Option[String]) {
+    def over(source: ConnectionFlags): ConnectionFlags = source.copy(bootstrapServer = bootstrap.orElse(source.bootstrapServer),
+      commandConfig = commandConfig.orElse(source.commandConfig), registryUrl = registry.orElse(source.registryUrl))
+  }
+
+  /** How a file's lines become values: raw bytes (--exact), or encoded with --schema-dir's or the target's schemas;
+    * with --no-strict the valid lines go even when others are invalid.
+    */
+  final case class FileInput(exact: Boolean, schemaDir: Option[os.Path], strict: Boolean)
+
+  /** The flags resolved into the small values each step takes. */
+  final case class Options(flags: ConnectionFlags, from: From, to: To, target: TargetFlags, input: FileInput, delivery: Delivery,
+                           createTopic: Boolean, topology: Option[os.Path], strategy: Option[SubjectNameStrategy], limit: Option[Long],
+                           timeout: FiniteDuration)
+
+  private val path = (name: String, help: String) => Opts.option[String](name, help, metavar = "FILE").map(os.Path(_, os.pwd))
+
+  private val from: Opts[From] =
+    (SourceOpts.topics("from-topic", "Source topic (repeatable)."), SourceOpts.partitions, SourceOpts.from, SourceOpts.to, SourceOpts.filter)
+      .mapN((ts, ps, start, stop, f) => FromTopic(ReadSpec(ts.toList.distinct, ps, start, stop.getOrElse(StopAt.End)), f): From) orElse
+      path("from-file", "Source file: JSON lines as `inspect --output json` or `replay --to-file` write them.").map(FromFile(_): From)
+
+  private val to: Opts[To] =
+    Opts.option[String]("to-topic", "Target topic.", metavar = "TOPIC").map(ToTopic(_): To) orElse
+      path("to-file", "Target file: lossless JSON lines (raw value bytes alongside the decoded value).").map(ToFile(_): To)
+
+  private val opts: Opts[Options] = (
+    ConnectionFlags.opts, from, to,
+    Opts.option[String]("to-bootstrap-server", "Target cluster (default: the source's).", metavar = "SERVERS").orNone,
+    path("to-command-config", "Target cluster's client properties (default: the source's).").orNone,
+    Opts.option[String]("to-registry-url", "Target registry; when it differs, schema ids are translated (default: the source's).", metavar = "URL").orNone,
+    Opts.flag("exact", "File to topic: send the raw value bytes and original timestamps, not a re-encoding of value.").orFalse,
+    Opts.flag("keep-timestamps", "Send each record with its original timestamp.").orFalse,
+    Opts.flag("keep-partition", "Send each record to its original partition number (default: by key, as the default partitioner does).").orFalse,
+    path("schema-dir", "File to topic: encode with these .avsc files (registered on the target) instead of the subjects' latest versions.").orNone,
+    Opts.flag("no-strict", "File to topic: send the valid lines even when some are invalid.").orFalse.map(!_),
+    Opts.flag("verify", "Read the target back and compare record by record.").orFalse,
+    Opts.option[Int]("rate", "At most N records per second.", metavar = "N").mapValidated(n => if (n > 0) n.validNel else s"--rate must be positive, not $n".invalidNel).orNone,
+    Opts.flag("dry-run", "Read, decode and validate; send and write nothing.").orFalse,
+    Opts.flag("create-topic", "Create a missing target topic as the topology declares it.").orFalse,
+    TopologyOpts.file,
+    TopologyOpts.strategy,
+    SourceOpts.limit,
+    TimeoutOpt.opts(30)
+  ).mapN { (flags, from, to, toBootstrap, toCommandConfig, toRegistry, exact, keepTimestamps, keepPartition, schemaDir, strict, verify, rate,
+            dryRun, createTopic, topology, strategy, limit, timeout) =>
+    Options(flags, from, to, TargetFlags(toBootstrap, toCommandConfig, toRegistry), FileInput(exact, schemaDir, strict),
+      Delivery(dryRun, rate, keepPartition, keepTimestamps || exact, verify, timeout), createTopic, topology, strategy, limit, timeout)
+  }
+
+  def run(o: Options)(shell: Shell): IO[ExitCode] =
+    for {
+      source <- Connections.load(o.flags, shell)
+      target <- Connections.load(o.target.over(o.flags), shell)
+      topology <- TopologyOpts.load(o.topology, shell)
+      strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
+      sourceSchemas = new SchemaResolver(RegistryClient(source, o.timeout))
+      // The target's partition count is asked for while the source opens; nothing is sent before it answers.
+      code <- (o.to match {
+        case ToTopic(t) if !o.delivery.dryRun => ensureTopic(t, o.createTopic, o.timeout, target, topology, shell).background.map(_.flatMap(_.embedNever))
+        case _ => cats.effect.Resource.pure[IO, IO[Int]](IO.pure(0))
+      }).use { partitions =>
+        for {
+          records <- o.from match {
+            // A missing target says so before a file's lines are checked against the target's subjects.
+            case FromFile(f) => partitions >> fromFile(f, o.to, o.input, o.timeout, target, strategy, topology.schemaFiles, shell)
+            case FromTopic(spec, filter) => IO.pure(fromTopic(spec, filter, o.limit, o.to, o.timeout, source, sourceSchemas, target, strategy))
+          }
+          code <- o.to match {
+            case ToFile(f) => toFile(f, o.from, o.limit, o.delivery.dryRun, o.timeout, source, sourceSchemas, shell)
+            case ToTopic(t) => TopicTarget.send(o.delivery, t, partitions, records, target, shell)
+          }
+        } yield code
+      }
+    } yield code
+
+  /** The target topic's partition count, creating it first with --create-topic. */
+  private def ensureTopic(topic: String, create: Boolean, timeout: FiniteDuration, target: ConnectionSettings, topology: Topology,
+                          shell: Shell): IO[Int] =
+    KafkaClients.partitionCount(target.kafka, topic, timeout).handleErrorWith {
+      case Failure.BadInput(_) if create =>
+        topology.topic(topic).fold(IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist and ${topology.file} does not declare it"))) { spec =>
+          val only = topology.copy(topics = List(spec))
+          TopicSync.session(target.kafka, timeout)(admin => TopicSync.plan(admin, only, deleteUnlisted = false).flatMap(p =>
+            admin.execute(p, validateOnly = false) >> TopicSync.confirm(admin, only))) >> shell.info(s"replay: created topic $topic from ${topology.file}").as(spec.partitions)
+        }
+      case Failure.BadInput(_) => IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist (--create-topic creates it from the topology)"))
+    }
+
+  /** Topic records as they go out: values re-framed when the target registry differs. */
+  private def fromTopic(spec: ReadSpec, filter: RecordFilter, limit: Option[Long], to: To, timeout: FiniteDuration, source: ConnectionSettings,
+                        sourceSchemas: SchemaResolver, target: ConnectionSettings, strategy: SubjectNameStrategy): Stream[IO, Chunk[Outgoing]] = {
+    val sameRegistry = source.registry.url.value.stripSuffix("/") == target.registry.url.value.stripSuffix("/")
+    val decoder = new RecordDecoder(sourceSchemas, plainValues = filter.where.nonEmpty)
+    val translate = to match {
+      case ToTopic(t) if !sameRegistry => Some(new IdTranslator(sourceSchemas, RegistryClient(target, timeout), strategy, t))
+      case _ => None
+    }
+    Stream.resource(TopicReader.open(source.kafka, spec, timeout)).flatMap { case (_, records) =>
+      val chunks = records.chunks.evalMap { chunk =>
+        val kept = if (filter.isEmpty) IO.pure(chunk) else decoder.decodeChunk(chunk).map(ds => chunk.zip(ds).filter(p => filter.selects(p._2.envelope)).map(_._1))
+        kept.flatMap(c => translate.traverse_(_.prepare(c.toList.map(_.value))).as(c)).map(_.map { r =>
+          val value = translate.fold(r.value)(t => if (r.value == null) null else t(r.value))
+          Outgoing(r.partition, r.offset, r.key, value, r.headers.toArray.toList.map(h => h.key -> h.value), Some(r.timestamp).filter(_ >= 0))
+        })
+      }
+      // Polling the source overlaps with sending the previous batch.
+      limit.fold(chunks)(n => chunks.flatMap(Stream.chunk).take(n).chunks).prefetchN(2)
+    }
+  }
+
+  /** Every line parsed and encoded before anything is sent; with errors, exit 2 naming line and field (unless --no-strict). */
+  private def fromFile(file: os.Path, to: To, input: FileInput, timeout: FiniteDuration, target: ConnectionSettings, strategy: SubjectNameStrategy,
+                       known: Map[String, SchemaFile], shell: Shell): IO[Stream[IO, Chunk[Outgoing]]] =
+    for {
+      _ <- IO.raiseUnless(os.isFile(file))(Failure.BadInput(s"$file: no such file"))
+      dir <- input.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
+      topic = to match { case ToTopic(t) => t; case ToFile(_) => "" }
+      encoder = new FileEncoder(RegistryClient(target, timeout), strategy, topic, dir, known, input.exact)
+      lines <- IO.blocking(os.read.lines(file).zipWithIndex.filter(_._1.trim.nonEmpty).toList)
+      results <- lines.traverse { case (text, i) =>
+        RecordLine.parse(text, i + 1) match {
+          case Left(e) => IO.pure(Left(s"$file:${i + 1}: $e"))
+          case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:${i + 1}: $e").map { value =>
+            Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(i.toLong), l.key.orNull, value, l.headers, l.timestamp)
+          })
+        }
+      }
+      errors = results.collect { case Left(e) => e }
+      _ <- if (errors.nonEmpty && input.strict)
+          errors.take(10).traverse_(shell.info) >> IO.raiseError(Failure.BadInput(s"$file: ${errors.size} of ${lines.size} lines cannot be sent; nothing was sent"))
+        else errors.traverse_(e => shell.warn(s"skipped $e"))
+    } yield Stream.emits(results.collect { case Right(r) => r }).chunkN(1000)
+
+  /** Topic to file: lossless JSON lines, written to a temporary file and moved into place only when complete. */
+  private def toFile(file: os.Path, from: From, limit: Option[Long], dryRun: Boolean, timeout: FiniteDuration, source: ConnectionSettings,
+                     sourceSchemas: SchemaResolver, shell: Shell): IO[ExitCode] = from match {
+    case FromFile(_) => IO.raiseError(Failure.BadInput("--from-file with --to-file: copy the file instead"))
+    case FromTopic(spec, filter) =>
+      val decoder = new RecordDecoder(sourceSchemas)
+      val tmp = file / os.up / s".${file.last}.partial"
+      IO.raiseUnless(os.isDir(file / os.up))(Failure.BadInput(s"${file / os.up}: no such directory")) >>
+        TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>
+          val lines = records.chunks.evalMap(c => decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
+            RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
+          })).flatMap(Stream.chunk)
+          val limited = limit.fold(lines)(lines.take)
+          if (dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written"))
+          else cats.effect.Resource.fromAutoCloseable(IO.blocking(java.nio.file.Files.newBufferedWriter(tmp.toNIO, UTF_8))).use { w =>
+            limited.chunks.evalMap(c => IO.blocking(c.foreach { l => w.write(l); w.write('\n') })).compile.drain
+          } >>
+            IO.blocking(os.move(tmp, file, replaceExisting = true)) >>
+            IO.blocking(os.read.lines(file).count(_.nonEmpty)).flatMap(n => shell.info(s"replay: $n records written to $file"))
+        }.onError(_ => IO.blocking(os.remove(tmp, checkExists = false)).void).as(ExitCode.Success)
+  }
+
+  val job: Job = Job(
+    "replay",
+    "Replay records topic to topic (also across clusters and registries), file to topic, or topic to file, losslessly.",
+    "bankops replay --from-topic commands --from ago:1h --to-file incident.jsonl",
+    opts.map(o => run(o) _)
+  )
+}

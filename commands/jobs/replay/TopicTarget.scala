@@ -1,0 +1,86 @@
+package bankops.jobs.replay
+
+import cats.effect.{ExitCode, IO, Ref}
+import cats.syntax.all._
+import fs2.{Chunk, Stream}
+
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicLong
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import bankops.base.{Failure, Interrupt, Shell}
+import bankops.services.config.ConnectionSettings
+import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
+
+/** Replay's topic target: sends with the idempotent producer, counts acknowledgements per target partition,
+  * names the source offsets to resume from when deliveries fail, and with --verify reads the writes back.
+  */
+object TopicTarget {
+
+  def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
+    if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent")).as(ExitCode.Success)
+    else for {
+      read <- Ref.of[IO, Long](0L)
+      started <- IO.monotonic
+      // Acknowledgements per target partition. The first chunk awaits the partition count, which was asked
+      // for while the source opened; the summary awaits it too, so a missing target fails even with no records.
+      ackedOnce <- partitionCount.map(n => Array.fill(n)(new AtomicLong())).memoize
+      failedAt = new ConcurrentHashMap[Int, java.lang.Long]() // source partition -> first source offset not delivered
+      sent = new ConcurrentHashMap[(Int, Long), Outgoing]()
+      errors = new AtomicLong()
+      paced = o.rate.fold(records)(r => records.flatMap(Stream.chunk).chunkN((r / 10) max 1).metered(100.millis))
+      _ <- (Interrupt.onCtrlC, ChunkProducer.resource(target.kafka, o.timeout)).tupled.use { case (ctrlC, producer) =>
+        // The producer's connection and metadata are made while the source is read, not at the first send.
+        (ackedOnce >> producer.warmUp(List(topic))).background.surround(paced.interruptWhen(ctrlC.attempt).evalMap { chunk => ackedOnce.flatMap { acked =>
+          val bad = chunk.toList.find(r => o.keepPartition && r.sourcePartition >= acked.length)
+          IO.raiseError(Failure.BadInput(s"--keep-partition: source partition ${bad.get.sourcePartition} does not exist on $topic (${acked.length} partitions)")).whenA(bad.isDefined) >>
+            read.update(_ + chunk.size) >>
+            {
+              val records = chunk.map(r => r.toRecord(topic, if (o.keepPartition) Some(r.sourcePartition) else None, o.keepTimestamps))
+              val chunkFailed = new java.util.concurrent.atomic.AtomicBoolean(false)
+              // Without --verify one callback serves the chunk: a failure marks the whole chunk for resuming.
+              val sending =
+                if (o.verify) producer.sendEach(records) { (i, m, e) =>
+                  if (e == null) { acked(m.partition).incrementAndGet(); sent.put((m.partition, m.offset), chunk(i)) } else chunkFailed.set(true)
+                }
+                else producer.send(records) { (_, m, e) => if (e == null) acked(m.partition).incrementAndGet() else chunkFailed.set(true) }
+              sending.map(_.flatMap(_ => IO {
+                if (chunkFailed.get) chunk.foreach { r =>
+                  errors.incrementAndGet(); failedAt.merge(r.sourcePartition, r.sourceOffset, (a, b) => java.lang.Long.valueOf(a.longValue min b.longValue))
+                }
+              }))
+            }
+        }}.parEvalMap(64)(identity).compile.drain)
+      }.adaptError(KafkaClients.unreachable(target.kafka, o.timeout))
+      acked <- ackedOnce
+      n <- read.get
+      took <- IO.monotonic.map(_ - started)
+      report = DeliveryReport(n, acked.toList.map(_.get), errors.get, failedAt.asScala.toMap.map { case (p, off) => p -> off.longValue }, took)
+      _ <- shell.info(report.summary(topic))
+      verified <- if (o.verify && report.failed == 0) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
+      code <- report.resume match {
+        case Some(resume) =>
+          shell.info(s"replay: some records were not delivered; resume with --from offset per source partition: $resume")
+            .as(ExitCode(Failure.ExitUnavailable))
+        case None => IO.pure(if (verified) ExitCode.Success else ExitCode(Failure.ExitDifference))
+      }
+    } yield code
+
+  /** Reads back exactly the offsets written and compares key, value and headers. */
+  private def verify(o: Delivery, topic: String, sent: Map[(Int, Long), Outgoing], target: ConnectionSettings, shell: Shell): IO[Boolean] = {
+    val starts = sent.keys.groupBy(_._1).map { case (p, ks) => new org.apache.kafka.common.TopicPartition(topic, p) -> ks.map(_._2).min }
+    if (sent.isEmpty) IO.pure(true)
+    else TopicReader.open(target.kafka, ReadSpec(List(topic), Some(starts.keys.map(_.partition).toList), StartAt.Offsets(starts), StopAt.End), o.timeout)
+      .use { case (_, records) =>
+        records.filter(r => sent.contains((r.partition, r.offset))).compile.fold((0L, 0L)) { case ((seen, bad), r) =>
+          val ok = sent((r.partition, r.offset)).sameAs(r.key, r.value, r.headers.toArray.toList.map(h => h.key -> h.value))
+          (seen + 1, if (ok) bad else bad + 1)
+        }
+      }.flatMap { case (seen, bad) =>
+        val missing = sent.size - seen
+        if (bad == 0 && missing == 0) shell.info(s"replay: verified $seen records on $topic, identical").as(true)
+        else shell.info(s"replay: verification failed: $bad records differ, $missing missing").as(false)
+      }
+  }
+}

@@ -1,0 +1,58 @@
+package bankops.jobs.sandbox
+
+import cats.effect.IO
+
+import java.net.{InetAddress, ServerSocket}
+import scala.concurrent.duration._
+
+/** Detached service processes: started in their own session (so a Ctrl-C at the
+  * shell that ran `sandbox up` does not reach them), found again by pid plus a
+  * marker in their command line (so a reused pid is never mistaken for ours).
+  */
+object Processes {
+
+  def spawnDetached(cmd: Seq[String], cwd: os.Path, log: os.Path, env: Map[String, String] = Map.empty): IO[Long] =
+    IO.blocking {
+      os.makeDir.all(log / os.up)
+      // destroyOnExit = false: the service must outlive this CLI.
+      val p = os.proc("setsid" +: cmd).spawn(cwd = cwd, env = env, stdin = os.Pipe, stdout = os.PathAppendRedirect(log),
+        stderr = os.PathAppendRedirect(log), destroyOnExit = false)
+      p.stdin.close()
+      p.wrapped.pid()
+    }
+
+  def alive(pid: Long, marker: String): Boolean = {
+    val cmdline = os.Path(s"/proc/$pid/cmdline")
+    try os.exists(cmdline) && new String(os.read.bytes(cmdline)).replace('\u0000', ' ').contains(marker)
+    catch { case _: Exception => false }
+  }
+
+  /** SIGTERM, then SIGKILL after `grace`. */
+  def stop(pid: Long, marker: String, grace: FiniteDuration): IO[Unit] = {
+    def waitGone(deadline: Deadline): IO[Boolean] =
+      IO.blocking(alive(pid, marker)).flatMap { a =>
+        if (!a) IO.pure(true) else if (deadline.isOverdue()) IO.pure(false) else IO.sleep(200.millis) >> waitGone(deadline)
+      }
+    IO.blocking(ProcessHandle.of(pid).ifPresent(h => { h.destroy(); () })) >>
+      waitGone(grace.fromNow).flatMap {
+        case true  => IO.unit
+        case false => IO.blocking(ProcessHandle.of(pid).ifPresent(h => { h.destroyForcibly(); () })) >> waitGone(5.seconds.fromNow).void
+      }
+  }
+
+  def portFree(port: Int): Boolean =
+    try { new ServerSocket(port, 1, InetAddress.getLoopbackAddress).close(); true }
+    catch { case _: java.io.IOException => false }
+
+  def tail(log: os.Path, lines: Int): String =
+    if (!os.exists(log)) s"(no log at $log)"
+    else os.read.lines(log).takeRight(lines).mkString("\n")
+
+  /** Runs a short command; its output is returned, and on failure becomes the error. */
+  def run(cmd: Seq[String], cwd: os.Path, env: Map[String, String] = Map.empty): IO[String] = IO.blocking {
+    // destroyOnExit = false: `down` also runs from JVM shutdown hooks, where no new hook may be added.
+    val r = os.proc(cmd).call(cwd = cwd, env = env, check = false, stdin = os.Pipe, mergeErrIntoOut = true, destroyOnExit = false)
+    if (r.exitCode != 0) throw new IllegalStateException(s"${cmd.head} failed (exit ${r.exitCode}): ${r.out.text().trim.linesIterator.toList.takeRight(5).mkString(" | ")}")
+    r.out.text()
+  }
+}

@@ -1,0 +1,61 @@
+package bankops.jobs.sandbox
+
+import cats.effect.IO
+
+import scala.concurrent.duration._
+
+import bankops.services.registry.RegistryClient
+
+/** Apicurio Registry, whose Confluent-compatible API is at `/apis/ccompat/v7`,
+  * storing its data in the sandbox's PostgreSQL so schemas and ids survive a restart.
+  */
+final class RegistryService(ctx: SandboxContext) {
+  private val dir = ctx.layout.registryDir
+  private val log = ctx.layout.log("registry")
+  private val Marker = "apicurio-registry-app"
+  private val process = ServiceProcess(ctx.layout.pidFile("registry"), Marker)
+  private val s = ctx.settings
+
+  def pid: IO[Option[Long]] = process.pid
+
+  def client: RegistryClient =
+    RegistryClient(s.registryUrl, ClientConfig.properties(ctx.layout, ctx.secrets), None, None, 5.seconds)
+
+  def ready: IO[Unit] = IO.defer(client.subjects.void)
+
+  def start(dbPort: Int): IO[Unit] =
+    for {
+      _ <- ctx.requirePortFree("registry", s.registryPort)
+      runner <- ctx.artifacts.apicurioRunner
+      java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
+      http =
+        if (s.registryTls)
+          Seq(s"-Dquarkus.http.ssl-port=${s.registryPort}", "-Dquarkus.http.insecure-requests=disabled",
+            s"-Dquarkus.http.ssl.certificate.key-store-file=${ctx.layout.tls.broker}", "-Dquarkus.http.ssl.certificate.key-store-file-type=PKCS12")
+        else Seq(s"-Dquarkus.http.port=${s.registryPort}")
+      // Passwords reach Apicurio through its environment, not its command line.
+      env = Map(
+              "APICURIO_DATASOURCE_PASSWORD" -> ctx.secrets.dbPassword,
+              "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_STORE_PASSWORD" -> ctx.secrets.tlsPassword
+            )
+      _ <- IO.blocking(os.makeDir.all(dir))
+      pid <- Processes.spawnDetached(
+               Seq(java, "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
+                 "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=postgresql",
+                 s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:$dbPort/registry",
+                 s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",
+                 "-jar", runner.toString),
+               dir, log, env)
+      _ <- process.record(pid)
+      _ <- ctx.awaitReady("registry", 120.seconds, process.isAlive(pid))(ready)
+      _ <- initialiseCompatibility
+    } yield ()
+
+  /** Confluent's default is BACKWARD; Apicurio starts at NONE. Set once, so an operator's later choice stands. */
+  private def initialiseCompatibility: IO[Unit] = {
+    val marker = dir / "compatibility-initialised"
+    IO.blocking(os.exists(marker)).ifM(IO.unit, client.setGlobalCompatibility("BACKWARD") >> IO.blocking(os.write.over(marker, "BACKWARD")))
+  }
+
+  def stop: IO[Unit] = process.stop(20.seconds)
+}

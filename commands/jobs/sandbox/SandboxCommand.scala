@@ -1,0 +1,94 @@
+package bankops.jobs.sandbox
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+import io.circe.Json
+
+import bankops.base.{Failure, Job, OutputFormat, Shell, Table}
+import bankops.services.config.{ConnectionFlags, Connections}
+
+/** `bankops sandbox up|status|down|restart|logs|env`. */
+object SandboxCommand {
+
+  private val dirOpt: Opts[Option[os.Path]] = ConnectionFlags.sandboxDir
+
+  private def sandbox(dir: Option[os.Path], shell: Shell) = new Sandbox(SandboxLayout(Connections.sandboxDir(dir, shell)), shell)
+
+  private val up = Opts.subcommand("up", "Start Kafka (SSL), the schema registry and PostgreSQL, or reuse them when healthy.")(
+    (dirOpt, SandboxSettings.opts).mapN { (dir, settings) => (shell: Shell) =>
+      sandbox(dir, shell).up(settings).flatMap(_ => shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")).as(ExitCode.Success)
+    }
+  )
+
+  private val status = Opts.subcommand("status", "Per service: up or down, address, pid, version. Exit 3 when any is down.")(
+    (dirOpt, OutputFormat.opts).mapN { (dir, output) => (shell: Shell) =>
+      sandbox(dir, shell).status.flatMap { services =>
+        val print = OutputFormat.resolve(output, shell) match {
+          case OutputFormat.Table =>
+            shell.println(Table.render(List("SERVICE", "STATE", "ADDRESS", "PID", "VERSION"),
+              services.map(s => List(s.service, if (s.up) "up" else "down", s.address, s.pid.fold("")(_.toString), s.version))))
+          case OutputFormat.Json =>
+            services.traverse_(s => shell.println(Json.obj("service" -> Json.fromString(s.service), "up" -> Json.fromBoolean(s.up),
+              "address" -> Json.fromString(s.address), "pid" -> s.pid.fold(Json.Null)(Json.fromLong), "version" -> Json.fromString(s.version)).noSpaces))
+        }
+        print.as(if (services.forall(_.up)) ExitCode.Success else ExitCode(Failure.ExitUnavailable))
+      }
+    }
+  )
+
+  private val down = Opts.subcommand("down", "Stop every sandbox service; --wipe also deletes their data.")(
+    (dirOpt, Opts.flag("wipe", "Delete the sandbox's data, certificates and logs too.").orFalse).mapN { (dir, wipe) => (shell: Shell) =>
+      sandbox(dir, shell).down(wipe).flatMap {
+        case Nil     => shell.info(s"nothing was running${if (wipe) "; data wiped" else ""}")
+        case stopped => shell.info(s"stopped ${stopped.mkString(", ")}${if (wipe) "; data wiped" else ""}")
+      }.as(ExitCode.Success)
+    }
+  )
+
+  private val services = List("kafka", "registry", "postgres")
+
+  private val serviceArg: Opts[String] =
+    Opts.argument[String]("SERVICE").mapValidated(s => if (services.contains(s)) s.validNel else s"unknown service '$s' (one of ${services.mkString(", ")})".invalidNel)
+
+  private val restart = Opts.subcommand("restart", "Stop one service (kafka, registry or postgres) and start it on the same data: see what clients do meanwhile.")(
+    (dirOpt, serviceArg).mapN { (dir, service) => (shell: Shell) => sandbox(dir, shell).restart(service).as(ExitCode.Success) }
+  )
+
+  private val logs = Opts.subcommand("logs", "Print the end of a service's log: kafka, registry or postgres.")(
+    (
+      dirOpt,
+      serviceArg,
+      Opts.option[Int]("lines", "How many lines from the end (default 100).", "n").withDefault(100)
+    ).mapN { (dir, service, lines) => (shell: Shell) =>
+      val log = sandbox(dir, shell).layout.log(service)
+      IO.blocking(os.exists(log)).ifM(
+        IO.blocking(Processes.tail(log, lines)).flatMap(shell.println).as(ExitCode.Success),
+        IO.raiseError(Failure.BadInput(s"no $service log at $log: the sandbox has not run here"))
+      )
+    }
+  )
+
+  private val env = Opts.subcommand("env", "Print `export` lines so Kafka's tools, kcat and confluent-kafka use the sandbox (eval \"$(bankops sandbox env)\").")(
+    dirOpt.map { dir => (shell: Shell) =>
+      val layout = sandbox(dir, shell).layout
+      bankops.services.config.SandboxConnection.read(layout.dir).flatMap {
+        case None => IO.raiseError(Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`"))
+        case Some(c) =>
+          val vars = List(
+            "KAFKA_BROKERS" -> c.bootstrapServers, "SCHEMA_REGISTRY_URL" -> c.registryUrl, "DB_URL" -> c.dbUrl, "DB_USER" -> c.dbUser,
+            "DB_PASSWORD" -> c.dbPassword, "BANKOPS_COMMAND_CONFIG" -> c.commandConfig.toString, "KAFKA_SSL_CA_LOCATION" -> layout.tls.caPem.toString,
+            "KAFKA_SSL_CERTIFICATE_LOCATION" -> layout.tls.clientPem.toString, "KAFKA_SSL_KEY_LOCATION" -> layout.tls.clientKey.toString
+          )
+          vars.traverse_ { case (k, v) => shell.println(s"export $k='${v.replace("'", "'\\''")}'") }.as(ExitCode.Success)
+      }
+    }
+  )
+
+  val job: Job = Job(
+    "sandbox",
+    "Run real SSL Kafka, a Confluent-compatible schema registry and PostgreSQL on this machine.",
+    "bankops sandbox up && eval \"$(bankops sandbox env)\"",
+    up orElse status orElse down orElse restart orElse logs orElse env
+  )
+}

@@ -1,0 +1,26 @@
+package bankops.jobs.sandbox
+
+import cats.effect.IO
+
+import scala.concurrent.duration.FiniteDuration
+
+/** A JVM service the sandbox spawned: its pid file, and the marker in its
+  * command line that tells our process from an unrelated one with a reused pid.
+  */
+final case class ServiceProcess(pidFile: os.Path, marker: String) {
+
+  /** The live pid; a stale pid file is removed. */
+  def pid: IO[Option[Long]] = IO.blocking {
+    if (!os.exists(pidFile)) None
+    else os.read(pidFile).trim.toLongOption.filter(Processes.alive(_, marker)).orElse { os.remove(pidFile); None }
+  }
+
+  def record(pid: Long): IO[Unit] = IO.blocking(os.write.over(pidFile, pid.toString))
+
+  def isAlive(pid: Long): IO[Boolean] = IO.blocking(Processes.alive(pid, marker))
+
+  def stop(grace: FiniteDuration): IO[Unit] = pid.flatMap {
+    case None    => IO.unit
+    case Some(p) => Processes.stop(p, marker, grace) >> IO.blocking(os.remove(pidFile, checkExists = false)).void
+  }
+}

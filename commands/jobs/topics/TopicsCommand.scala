@@ -1,0 +1,88 @@
+package bankops.jobs.topics
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+
+import scala.concurrent.duration.FiniteDuration
+
+import bankops.base.{Failure, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.services.config.{ConnectionFlags, Connections}
+import bankops.services.contracts.{Topology, TopologyOpts}
+import bankops.services.plan.{TopicAdmin, TopicPlan, TopicSync}
+
+/** `bankops topics plan|apply`: the topology's topics on the cluster, as code. */
+object TopicsCommand {
+
+  private final case class Common(flags: ConnectionFlags, topology: Option[os.Path], output: Option[OutputFormat], timeout: FiniteDuration)
+
+  private val common: Opts[Common] = (ConnectionFlags.opts, TopologyOpts.file, OutputFormat.opts, TimeoutOpt.opts(30)).mapN(Common.apply)
+
+  private val deleteUnlisted = Opts.flag("delete-unlisted", "Also delete topics the topology does not list (never names starting with '_').").orFalse
+
+  private def prepared[A](c: Common, shell: Shell)(f: (Topology, TopicAdmin) => IO[A]): IO[A] =
+    for {
+      topology <- TopologyOpts.load(c.topology, shell)
+      settings <- Connections.load(c.flags, shell)
+      result <- TopicSync.session(settings.kafka, c.timeout)(f(topology, _))
+    } yield result
+
+  private def planExit(plan: TopicPlan) = ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference)
+
+  private val planCmd = Opts.subcommand("plan", "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.")(
+    (common, deleteUnlisted).mapN { (c, delete) => (shell: Shell) =>
+      prepared(c, shell)((topology, admin) => TopicSync.plan(admin, topology, delete))
+        .flatTap(TopicSync.printPlan(_, OutputFormat.resolve(c.output, shell), shell)).map(planExit)
+    }
+  )
+
+  private def apply(c: Common, delete: Boolean, dryRun: Boolean)(shell: Shell): IO[ExitCode] = {
+    val format = OutputFormat.resolve(c.output, shell)
+    prepared(c, shell) { (topology, admin) =>
+      TopicSync.plan(admin, topology, delete).flatMap { plan =>
+        if (dryRun || plan.isEmpty) TopicSync.printPlan(plan, format, shell).as(if (dryRun) planExit(plan) else ExitCode.Success)
+        else TopicSync.printPlan(plan, OutputFormat.Table, shell).whenA(format == OutputFormat.Table) >>
+          TopicSync.refusals(admin, plan).flatMap {
+            case Nil => run(admin, topology, plan, format, shell)
+            case refused =>
+              refused.traverse_(o => shell.info(o.refusal)) >>
+                shell.info(s"topics: the broker refused ${refused.size} of ${plan.changes.size} changes; nothing was changed")
+                  .as(ExitCode(TopicSync.exitCode(refused)))
+          }
+      }
+    }
+  }
+
+  private def run(admin: TopicAdmin, topology: Topology, plan: TopicPlan, format: OutputFormat, shell: Shell): IO[ExitCode] =
+    admin.execute(plan, validateOnly = false).flatMap { outcomes =>
+      val failed = outcomes.filterNot(_.ok)
+      TopicSync.printOutcomes(outcomes, format, shell) >> (
+        if (failed.nonEmpty)
+          shell.info(s"topics: ${outcomes.size - failed.size} of ${outcomes.size} changes applied; failed on ${failed.map(_.change.topic).distinct.mkString(", ")}")
+            .as(ExitCode(TopicSync.exitCode(failed)))
+        else TopicSync.confirm(admin, topology).flatMap { left =>
+          if (left.isEmpty) shell.info(s"topics: ${outcomes.size} changes applied; the cluster matches the topology").as(ExitCode.Success)
+          else shell.info(s"topics: applied, but the cluster still differs: ${left.changes.map(ch => s"${ch.topic} ${ch.detail}").mkString("; ")}")
+            .as(ExitCode(Failure.ExitDifference))
+        })
+    }
+
+  private val applyCmd = Opts.subcommand("apply", "Create topics, add partitions and set configs so the cluster matches the topology; never deletes unless told.")(
+    (
+      common,
+      deleteUnlisted,
+      Opts.flag("yes", "Confirm --delete-unlisted.").orFalse,
+      Opts.flag("dry-run", "Print the plan only.").orFalse
+    ).tupled.mapValidated { case (c, delete, yes, dry) =>
+      if (delete && !yes && !dry) "--delete-unlisted deletes topics: add --yes to confirm (or --dry-run to see which)".invalidNel
+      else (c, delete, dry).validNel
+    }.map { case (c, delete, dry) => apply(c, delete, dry) _ }
+  )
+
+  val job: Job = Job(
+    "topics",
+    "Topics as code: plan (exit 1 when changes are pending) and apply the topology's topics over SSL.",
+    "bankops topics plan --topology schemas/topology.json",
+    planCmd orElse applyCmd
+  )
+}

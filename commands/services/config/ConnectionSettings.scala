@@ -1,0 +1,94 @@
+package bankops.services.config
+
+/** Where a setting's value came from, in precedence order. */
+sealed abstract class Source(val describe: String)
+object Source {
+  final case class Flag(name: String) extends Source(s"flag --$name")
+  final case class Env(name: String) extends Source(s"env $name")
+  final case class File(path: os.Path) extends Source(s"file $path")
+  case object Sandbox extends Source("sandbox")
+  case object Default extends Source("default")
+}
+
+final case class Sourced[A](value: A, source: Source)
+
+final case class KafkaSettings(
+    bootstrapServers: Sourced[String],
+    commandConfig: Option[Sourced[os.Path]],
+    properties: Map[String, String]
+) {
+
+  /** Everything the Java clients take: the file's properties plus the bootstrap servers. */
+  def clientProperties: Map[String, String] =
+    properties.filter { case (k, _) => ClientProperties.kafkaKeys(k) } + ("bootstrap.servers" -> bootstrapServers.value)
+}
+
+final case class RegistrySettings(
+    url: Sourced[String],
+    userInfo: Option[Sourced[String]],
+    caFile: Option[Sourced[os.Path]]
+)
+
+final case class DatabaseSettings(url: Sourced[String], user: Sourced[String], password: Option[Sourced[String]])
+
+/** The one description of how bankops reaches Kafka, the registry and PostgreSQL. */
+final case class ConnectionSettings(kafka: KafkaSettings, registry: RegistrySettings, database: DatabaseSettings)
+
+object ConnectionSettings {
+  val DefaultBootstrap = "localhost:9092"
+  val DefaultRegistry = "http://localhost:8081"
+  val DefaultDbUrl = "jdbc:postgresql://localhost:5432/balancedb"
+  val DefaultDbUser = "postgres"
+
+  /** Flag, then environment, then the running sandbox, then the default: a pure function of its inputs.
+    * The command-config file is chosen by the same rule; its properties are read afterwards ([[withProperties]]).
+    */
+  def resolve(flags: ConnectionFlags, env: Map[String, String], sandbox: Option[SandboxConnection]): ConnectionSettings = {
+    def pick[A](flag: Option[A], flagName: String, envName: String, parse: String => A, fromSandbox: SandboxConnection => Option[A]): Option[Sourced[A]] =
+      flag.map(Sourced(_, Source.Flag(flagName)))
+        .orElse(env.get(envName).filter(_.nonEmpty).map(v => Sourced(parse(v), Source.Env(envName))))
+        .orElse(sandbox.flatMap(fromSandbox).map(Sourced(_, Source.Sandbox)))
+    def orDefault[A](s: Option[Sourced[A]], default: A): Sourced[A] = s.getOrElse(Sourced(default, Source.Default))
+    val asPath = (s: String) => os.Path(s, os.pwd)
+
+    val bootstrap = orDefault(pick(flags.bootstrapServer, "bootstrap-server", "KAFKA_BROKERS", identity, s => Some(s.bootstrapServers)), DefaultBootstrap)
+    val commandConfig = pick(flags.commandConfig, "command-config", "BANKOPS_COMMAND_CONFIG", asPath, s => Some(s.commandConfig))
+    val registryUrl = orDefault(pick(flags.registryUrl, "registry-url", "SCHEMA_REGISTRY_URL", identity, s => Some(s.registryUrl)), DefaultRegistry)
+    val userInfo = pick(flags.registryUserInfo, "registry-user-info", "SCHEMA_REGISTRY_USER_INFO", identity, _ => None)
+    val ca = pick(flags.registryCa, "registry-ca", "SCHEMA_REGISTRY_CA_LOCATION", asPath, _ => None)
+    val dbUrl = orDefault(pick(flags.dbUrl, "db-url", "DB_URL", identity, s => Some(s.dbUrl)), DefaultDbUrl)
+    val dbUser = orDefault(pick(flags.dbUser, "db-user", "DB_USER", identity, s => Some(s.dbUser)), DefaultDbUser)
+    val dbPassword = pick(None, "", "DB_PASSWORD", identity, s => Some(s.dbPassword))
+
+    ConnectionSettings(
+      KafkaSettings(bootstrap, commandConfig, Map.empty),
+      RegistrySettings(registryUrl, userInfo, ca),
+      DatabaseSettings(dbUrl, dbUser, dbPassword)
+    )
+  }
+
+  /** Adds the command-config file's properties: its `bootstrap.servers` and registry keys
+    * fill in what neither a flag nor the environment set.
+    */
+  def withProperties(settings: ConnectionSettings, props: Map[String, String]): ConnectionSettings = {
+    val file = settings.kafka.commandConfig.map(c => Source.File(c.value)).getOrElse(Source.Default)
+    def weaker(s: Source) = s == Source.Sandbox || s == Source.Default
+    val k = settings.kafka
+    val bootstrap = props.get("bootstrap.servers") match {
+      case Some(b) if weaker(k.bootstrapServers.source) => Sourced(b, file)
+      case _ => k.bootstrapServers
+    }
+    val r = settings.registry
+    val url = props.get("schema.registry.url") match {
+      case Some(u) if weaker(r.url.source) => Sourced(u, file)
+      case _ => r.url
+    }
+    val userInfo = r.userInfo.orElse(
+      props.get("schema.registry.basic.auth.user.info").orElse(props.get("basic.auth.user.info")).map(Sourced(_, file))
+    )
+    settings.copy(
+      kafka = k.copy(bootstrapServers = bootstrap, properties = props),
+      registry = r.copy(url = url, userInfo = userInfo)
+    )
+  }
+}

@@ -1,0 +1,40 @@
+package bankops.services.config
+
+import cats.effect.IO
+import io.circe.{Decoder, Encoder}
+import io.circe.generic.semiauto._
+import io.circe.parser.decode
+import io.circe.syntax._
+
+/** What a running sandbox offers; see `bankops sandbox env`. */
+final case class SandboxConnection(
+    bootstrapServers: String,
+    commandConfig: os.Path,
+    registryUrl: String,
+    dbUrl: String,
+    dbUser: String,
+    dbPassword: String
+)
+
+object SandboxConnection {
+  private implicit val pathEncoder: Encoder[os.Path] = Encoder.encodeString.contramap(_.toString)
+  private implicit val pathDecoder: Decoder[os.Path] = Decoder.decodeString.map(os.Path(_))
+
+  implicit val encoder: Encoder[SandboxConnection] = deriveEncoder
+  implicit val decoder: Decoder[SandboxConnection] = deriveDecoder
+
+  val FileName = "connection.json"
+
+  /** Written by `sandbox up` once every service answered: only its owner may read the password in it. */
+  def write(dir: os.Path, connection: SandboxConnection): IO[Unit] =
+    IO.blocking(os.write.over(dir / FileName, connection.asJson.spaces2, perms = "rw-------"))
+
+  /** The running sandbox's connection, written by `sandbox up` once every service answered
+    * and removed by `sandbox down`; None when no sandbox runs in `dir`.
+    */
+  def read(dir: os.Path): IO[Option[SandboxConnection]] = IO.blocking {
+    val file = dir / FileName
+    if (!os.exists(file)) None
+    else decode[SandboxConnection](os.read(file)).toOption
+  }
+}

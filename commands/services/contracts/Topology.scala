@@ -1,0 +1,34 @@
+package bankops.services.contracts
+
+
+/** What keys a record on a topic: one of its fields, or the time it was produced. */
+sealed trait RecordKey
+object RecordKey {
+  final case class Field(name: String) extends RecordKey
+  case object Time extends RecordKey
+}
+
+/** A record type a topic carries, with its `.avsc` contract. */
+final case class TopicRecord(schema: SchemaFile, key: RecordKey) {
+  def fullName: String = schema.fullName
+}
+
+/** A declared topic. `config` values are already in Kafka's canonical form (see [[ConfigValues]]). */
+final case class TopicSpec(
+    name: String,
+    partitions: Int,
+    replicationFactor: Int,
+    config: Map[String, String],
+    records: List[TopicRecord]
+)
+
+/** The declared topics, the subject naming of their records and every `.avsc` next to the file:
+  * the one model topics and schemas plan from.
+  */
+final case class Topology(file: os.Path, subjectNameStrategy: SubjectNameStrategy, topics: List[TopicSpec], schemaFiles: Map[String, SchemaFile]) {
+  def topic(name: String): Option[TopicSpec] = topics.find(_.name == name)
+  def names: Set[String] = topics.map(_.name).toSet
+
+  /** Every (topic, record) pair, in declaration order. */
+  def bindings: List[(TopicSpec, TopicRecord)] = topics.flatMap(t => t.records.map(t -> _))
+}

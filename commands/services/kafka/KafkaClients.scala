@@ -1,0 +1,150 @@
+package bankops.services.kafka
+
+import cats.effect.{IO, Resource}
+import cats.syntax.all._
+import fs2.kafka.{Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, IsolationLevel, KafkaAdminClient, ProducerSettings, Serializer}
+import org.apache.kafka.clients.admin.Admin
+import org.apache.kafka.common.KafkaFuture
+
+import scala.jdk.CollectionConverters._
+
+import scala.concurrent.duration._
+
+import bankops.services.config.KafkaSettings
+
+/** The one place Kafka clients are configured: every admin, consumer and producer
+  * bankops makes takes its properties (bootstrap servers, SSL, mTLS) from here.
+  */
+object KafkaClients {
+
+  def adminSettings(kafka: KafkaSettings, timeout: FiniteDuration): AdminClientSettings =
+    AdminClientSettings(kafka.bootstrapServers.value)
+      .withProperties(kafka.clientProperties)
+      .withRequestTimeout(timeout)
+      .withProperty("default.api.timeout.ms", timeout.toMillis.toString)
+      // Bounded reconnect backoff: an unreachable broker must fail fast, not hang.
+      .withProperty("reconnect.backoff.max.ms", "1000")
+      .withCloseTimeout(5.seconds)
+
+  def admin(kafka: KafkaSettings, timeout: FiniteDuration = 30.seconds): Resource[IO, KafkaAdminClient[IO]] =
+    KafkaAdminClient.resource[IO](adminSettings(kafka, timeout))
+
+  /** The Java admin client, for what fs2-kafka's does not offer: per-topic results and validate-only requests. */
+  def javaAdmin(kafka: KafkaSettings, timeout: FiniteDuration = 30.seconds): Resource[IO, Admin] =
+    Resource.make(IO.blocking(Admin.create(javaProperties(adminSettings(kafka, timeout).properties))))(a =>
+      IO.blocking(a.close(java.time.Duration.ofSeconds(5))))
+
+  /** A Java client future as an effect; cancelling the effect cancels the future. */
+  def await[A](future: => KafkaFuture[A]): IO[A] =
+    IO.fromCompletableFuture(IO(future.toCompletionStage.toCompletableFuture))
+
+  /** A read-only consumer of raw bytes: no group, nothing committed, no topic ever auto-created. */
+  def consumerSettings(kafka: KafkaSettings, timeout: FiniteDuration): ConsumerSettings[IO, Array[Byte], Array[Byte]] =
+    ConsumerSettings(Deserializer.identity[IO], Deserializer.identity[IO])
+      .withProperties(kafka.clientProperties)
+      .withBootstrapServers(kafka.bootstrapServers.value)
+      .withAutoOffsetReset(AutoOffsetReset.None)
+      .withEnableAutoCommit(false)
+      // Records of aborted transactions (a handler that died mid-batch) are never shown, and open ones wait.
+      .withIsolationLevel(IsolationLevel.ReadCommitted)
+      .withAllowAutoCreateTopics(false)
+      .withRequestTimeout(timeout)
+      .withDefaultApiTimeout(timeout)
+      .withProperty("reconnect.backoff.max.ms", "1000")
+      // Larger fetches, polled back to back: fs2-kafka's default 50 ms between polls caps a read near 100k records/s.
+      .withPollInterval(1.millis)
+      .withMaxPollRecords(10000)
+      .withProperty("fetch.min.bytes", "65536")
+      .withProperty("fetch.max.wait.ms", "100")
+      .withProperty("max.partition.fetch.bytes", "4194304")
+      .withCloseTimeout(5.seconds)
+
+  /** The Java consumer with the same settings, for poll loops ([[TopicReader]]); `few`: small fetches when
+    * only a few records are wanted, so the first arrive at once.
+    */
+  def javaConsumer(kafka: KafkaSettings, timeout: FiniteDuration, few: Option[Int] = None): Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
+    val base = consumerSettings(kafka, timeout)
+    val settings = few.fold(base)(n => base.withMaxPollRecords(n max 1).withProperty("fetch.min.bytes", "1").withProperty("max.partition.fetch.bytes", "65536"))
+    val props = javaProperties(settings.properties)
+    val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
+    Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](props, bytes, bytes)))(c =>
+      IO.blocking(c.close(java.time.Duration.ofSeconds(5))))
+  }
+
+  /** A member of consumer group `group` (named `instance`, if given) that commits only through a producer's transactions: it starts at the
+    * earliest offset when the group has none, and fetches records as soon as any arrive (latency over batching).
+    */
+  def groupConsumer(kafka: KafkaSettings, group: String, instance: Option[String], timeout: FiniteDuration, maxPollRecords: Int): Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
+    val base = consumerSettings(kafka, timeout).withGroupId(group).withAutoOffsetReset(AutoOffsetReset.Earliest)
+      .withMaxPollRecords(maxPollRecords).withProperty("fetch.min.bytes", "1").withProperty("fetch.max.wait.ms", "50")
+      // A member that died is noticed in 10 s rather than 45.
+      .withProperty("session.timeout.ms", "10000")
+    // Static membership: a member restarted under the same name takes its partitions back at once, no rebalance.
+    val settings = instance.fold(base)(base.withGroupInstanceId)
+      .withProperties(kafka.clientProperties.filter { case (k, _) => k.startsWith("group.") || k.startsWith("max.poll") })
+    val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
+    Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](javaProperties(settings.properties), bytes, bytes)))(c =>
+      IO.blocking(c.close(java.time.Duration.ofSeconds(5))))
+  }
+
+  /** A transactional producer (`transactional.id` fences an earlier process with the same id and ends its open
+    * transaction), lingering 1 ms: a handler's batches are committed as soon as they are sent. Made and closed by
+    * the caller, which replaces it after a failed commit.
+    */
+  def transactionalProducer(kafka: KafkaSettings, transactionalId: String, timeout: FiniteDuration): org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]] = {
+    val settings = producerSettings(kafka, timeout).withLinger(1.millis).withBatchSize(64 * 1024)
+      .withProperty("transactional.id", transactionalId)
+      // A handler killed mid-transaction holds back read_committed readers until this passes (unless restarted with its id).
+      .withProperty("transaction.timeout.ms", "10000")
+      .withProperties(kafka.clientProperties)
+    val bytes = new org.apache.kafka.common.serialization.ByteArraySerializer
+    new org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]](javaProperties(settings.properties), bytes, bytes)
+  }
+
+  /** A client timeout becomes exit 3 naming the brokers and the time waited. */
+  def unreachable(kafka: KafkaSettings, timeout: FiniteDuration): PartialFunction[Throwable, Throwable] = {
+    case e: org.apache.kafka.common.errors.TimeoutException =>
+      bankops.base.Failure.Unavailable(s"Kafka at ${kafka.bootstrapServers.value} did not answer within ${timeout.toSeconds} s (${e.getMessage})", e)
+  }
+
+  /** An idempotent, acks=all producer of raw bytes, batched for throughput; the command-config file's
+    * producer keys (linger.ms, batch.size, compression.type, ...) override these defaults.
+    */
+  def producerSettings(kafka: KafkaSettings, timeout: FiniteDuration): ProducerSettings[IO, Array[Byte], Array[Byte]] =
+    ProducerSettings(Serializer.identity[IO], Serializer.identity[IO])
+      .withBootstrapServers(kafka.bootstrapServers.value)
+      .withAcks(Acks.All)
+      .withEnableIdempotence(true)
+      .withLinger(10.millis)
+      .withBatchSize(256 * 1024)
+      // Kafka's default 32 MiB: a 128 MiB buffer let a full-speed sender queue ~0.5 s of batches, promoted
+      // to the old generation before their acknowledgements came (heartbeat --rate 0: ~18% slower).
+      .withProperty("buffer.memory", (32L * 1024 * 1024).toString)
+      .withProperty("max.in.flight.requests.per.connection", "5")
+      .withProperty("reconnect.backoff.max.ms", "1000")
+      .withProperty("max.block.ms", timeout.toMillis.toString)
+      .withRequestTimeout(timeout)
+      .withDeliveryTimeout(timeout * 4)
+      .withProperties(kafka.clientProperties)
+      .withCloseTimeout(30.seconds)
+
+  /** The settings' properties as the Java clients' constructors take them. */
+  def javaProperties(props: Map[String, String]): java.util.Map[String, AnyRef] = props.map { case (k, v) => k -> (v: AnyRef) }.asJava
+
+  /** The partition count of a topic; exit 2 naming it when it does not exist. */
+  def partitionCount(kafka: KafkaSettings, topic: String, timeout: FiniteDuration): IO[Int] =
+    partitionCounts(kafka, List(topic), timeout).map(_(topic))
+
+  /** Partition counts of several topics through one admin client; exit 2 naming the first that does not exist. */
+  def partitionCounts(kafka: KafkaSettings, topics: List[String], timeout: FiniteDuration): IO[Map[String, Int]] =
+    javaAdmin(kafka, timeout).use { a =>
+      val described = a.describeTopics(topics.asJava).topicNameValues().asScala
+      topics.traverse { topic =>
+        await(described(topic)).map(d => topic -> d.partitions.size).adaptError {
+          case e if Option(e.getCause).getOrElse(e).isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] ||
+            e.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] =>
+            bankops.base.Failure.BadInput(s"topic $topic does not exist")
+        }
+      }.map(_.toMap)
+    }.adaptError(unreachable(kafka, timeout))
+}

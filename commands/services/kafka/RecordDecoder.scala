@@ -1,0 +1,61 @@
+package bankops.services.kafka
+
+import cats.effect.IO
+import cats.syntax.all._
+import fs2.Chunk
+import org.apache.avro.Schema
+import org.apache.avro.generic.{GenericDatumReader, GenericRecord}
+
+import java.time.Instant
+import scala.collection.concurrent.TrieMap
+
+import bankops.services.avro.{AvroJson, DecodeError, WireFormat}
+import bankops.services.registry.{RegistryError, SchemaResolver}
+import bankops.services.kafka.TopicReader.Raw
+
+/** Decodes values in the Confluent wire format with their writer schemas. Schemas are fetched once per id
+  * for a whole chunk; an id the registry does not know is remembered as unknown; an unreachable registry
+  * stops the run (exit 3) rather than marking every record undecodable.
+  */
+final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true) {
+  private val unknown = TrieMap.empty[Int, String]
+  private val known = TrieMap.empty[Int, (Schema, GenericDatumReader[Any])]
+
+  def decodeChunk(chunk: Chunk[Raw]): IO[Chunk[Decoded]] = resolveIds(chunk).map(_ => chunk.map(decode))
+
+  /** The writer schema of an id already resolved by [[resolveIds]]. */
+  def writerSchema(id: Int): Option[Schema] = known.get(id).map(_._1)
+
+  /** Fetches the writer schemas a chunk's values name, once per id. */
+  def resolveIds(chunk: Chunk[Raw]): IO[Unit] = {
+    val ids = chunk.toList.flatMap(r => WireFormat.schemaIdOf(r.value).toOption).distinct
+      .filterNot(id => known.contains(id) || unknown.contains(id))
+    ids.traverse_ { id =>
+      resolver.byId(id).attempt.flatMap {
+        case Right(s) => IO(known.put(id, (s, new GenericDatumReader[Any](s)))).void
+        case Left(e: RegistryError) if e.status == 404 || e.status == 422 || e.status == 200 => IO(unknown.put(id, e.message)).void
+        case Left(e) => IO.raiseError(e)
+      }
+    }
+  }
+
+  private def decode(r: Raw): Decoded = {
+    val frame: Either[DecodeError, Int] = WireFormat.schemaIdOf(r.value)
+    val result = frame.flatMap { id =>
+      known.get(id) match {
+        case Some((s, reader)) => WireFormat.decodeFramed(r.value, id, reader).map(d => (id, s, d))
+        case None => Left(DecodeError.UnknownSchemaId(id, unknown.getOrElse(id, "not found")))
+      }
+    }
+    val (time, kind) = (r.timestamp, r.timestampType.name)
+    val headers = r.headers.toArray.toList.map(h => h.key -> Option(h.value))
+    val base = Envelope(r.topic, r.partition, r.offset, if (time >= 0) Some(Instant.ofEpochMilli(time)) else None, kind,
+      Option(r.key), headers, frame.toOption, None, None, None, None)
+    result match {
+      case Right((id, schema, datum)) =>
+        val name = datum match { case g: GenericRecord => g.getSchema.getFullName; case _ => schema.getFullName }
+        Decoded(base.copy(schemaId = Some(id), record = Some(name), value = if (plainValues) Some(AvroJson.plain(datum, schema)) else None), Some(schema), Some(datum))
+      case Left(err) => Decoded(base.copy(error = Some(err.reason), raw = Some(Option(r.value).getOrElse(Array.emptyByteArray))), None, None)
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package bankops.services.kafka
+
+import cats.data.NonEmptyList
+import cats.syntax.all._
+import com.monovore.decline.Opts
+
+import java.time.Instant
+
+
+/** Where records come from: topics, partitions, start and stop, limit, follow. Shared by inspect and replay. */
+object SourceOpts {
+  private def ints(s: String): Either[String, List[Int]] =
+    s.split(",").toList.map(_.trim).filter(_.nonEmpty).traverse(p => p.toIntOption.filter(_ >= 0).toRight(s"--partition: '$p' is not a partition number"))
+
+  def topics(name: String, help: String): Opts[NonEmptyList[String]] = Opts.options[String](name, help, metavar = "TOPIC")
+
+  val partitions: Opts[Option[List[Int]]] =
+    Opts.options[String]("partition", "Only these partitions (repeatable, or comma-separated).", "p", "N[,N]")
+      .mapValidated(_.toList.flatTraverse(ints).toValidatedNel).orNone
+
+  val from: Opts[StartAt] =
+    Opts.option[String]("from", "Start: beginning (default), end, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m).", metavar = "POSITION")
+      .mapValidated(s => StartAt.parse(s, Instant.now()).toValidatedNel).withDefault(StartAt.Beginning)
+
+  val to: Opts[Option[StopAt]] =
+    Opts.option[String]("to", "Stop: end (default; the end offsets when the run starts), offset:N (inclusive), timestamp:ISO-8601.", metavar = "POSITION")
+      .mapValidated(s => StopAt.parse(s).toValidatedNel).orNone
+
+  val follow: Opts[Boolean] = Opts.flag("follow", "Keep reading new records until interrupted (Ctrl-C exits 0).", "f").orFalse
+
+  val limit: Opts[Option[Long]] =
+    Opts.option[Long]("limit", "Stop after N records shown.", "n", "N").mapValidated(n => if (n > 0) n.validNel else s"--limit must be positive, not $n".invalidNel).orNone
+
+  /** Topics and positions as one read; `--follow` and `--to` exclude each other. */
+  def spec(topicOpt: Opts[NonEmptyList[String]]): Opts[ReadSpec] =
+    (topicOpt, partitions, from, to, follow).tupled.mapValidated { case (ts, ps, start, stop, f) =>
+      (stop, f) match {
+        case (Some(_), true) => "--follow reads until interrupted: it cannot be combined with --to".invalidNel
+        case _ => ReadSpec(ts.toList.distinct, ps, start, if (f) StopAt.Never else stop.getOrElse(StopAt.End)).validNel
+      }
+    }
+
+  val filter: Opts[RecordFilter] = (
+    Opts.options[String]("record", "Only records of this type (simple or full name; repeatable).", metavar = "NAME").orEmpty,
+    Opts.option[String]("key", "Only records with this key (UTF-8 text).", metavar = "TEXT").orNone,
+    Opts.options[String]("where", "Only records whose value matches: field=value, field!=value, field>N, <, <=, >= (repeatable).", metavar = "EXPR")
+      .mapValidated(_.traverse(Condition.parse).toValidatedNel).orNone.map(_.fold(List.empty[Condition])(_.toList))
+  ).mapN(RecordFilter.apply)
+}

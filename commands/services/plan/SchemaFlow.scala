@@ -1,0 +1,64 @@
+package bankops.services.plan
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+import io.circe.syntax._
+
+import scala.concurrent.duration.FiniteDuration
+
+import bankops.base.{Failure, OutputFormat, Shell, Table, TimeoutOpt}
+import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
+import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyOpts}
+import bankops.services.registry.RegistryClient
+
+/** Plan, gate and register: the steps `schemas` and the combined `plan`/`apply` share, with their options. */
+object SchemaFlow {
+
+  final case class Common(flags: ConnectionFlags, topology: Option[os.Path], strategy: Option[SubjectNameStrategy],
+                          output: Option[OutputFormat], timeout: FiniteDuration)
+
+  val levelOpt: Opts[Option[String]] =
+    Opts.option[String]("compatibility", s"Set each subject's compatibility level: ${LocalCompatibility.Levels.mkString(", ")}.", metavar = "LEVEL")
+      .mapValidated(s => LocalCompatibility.parseLevel(s).toValidatedNel).orNone
+
+  val common: Opts[Common] = (ConnectionFlags.opts, TopologyOpts.file, TopologyOpts.strategy, OutputFormat.opts, TimeoutOpt.opts(30)).mapN(Common.apply)
+
+  /** The topology, the desired subjects and a registry session. */
+  def prepared[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync) => IO[A]): IO[A] =
+    preparedWith(c, shell)((topology, desired, sync, _) => f(topology, desired, sync))
+
+  /** As [[prepared]], with the connection settings for commands that reach Kafka too. */
+  def preparedWith[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync, ConnectionSettings) => IO[A]): IO[A] =
+    for {
+      topology <- TopologyOpts.load(c.topology, shell)
+      settings <- Connections.load(c.flags, shell)
+      desired <- DesiredSubjects.load(topology, c.strategy)
+      result <- f(topology, desired, new SchemaSync(RegistryClient(settings, c.timeout)), settings)
+    } yield result
+
+  def printPlan(plan: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] = format match {
+    case OutputFormat.Json => plan.subjects.traverse_(p => shell.println(p.asJson.noSpaces))
+    case OutputFormat.Table =>
+      shell.println(Table.render(List("SUBJECT", "STATUS", "DETAIL"), plan.subjects.map(p => List(p.desired.subject, p.status.name, p.detail))))
+  }
+
+  def planExit(plan: SchemaPlan): ExitCode = ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference)
+
+  def incompatibleMessage(plan: SchemaPlan): String =
+    s"schemas: ${plan.incompatible.map(_.desired.subject).mkString(", ")} incompatible; nothing was registered"
+
+  /** Registers after the gate; then asks again, so a success means the registry now holds every contract. */
+  def register(sync: SchemaSync, desired: List[DesiredSubject], plan: SchemaPlan, level: Option[String], format: OutputFormat, shell: Shell): IO[ExitCode] =
+    sync.register(plan).flatMap { done =>
+      done.traverse_ { case (p, id) =>
+        format match {
+          case OutputFormat.Json => shell.println(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson, "id" -> id.asJson).noSpaces)
+          case OutputFormat.Table => shell.println(s"registered  ${p.desired.subject}  id $id")
+        }
+      } >> sync.plan(desired, level).flatMap { after =>
+        if (after.isEmpty) shell.info(s"schemas: ${done.size} registered, ${plan.pending.size - done.size} levels set; every subject matches its .avsc").as(ExitCode.Success)
+        else shell.info(s"schemas: registered, but still pending: ${after.pending.map(_.desired.subject).mkString(", ")}").as(ExitCode(Failure.ExitDifference))
+      }
+    }
+}

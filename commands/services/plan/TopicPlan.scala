@@ -1,0 +1,66 @@
+package bankops.services.plan
+
+import io.circe.{Encoder, Json}
+
+/** A change `topics apply` makes. */
+sealed trait TopicChange { def topic: String; def action: String; def detail: String }
+object TopicChange {
+  final case class Create(topic: String, partitions: Int, replicationFactor: Int, config: Map[String, String]) extends TopicChange {
+    val action = "create"
+    def detail: String = (s"$partitions partitions, replication $replicationFactor" :: config.toList.sorted.map { case (k, v) => s"$k=$v" }).mkString(", ")
+  }
+  final case class AddPartitions(topic: String, from: Int, to: Int) extends TopicChange {
+    val action = "add-partitions"
+    def detail = s"$from -> $to partitions"
+  }
+  final case class SetConfig(topic: String, key: String, current: Option[String], wanted: String) extends TopicChange {
+    val action = "set-config"
+    def detail = s"$key: ${current.getOrElse("(unset)")} -> $wanted"
+  }
+  final case class Delete(topic: String) extends TopicChange {
+    val action = "delete"
+    def detail = "not in the topology (--delete-unlisted)"
+  }
+
+  implicit val encoder: Encoder[TopicChange] = Encoder.instance { c =>
+    val common = List("action" -> Json.fromString(c.action), "topic" -> Json.fromString(c.topic))
+    Json.fromFields(common ++ (c match {
+      case Create(_, p, rf, cfg) => List("partitions" -> Json.fromInt(p), "replicationFactor" -> Json.fromInt(rf),
+        "config" -> Json.fromFields(cfg.toList.sorted.map { case (k, v) => k -> Json.fromString(v) }))
+      case AddPartitions(_, f, t) => List("from" -> Json.fromInt(f), "to" -> Json.fromInt(t))
+      case SetConfig(_, k, cur, w) => List("key" -> Json.fromString(k), "current" -> cur.fold(Json.Null)(Json.fromString), "wanted" -> Json.fromString(w))
+      case Delete(_) => Nil
+    }))
+  }
+}
+
+/** Drift the plan reports but will not fix: Kafka cannot shrink partitions or change replication in place. */
+sealed trait TopicWarning { def topic: String; def kind: String; def message: String }
+object TopicWarning {
+  final case class FewerPartitionsDeclared(topic: String, declared: Int, actual: Int) extends TopicWarning {
+    val kind = "fewer-partitions-declared"
+    def message = s"topic $topic: declares $declared partitions but has $actual; Kafka cannot remove partitions, left as is"
+  }
+  final case class ReplicationDiffers(topic: String, wanted: Int, actual: Int) extends TopicWarning {
+    val kind = "replication-differs"
+    def message = s"topic $topic: replication factor is $actual, the topology wants $wanted; reassign partitions to change it"
+  }
+  final case class ReplicationCapped(topic: String, declared: Int, brokers: Int) extends TopicWarning {
+    val kind = "replication-capped"
+    def message = s"topic $topic: replication factor $declared capped at $brokers, the number of brokers"
+  }
+
+  implicit val encoder: Encoder[TopicWarning] = Encoder.instance(w =>
+    Json.obj("kind" -> Json.fromString(w.kind), "topic" -> Json.fromString(w.topic), "message" -> Json.fromString(w.message)))
+}
+
+final case class TopicPlan(changes: List[TopicChange], warnings: List[TopicWarning]) {
+  def isEmpty: Boolean = changes.isEmpty
+  def topics: List[String] = changes.map(_.topic).distinct
+}
+
+object TopicPlan {
+  implicit val encoder: Encoder[TopicPlan] = Encoder.instance(p =>
+    Json.obj("changes" -> Json.fromValues(p.changes.map(Encoder[TopicChange].apply)),
+      "warnings" -> Json.fromValues(p.warnings.map(Encoder[TopicWarning].apply))))
+}

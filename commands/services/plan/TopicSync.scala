@@ -1,0 +1,78 @@
+package bankops.services.plan
+
+import cats.effect.IO
+import cats.syntax.all._
+import io.circe.Json
+import io.circe.syntax._
+import org.apache.kafka.common.errors.{ApiException, AuthorizationException, InvalidConfigurationException,
+  InvalidPartitionsException, InvalidReplicationFactorException, PolicyViolationException, TimeoutException}
+
+import java.util.concurrent.{CompletionException, ExecutionException}
+import scala.concurrent.duration._
+
+import bankops.base.{Failure, OutputFormat, Shell, Table}
+import bankops.services.config.KafkaSettings
+import bankops.services.contracts.Topology
+import bankops.services.kafka.KafkaClients
+
+/** Plan, gate, apply and confirm: the effectful steps `topics` and the combined `apply` share. */
+object TopicSync {
+
+  /** An admin session bounded by `timeout`: an unreachable broker is exit 3, never a hang. */
+  def session[A](kafka: KafkaSettings, timeout: FiniteDuration)(f: TopicAdmin => IO[A]): IO[A] =
+    KafkaClients.javaAdmin(kafka, timeout).use(a => f(new TopicAdmin(a))).adaptError(KafkaClients.unreachable(kafka, timeout))
+
+  def plan(admin: TopicAdmin, topology: Topology, deleteUnlisted: Boolean): IO[TopicPlan] =
+    admin.cluster(topology.names).map(TopicPlanner.plan(topology, _, deleteUnlisted))
+
+  /** The broker checks every change without making it; what it refuses blocks the whole apply. */
+  def refusals(admin: TopicAdmin, plan: TopicPlan): IO[List[Outcome]] =
+    admin.execute(plan, validateOnly = true).map(_.filterNot(_.ok))
+
+  /** Re-reads the cluster until it matches the topology (metadata settles within moments) or `patience` ends. */
+  def confirm(admin: TopicAdmin, topology: Topology, patience: FiniteDuration = 15.seconds): IO[TopicPlan] = {
+    val deadline = System.nanoTime() + patience.toNanos
+    def loop: IO[TopicPlan] = plan(admin, topology, deleteUnlisted = false).flatMap { p =>
+      if (p.isEmpty || System.nanoTime() > deadline) IO.pure(p) else IO.sleep(500.millis) >> loop
+    }
+    loop
+  }
+
+  def reason(error: Throwable): String = unwrap(error) match {
+    case e: ApiException => s"${e.getClass.getSimpleName.stripSuffix("Exception")}: ${e.getMessage}"
+    case e => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
+  }
+
+  /** 2 when the topology asked for something invalid, 3 when the broker refused or did not answer, else 1. */
+  def exitCode(failed: List[Outcome]): Int = {
+    val errors = failed.flatMap(_.error).map(unwrap)
+    if (errors.exists(e => e.isInstanceOf[AuthorizationException] || e.isInstanceOf[TimeoutException])) Failure.ExitUnavailable
+    else if (errors.exists {
+      case _: InvalidConfigurationException | _: InvalidPartitionsException | _: InvalidReplicationFactorException | _: PolicyViolationException => true
+      case _ => false
+    }) Failure.ExitBadInput
+    else Failure.ExitDifference
+  }
+
+  private def unwrap(e: Throwable): Throwable = e match {
+    case c @ (_: CompletionException | _: ExecutionException) if c.getCause != null => unwrap(c.getCause)
+    case other => other
+  }
+
+  def printPlan(plan: TopicPlan, format: OutputFormat, shell: Shell): IO[Unit] =
+    plan.warnings.traverse_(w => shell.warn(w.message)) >> (format match {
+      case OutputFormat.Json => shell.println(plan.asJson.noSpaces)
+      case OutputFormat.Table if plan.isEmpty => shell.println("topics: no changes, the cluster matches the topology")
+      case OutputFormat.Table => shell.println(Table.render(List("TOPIC", "ACTION", "DETAIL"), plan.changes.map(c => List(c.topic, c.action, c.detail))))
+    })
+
+  def printOutcomes(outcomes: List[Outcome], format: OutputFormat, shell: Shell): IO[Unit] =
+    outcomes.traverse_ { o =>
+      format match {
+        case OutputFormat.Json => shell.println(Json.obj("topic" -> o.change.topic.asJson, "action" -> o.change.action.asJson,
+          "detail" -> o.change.detail.asJson, "ok" -> o.ok.asJson, "error" -> o.error.map(reason).asJson).noSpaces)
+        case OutputFormat.Table => shell.println(s"${if (o.ok) "done  " else "FAILED"}  ${o.change.topic}  ${o.change.action}  " +
+          o.error.fold(o.change.detail)(reason))
+      }
+    }
+}

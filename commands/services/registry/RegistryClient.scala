@@ -1,0 +1,161 @@
+package bankops.services.registry
+
+import cats.effect.IO
+import io.circe.{Decoder, Json}
+import io.circe.parser.parse
+import io.circe.syntax._
+import sttp.client4._
+import sttp.client4.httpclient.HttpClientSyncBackend
+import sttp.model.MediaType
+
+import java.net.URLEncoder
+import java.net.http.HttpClient
+import java.nio.charset.StandardCharsets.UTF_8
+import java.time.Duration
+import scala.collection.concurrent.TrieMap
+import scala.concurrent.duration._
+
+import bankops.base.Failure
+import bankops.services.config.{ConnectionSettings, Secrets, TlsProfile}
+
+/** A client for the Confluent schema registry REST API (also served by Apicurio's
+  * ccompat API, Karapace and Redpanda), on sttp over the JDK's HttpClient.
+  * Answers are parsed tolerantly: registries differ in the fields they add.
+  * Schemas by id and subject look-ups are cached (ids are immutable); 5xx answers
+  * and connection errors are retried with backoff, nothing else is.
+  */
+final class RegistryClient(baseUrl: String, makeBackend: () => SyncBackend, userInfo: Option[String], timeout: FiniteDuration, retries: Int = 3) {
+  // Made on the first request: a replay that never decodes needs no HTTP client (nor its TLS stores loaded).
+  private lazy val backend = makeBackend()
+  private val contentType = MediaType("application", "vnd.schemaregistry.v1+json")
+  private val base = baseUrl.stripSuffix("/")
+  private val byId = TrieMap.empty[Int, RegisteredSchema]
+  private val lookups = TrieMap.empty[(String, String, List[SchemaReference]), Lookup.Found]
+
+  def describe: String = Secrets.maskUrl(base)
+
+  private def enc(s: String) = URLEncoder.encode(s, UTF_8).replace("+", "%20")
+
+  private def once(method: String, path: String, body: Option[Json]): IO[Json] = IO.blocking {
+    val r0 = basicRequest.method(sttp.model.Method(method), uri"${base + path}").readTimeout(timeout)
+      .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
+    val r1 = body.fold(r0)(b => r0.body(b.noSpaces).contentType(contentType))
+    val r2 = userInfo.fold(r1) { ui => val (u, p) = ui.span(_ != ':'); r1.auth.basic(u, p.drop(1)) }
+    r2.send(backend)
+  }.adaptError { case e: SttpClientException =>
+    Failure.Unavailable(s"schema registry at $describe could not be reached: ${Option(e.getCause).map(_.toString).getOrElse(e.toString)}", e)
+  }.flatMap { resp =>
+    val text = resp.body.fold(identity, identity)
+    if (resp.code.isSuccess) IO.fromEither(parse(if (text.trim.isEmpty) "null" else text).left.map(e => RegistryError(resp.code.code, None, s"unparseable answer: ${e.message}")))
+    else IO.raiseError(RegistryError.from(resp.code.code, text))
+  }
+
+  private def request(method: String, path: String, body: Option[Json] = None): IO[Json] = {
+    def attempt(n: Int): IO[Json] = once(method, path, body).handleErrorWith {
+      case e @ (_: Failure.Unavailable | RegistryError(_, _, _)) if n < retries && retryable(e) =>
+        IO.sleep((200L << n).millis) >> attempt(n + 1)
+      case e: RegistryError if e.status >= 500 => IO.raiseError(Failure.Unavailable(s"schema registry at $describe: ${e.getMessage}", e))
+      case e => IO.raiseError(e)
+    }
+    attempt(0)
+  }
+
+  private def retryable(e: Throwable): Boolean = e match {
+    case r: RegistryError => r.status >= 500
+    case _: Failure.Unavailable => true
+    case _ => false
+  }
+
+  private def as[A: Decoder](j: Json): IO[A] = IO.fromEither(j.as[A].left.map(e => RegistryError(200, None, s"unexpected answer ${j.noSpaces.take(200)}: ${e.getMessage}")))
+
+  private def schemaBody(schema: String, references: List[SchemaReference]): Json =
+    Json.obj("schema" -> schema.asJson, "schemaType" -> "AVRO".asJson, "references" -> references.asJson)
+
+  /** Registers `schema` (Avro JSON) under `subject`; the registry's id for it, new or existing. */
+  def register(subject: String, schema: String, references: List[SchemaReference] = Nil, normalize: Boolean = true): IO[Int] =
+    request("POST", s"/subjects/${enc(subject)}/versions${if (normalize) "?normalize=true" else ""}", Some(schemaBody(schema, references)))
+      .flatMap(j => as[Int](j.hcursor.downField("id").focus.getOrElse(j)))
+
+  /** Whether `schema` is already registered under `subject`, telling a missing subject from an unregistered schema. */
+  def lookup(subject: String, schema: String, references: List[SchemaReference] = Nil): IO[Lookup] =
+    lookups.get((subject, schema, references)).fold {
+      request("POST", s"/subjects/${enc(subject)}?normalize=true", Some(schemaBody(schema, references)))
+        .flatMap(as[SubjectVersion]).map(v => Lookup.Found(v)).flatTap(f => IO(lookups.put((subject, schema, references), f))).map(f => f: Lookup)
+        .recover {
+          case RegistryError(404, Some(40401), _) => Lookup.SubjectMissing
+          case RegistryError(404, Some(40403), _) => Lookup.NotRegistered
+          case RegistryError(404, None, _) => Lookup.SubjectMissing
+        }
+    }(x => IO.pure(x))
+
+  /** The id of `schema` under `subject`: the one it is registered with, else (when `register`) a new one; otherwise
+    * why there is none (the subject is missing, or holds no version of this schema).
+    */
+  def schemaId(subject: String, schema: String, register: Boolean): IO[Either[Lookup, Int]] =
+    lookup(subject, schema).flatMap {
+      case Lookup.Found(v) => IO.pure(Right(v.id))
+      case _ if register => this.register(subject, schema).map(Right(_))
+      case missing => IO.pure(Left(missing))
+    }
+
+  /** The candidate against the subject's latest version, under the subject's compatibility level. */
+  def testCompatibility(subject: String, schema: String, references: List[SchemaReference] = Nil): IO[Compatibility] =
+    request("POST", s"/compatibility/subjects/${enc(subject)}/versions/latest?verbose=true", Some(schemaBody(schema, references))).map { j =>
+      val c = j.hcursor
+      Compatibility(c.get[Boolean]("is_compatible").getOrElse(false), c.get[List[String]]("messages").getOrElse(Nil))
+    }
+
+  /** The schema text (and its references) registered under a global id; cached, ids never change. */
+  def schemaById(id: Int): IO[RegisteredSchema] =
+    byId.get(id).fold {
+      request("GET", s"/schemas/ids/$id").flatMap { j =>
+        val c = j.hcursor
+        IO.fromEither(c.get[String]("schema").map(s => RegisteredSchema(s, c.getOrElse[List[SchemaReference]]("references")(Nil).getOrElse(Nil)))
+          .left.map(e => RegistryError(200, None, s"no schema in ${j.noSpaces.take(200)}: ${e.getMessage}")))
+      }.flatTap(s => IO(byId.put(id, s)))
+    }(x => IO.pure(x))
+
+  def subjects: IO[List[String]] = request("GET", "/subjects").flatMap(as[List[String]])
+
+  def versions(subject: String): IO[List[Int]] = request("GET", s"/subjects/${enc(subject)}/versions").flatMap(as[List[Int]])
+
+  /** A subject's version (`latest` or a number); None when the subject does not exist. */
+  def version(subject: String, version: String = "latest"): IO[Option[SubjectVersion]] =
+    request("GET", s"/subjects/${enc(subject)}/versions/$version").flatMap(as[SubjectVersion]).map(Option(_))
+      .recover { case RegistryError(404, _, _) => None }
+
+  /** The global compatibility level; Confluent says `compatibilityLevel`, some registries `compatibility`. */
+  def globalCompatibility: IO[String] = request("GET", "/config").flatMap(compatibilityOf)
+
+  def setGlobalCompatibility(level: String): IO[String] =
+    request("PUT", "/config", Some(Json.obj("compatibility" -> level.asJson))).flatMap(compatibilityOf)
+
+  /** The level in force for a subject: its own, or the global one it falls back to. */
+  def subjectCompatibility(subject: String): IO[String] =
+    request("GET", s"/config/${enc(subject)}?defaultToGlobal=true").flatMap(compatibilityOf)
+      .recoverWith { case RegistryError(404, _, _) => globalCompatibility }
+
+  def setSubjectCompatibility(subject: String, level: String): IO[String] =
+    request("PUT", s"/config/${enc(subject)}", Some(Json.obj("compatibility" -> level.asJson))).flatMap(compatibilityOf)
+
+  private def compatibilityOf(j: Json): IO[String] =
+    IO.fromOption(j.hcursor.get[String]("compatibilityLevel").orElse(j.hcursor.get[String]("compatibility")).toOption)(
+      RegistryError(200, None, s"no compatibility level in ${j.noSpaces}"))
+}
+
+object RegistryClient {
+
+  def apply(settings: ConnectionSettings, timeout: FiniteDuration = 30.seconds): RegistryClient =
+    apply(settings.registry.url.value, settings.kafka.properties, settings.registry.caFile.map(_.value), settings.registry.userInfo.map(_.value), timeout)
+
+  /** `tlsProperties`: Kafka `ssl.*` keys, the one TLS profile for broker and registry. */
+  def apply(url: String, tlsProperties: Map[String, String], ca: Option[os.Path], userInfo: Option[String], timeout: FiniteDuration): RegistryClient = {
+    def backend(): SyncBackend = {
+      val builder = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeout.toMillis min 10000L)).followRedirects(HttpClient.Redirect.NORMAL)
+      // Plain http needs no TLS context; loading the key and trust stores is a noticeable share of start-up.
+      if (url.startsWith("https:")) TlsProfile.sslContext(tlsProperties, ca).foreach(builder.sslContext)
+      HttpClientSyncBackend.usingClient(builder.build())
+    }
+    new RegistryClient(url, () => backend(), userInfo, timeout)
+  }
+}

@@ -1,0 +1,88 @@
+package bankops
+
+import bankops.support.Repo
+
+/** The layers of commands/ import only downward: base, then services (in the order below), then jobs, then the
+  * job list and Main; a job never imports another job. Read from the sources, so a new import that points the
+  * wrong way fails here rather than in review.
+  */
+class LayersSuite extends munit.FunSuite {
+  import LayersSuite._
+
+  test("commands/ imports only downward, and no job imports another job") {
+    val root = Repo.root / "commands"
+    val files = os.walk(root).filter(_.ext == "scala").map(p => p.relativeTo(root).toString -> os.read(p)).toMap
+    assert(files.size > 50, files.keys)
+    assertEquals(violations(files), Nil)
+  }
+
+  test("the check finds what points the wrong way") {
+    val files = Map(
+      "base/Shell.scala" -> "package bankops.base\nimport bankops.services.config.Secrets\n",
+      "services/avro/WireFormat.scala" -> "package bankops.services.avro\nval x = bankops.services.kafka.TopicReader\n",
+      "services/kafka/Reader.scala" -> "package bankops.services.kafka\nimport bankops.jobs.inspect.InspectFormat\n",
+      "jobs/replay/ReplayCommand.scala" -> "package bankops.jobs.replay\nimport bankops.jobs.inspect.{RecordDecoder, SourceOpts}\nimport bankops.services.kafka.TopicReader\n",
+      "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nimport bankops.Jobs\n",
+      "extra/Thing.scala" -> "package bankops.extra\n"
+    )
+    assertEquals(violations(files), List(
+      "base/Shell.scala: base imports bankops.services.config",
+      "extra/Thing.scala: not in a layer (base/, services/<name>/, jobs/<name>/ or commands/ itself)",
+      "jobs/heartbeat/HeartbeatCommand.scala: jobs.heartbeat imports bankops.Jobs",
+      "jobs/replay/ReplayCommand.scala: jobs.replay imports bankops.jobs.inspect",
+      "services/avro/WireFormat.scala: services.avro imports bankops.services.kafka",
+      "services/kafka/Reader.scala: services.kafka imports bankops.jobs.inspect"
+    ))
+  }
+}
+
+object LayersSuite {
+
+  /** Services, lowest first: each may import base and the services before it. */
+  val services: List[String] = List("config", "avro", "bank", "contracts", "registry", "kafka", "plan")
+
+  private sealed trait Layer { def name: String }
+  private case object Base extends Layer { val name = "base" }
+  private final case class Service(s: String) extends Layer { val name = s"services.$s" }
+  private final case class JobLayer(j: String) extends Layer { val name = s"jobs.$j" }
+  private case object Top extends Layer { val name = "bankops" }
+
+  /** Where a file sits (its path below commands/), or where a reference points (`bankops.services.kafka` ...). */
+  private def layerOf(parts: List[String]): Option[Layer] = parts match {
+    case "base" :: _ => Some(Base)
+    case "services" :: s :: _ if services.contains(s) => Some(Service(s))
+    case "jobs" :: j :: _ => Some(JobLayer(j))
+    case List(_) => Some(Top)
+    case _ => None
+  }
+
+  /** May code in `from` use code in `to`? */
+  private def allowed(from: Layer, to: Layer): Boolean = (from, to) match {
+    case (a, b) if a == b => true
+    case (_, Base) => true
+    case (Base, _) => false
+    case (Service(a), Service(b)) => services.indexOf(b) < services.indexOf(a)
+    case (Service(_), _) => false
+    case (JobLayer(_), Service(_)) => true
+    case (JobLayer(_), _) => false
+    case (Top, _) => true
+  }
+
+  private val Reference = """\bbankops\.(base|services\.[a-z]+|jobs\.[a-z]+|[A-Z][A-Za-z0-9_]*)""".r
+
+  /** One line per file and package it should not import, sorted. */
+  def violations(files: Map[String, String]): List[String] =
+    files.toList.sortBy(_._1).flatMap { case (path, text) =>
+      layerOf(path.split('/').toList) match {
+        case None => List(s"$path: not in a layer (base/, services/<name>/, jobs/<name>/ or commands/ itself)")
+        case Some(from) =>
+          // Comments and strings may name anything; only code counts.
+          val code = text.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "").replaceAll("\"[^\"\n]*\"", "\"\"")
+          Reference.findAllMatchIn(code).map(_.group(1)).toList.distinct.flatMap { target =>
+            val parts = target.split('.').toList
+            val to = if (parts.head.head.isUpper) Some(Top) else layerOf(parts)
+            to.filterNot(allowed(from, _)).map(_ => s"$path: ${from.name} imports bankops.$target")
+          }
+      }
+    }
+}

@@ -1,0 +1,51 @@
+package bankops.base
+
+import bankops.support.TestShell
+
+class CliSuite extends munit.CatsEffectSuite {
+
+  test("--help lists each job with a description and an example, exit 0") {
+    TestShell.run(List("--help")).map { r =>
+      assertEquals(r.code, 0)
+      assert(r.out.contains("config"), r.out)
+      assert(r.out.contains("Example: bankops config show"), r.out)
+    }
+  }
+
+  test("--version") {
+    TestShell.run(List("--version")).map(r => assertEquals((r.code, r.out.trim), (0, s"bankops ${bankops.base.Version.current}")))
+  }
+
+  test("an unknown flag is one line on stderr and exit 2") {
+    TestShell.run(List("config", "show", "--bogus")).map { r =>
+      assertEquals(r.code, 2)
+      assertEquals(r.err.linesIterator.size, 1, r.err)
+      assert(r.err.contains("--bogus"), r.err)
+      assertEquals(r.out, "")
+    }
+  }
+
+  test("a malformed --command-config is exit 2 naming the file; nothing on stdout") {
+    val dir = os.temp.dir()
+    os.write(dir / "bad.properties", "security.protocol\n")
+    TestShell.run(List("config", "show", "--command-config", (dir / "bad.properties").toString)).map { r =>
+      assertEquals(r.code, 2)
+      assert(r.err.startsWith(s"bankops: $dir/bad.properties:1:"), r.err)
+      assertEquals(r.out, "")
+    }
+  }
+
+  test("config show in JSON says where each setting came from, and never prints the DB password") {
+    val env = Map("KAFKA_BROKERS" -> "k1:9093", "DB_PASSWORD" -> "hunter2")
+    TestShell.run(List("config", "show", "--output", "json", "--db-user", "alice"), env).map { r =>
+      assertEquals(r.code, 0)
+      assert(r.outLines.contains("""{"setting":"kafka.bootstrap.servers","value":"k1:9093","source":"env KAFKA_BROKERS"}"""), r.out)
+      assert(r.outLines.contains("""{"setting":"db.user","value":"alice","source":"flag --db-user"}"""), r.out)
+      assert(!r.out.contains("hunter2"))
+    }
+  }
+
+  test("--verbose is accepted after the subcommand too") {
+    TestShell.run(List("config", "show", "--verbose", "-o", "json")).map(r => assertEquals(r.code, 0, r.err))
+  }
+}

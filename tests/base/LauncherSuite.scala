@@ -1,0 +1,67 @@
+package bankops.base
+
+import bankops.support.Repo
+
+/** The `./bankops` launcher's class-data archives (AppCDS), run for real. */
+class LauncherSuite extends munit.FunSuite {
+
+  private val launcher = Repo.root / "bankops"
+  private val state = Repo.root / ".bankops" / "build"
+  private val archives = state / "cds"
+
+  /** `./bankops test` passes the stamp of the sources it built to the tests: only then is the launcher's warm path
+    * this checkout's build (elsewhere, e.g. under scala-cli, running it would start a build of its own).
+    */
+  private def launcherBuilt(): Unit = {
+    val stamp = state / "stamp"
+    assume(os.exists(stamp) && sys.env.get("BANKOPS_SOURCE_STAMP").contains(os.read(stamp).trim), "the launcher's classpath is built by ./bankops test")
+  }
+
+  private def run(args: Seq[String], env: Map[String, String] = Map.empty) =
+    os.proc(launcher, args).call(cwd = Repo.root, check = false, stderr = os.Pipe,
+      env = Map("BANKOPS_CDS" -> "on", "BANKOPS_JAVA_OPTS" -> "") ++ env)
+
+  private def configArchives = if (os.exists(archives)) os.list(archives).map(_.last).filter(_.startsWith("config-")) else Nil
+
+  test("the launcher's job list for class-data archives is exactly the CLI's jobs") {
+    val line = os.read.lines(launcher).find(_.startsWith("CDS_JOBS=")).getOrElse(fail("no CDS_JOBS= line in ./bankops"))
+    val listed = line.stripPrefix("CDS_JOBS=").stripPrefix("\"").stripSuffix("\"").split(' ').toList
+    assertEquals(listed.sorted, bankops.Jobs.all.map(_.name).sorted)
+  }
+
+  test("a job's first run records an archive, the next run uses it; output and exit code unchanged, nothing about it printed") {
+    launcherBuilt()
+    configArchives.foreach(f => os.remove(archives / f))
+    val args = Seq("config", "show", "-o", "json")
+    val first = run(args)
+    assert(configArchives.exists(_.matches("""config-\w+\.\d+\.jsa""")), configArchives)
+    val second = run(args)
+    assert(configArchives.exists(_.matches("""config-\w+\.jsa""")), configArchives)
+    // BANKOPS_CDS=require adds -Xshare:on: the JVM fails rather than start without the archive.
+    val third = run(args, Map("BANKOPS_CDS" -> "require"))
+    for (r <- List(first, second, third)) {
+      assertEquals(r.exitCode, 0, r.err.text())
+      // stdout stays pure JSON lines: no JVM or archive message among them
+      r.out.lines().filter(_.nonEmpty).foreach(l => assert(io.circe.parser.parse(l).isRight, l))
+      assert(!r.err.text().contains("cds"), r.err.text())
+    }
+    assertEquals(second.out.text(), first.out.text())
+    assertEquals(third.out.text(), first.out.text())
+  }
+
+  test("JVM warnings go to stderr, never into stdout") {
+    launcherBuilt()
+    // A heap smaller than project.scala's young generation makes the JVM warn at start.
+    val r = run(Seq("config", "show", "-o", "json"), Map("BANKOPS_JAVA_OPTS" -> "-Xmx128m", "BANKOPS_CDS" -> "off"))
+    assertEquals(r.exitCode, 0, r.err.text())
+    assert(r.err.text().contains("[warning]"), r.err.text())
+    r.out.lines().filter(_.nonEmpty).foreach(l => assert(io.circe.parser.parse(l).isRight, l))
+  }
+
+  test("a word that is no job never leaves an archive behind") {
+    launcherBuilt()
+    val r = run(Seq("inspekt"))
+    assertEquals(r.exitCode, 2)
+    assert(!os.exists(archives) || !os.list(archives).exists(_.last.startsWith("inspekt")), os.list(archives))
+  }
+}

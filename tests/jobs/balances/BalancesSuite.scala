@@ -1,0 +1,128 @@
+package bankops.jobs.balances
+
+import cats.effect.IO
+import fs2.Chunk
+import io.circe.parser.parse
+import org.apache.kafka.clients.producer.ProducerRecord
+
+import java.sql.DriverManager
+import java.nio.charset.StandardCharsets.UTF_8
+import scala.concurrent.duration._
+
+import bankops.services.avro.WireFormat
+import bankops.services.bank.{BalanceChanged, BankRules}
+import bankops.services.kafka.ChunkProducer
+import bankops.services.registry.RegistryClient
+import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
+
+class BalancesSuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  /** A topic of BalanceChanged records and a balance table of the test's own. */
+  private def names(): (String, String) = {
+    val topic = TopologyFixture.unique("balance_changed")
+    (topic, s"balance_${topic.take(9).drop(1)}")
+  }
+
+  private def setup(topic: String, table: String): IO[Unit] = {
+    val file = TopologyFixture.write(TopologyFixture.topology((topic, 3, Map.empty, "BalanceChanged", "iban")))
+    SandboxFixture.cli("apply", "--topology", file.toString).flatMap(r => IO(assertEquals(r.code, 0, r.err))) >>
+      sql(s"CREATE TABLE $table (iban text NOT NULL, amount bigint NOT NULL, lmt bigint NOT NULL DEFAULT -50000)")
+  }
+
+  private def sql(statement: String): IO[Unit] = SandboxFixture.settings.flatMap { s =>
+    IO.blocking {
+      val c = DriverManager.getConnection(s.database.url.value, s.database.user.value, s.database.password.map(_.value).orNull)
+      try c.createStatement().execute(statement) finally c.close()
+    }.void
+  }
+
+  /** Produces events through the library: the typed codec, the wire format and the producer every job uses. */
+  private def produce(topic: String, events: List[BalanceChanged]): IO[Unit] =
+    SandboxFixture.settings.flatMap { s =>
+      RegistryClient(s).version(s"$topic-nl.openweb.data.BalanceChanged").map(_.get.id).flatMap { id =>
+        ChunkProducer.resource(s.kafka, 30.seconds).use { p =>
+          val records = events.map(e => new ProducerRecord(topic, e.iban.getBytes(UTF_8), WireFormat.Writer[BalanceChanged](id).apply(e).toOption.get))
+          p.send(Chunk.from(records))((_, _, err) => if (err != null) throw err).flatten
+        }
+      }
+    }
+
+  /** A chain of deposits for an account, and its final balance. */
+  private def chain(iban: String, amounts: List[Long]): (List[BalanceChanged], Long) =
+    amounts.foldLeft((List.empty[BalanceChanged], 0L)) { case ((evs, bal), a) => (evs :+ BalanceChanged(iban, bal + a, a, "cash", "deposit"), bal + a) }
+
+  private def validate(topic: String, table: String, extra: String*): IO[TestShell.Result] =
+    SandboxFixture.cli(List("balances", "validate", "--topic", topic, "--table", table) ++ extra: _*)
+
+  private val accounts = (1 to 5).map(i => BankRules.iban(100000L * i + scala.util.Random.nextInt(99999))).toList
+
+  test("agreeing balances exit 0; then one changed amount, one dropped account and one out-of-chain event give exactly those three findings") {
+    val chains = accounts.zipWithIndex.map { case (iban, i) => iban -> chain(iban, List(1000L * (i + 1), 250, -100)) }
+    val (topic, table) = names()
+    for {
+      _ <- setup(topic, table)
+      _ <- produce(topic, chains.flatMap(_._2._1))
+      _ <- sql(s"INSERT INTO $table (iban, amount) VALUES " + chains.map { case (iban, (_, bal)) => s"('$iban', $bal)" }.mkString(", "))
+      ok <- validate(topic, table, "-o", "table")
+      _ <- sql(s"UPDATE $table SET amount = amount + 1 WHERE iban = '${accounts(0)}'")
+      _ <- sql(s"DELETE FROM $table WHERE iban = '${accounts(1)}'")
+      last2 = chains(2)._2._2
+      _ <- produce(topic, List(BalanceChanged(accounts(2), last2, 100, "cash", "out of chain")))
+      summaryFile = os.temp()
+      bad <- SandboxFixture.connection >> TestShell.run(List("balances", "validate", "--topic", topic, "--table", table, "-o", "json"),
+        Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString, "GITHUB_STEP_SUMMARY" -> summaryFile.toString), bankops.support.Repo.root)
+    } yield {
+      assertEquals(ok.code, 0, ok.out + ok.err)
+      assert(ok.out.contains("5 accounts checked") && ok.out.contains("15 events") && ok.out.contains("everything agrees"), ok.out)
+      assertEquals(bad.code, 1, bad.err)
+      val lines = bad.outLines.map(l => parse(l).toOption.get.hcursor)
+      val findings = lines.filter(_.downField("finding").succeeded).map(c => (c.get[String]("finding").toOption.get, c.get[String]("iban").toOption.get))
+      assertEquals(findings.toSet, Set("amount-mismatch" -> accounts(0), "missing-in-db" -> accounts(1), "chain-break" -> accounts(2)))
+      assertEquals(findings.size, 3)
+      val mismatch = lines.find(_.get[String]("finding").contains("amount-mismatch")).get
+      assertEquals(mismatch.get[Long]("db").toOption.get - mismatch.get[Long]("kafka").toOption.get, 1L)
+      val break = lines.find(_.get[String]("finding").contains("chain-break")).get
+      assertEquals(break.get[Long]("expected"), Right(last2 + 100))
+      assertEquals(lines.last.downField("summary").get[Int]("findings"), Right(3))
+      assert(os.read(summaryFile).contains("### Balances differ: 3 findings"), os.read(summaryFile))
+    }
+  }
+
+  test("--settle: a transfer the handler applied before its event arrived is not drift") {
+    val (events, bal) = chain(accounts(3), List(5000L))
+    val (topic, table) = names()
+    for {
+      _ <- setup(topic, table)
+      _ <- produce(topic, events)
+      _ <- sql(s"INSERT INTO $table (iban, amount) VALUES ('${accounts(3)}', ${bal + 700})")
+      fiber <- validate(topic, table, "--settle", "4s", "-o", "json").start
+      _ <- IO.sleep(2.seconds) >> produce(topic, List(BalanceChanged(accounts(3), bal + 700, 700, accounts(4), "late")))
+      settled <- fiber.joinWithNever
+      without <- validate(topic, table, "-o", "json")
+      _ <- sql(s"UPDATE $table SET amount = amount + 1")
+      drift <- validate(topic, table, "--settle", "1s", "-o", "json")
+    } yield {
+      assertEquals(settled.code, 0, settled.out + settled.err)
+      assert(settled.err.contains("1 accounts differ; checking them again"), settled.err)
+      assertEquals(without.code, 0, without.out)
+      assertEquals(drift.code, 1, drift.out)
+    }
+  }
+
+  test("faults: a wrong database password is exit 3 naming the database, not the password; an unknown table is exit 2") {
+    val (topic, table) = names()
+    for {
+      _ <- setup(topic, table)
+      wrong <- SandboxFixture.connection >> TestShell.run(List("balances", "validate", "--topic", topic, "--table", table),
+        Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString, "DB_PASSWORD" -> "not-the-Secret-42"), bankops.support.Repo.root)
+      noTable <- validate(topic, "no_such_balance_table")
+    } yield {
+      assertEquals(wrong.code, 3, wrong.err)
+      assert(wrong.err.contains("balancedb") && wrong.err.contains("password authentication failed"), wrong.err)
+      assert(!wrong.err.contains("not-the-Secret-42") && !wrong.out.contains("not-the-Secret-42"))
+      assertEquals(noTable.code, 2, noTable.err)
+      assert(noTable.err.contains("table no_such_balance_table does not exist"), noTable.err)
+    }
+  }
+}

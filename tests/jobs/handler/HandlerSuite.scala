@@ -1,0 +1,256 @@
+package bankops.jobs.handler
+
+import cats.effect.IO
+import io.circe.Json
+import org.apache.kafka.clients.producer.ProducerRecord
+
+import java.nio.charset.StandardCharsets.UTF_8
+import scala.concurrent.duration._
+
+import bankops.services.avro.WireFormat
+import bankops.services.bank.{BankRules, Heartbeat}
+import bankops.services.kafka.ChunkProducer
+import bankops.support.{BankFixture, SandboxFixture}
+import bankops.support.BankFixture.{creation, id, transfer}
+
+class HandlerSuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 8.minutes
+
+  private def value(j: Json, field: String) = j.hcursor.get[String](field).toOption.get
+  private def long(j: Json, field: String) = j.hcursor.get[Long](field).toOption.get
+
+  private def withHandler[A](bank: BankFixture, instance: String)(body: (os.SubProcess, os.Path) => IO[A]): IO[A] = {
+    val log = os.temp(prefix = s"handler-$instance", suffix = ".log")
+    IO.blocking(bank.spawnHandler(instance, log)).bracket(h => body(h, log))(h => BankFixture.signal(h, "TERM").void)
+  }
+
+  test("each rule and reason: feedback, database and balance changes as the original handler's; the same commands again change nothing") {
+    BankFixture.create("rules").flatMap { bank =>
+      withHandler(bank, "rules") { (_, log) =>
+        val (a, b) = (id(), id())
+        val seeded = BankRules.SeededIban
+        val outside = BankRules.iban(999999999L)
+        for {
+          _ <- bank.send(List(creation(a, "AUTO"), creation(b, "MANUAL")))
+          created <- bank.awaitFeedback(Set(a, b))
+          accounts = bank.accounts(created)
+          (ia, ta) = accounts(a)
+          (ib, tb) = accounts(b)
+          transfers = List(
+            transfer(id(), "x", 1000, "cash", ia, "deposit") -> None,
+            transfer(id(), ta, 300, ia, ib, "a to b") -> None,
+            transfer(id(), tb, 10, ia, ib) -> Some("invalid token"),
+            transfer(id(), ta, 100000, ia, ib) -> Some("insufficient funds"),
+            transfer(id(), ta, 10, "nobody", ib) -> Some("from is invalid"),
+            transfer(id(), ta, 10, ia, ia) -> Some("from and to can't be same for transfer"),
+            transfer(id(), "x", 10, outside, BankRules.iban(999999998L)) -> Some("both to and from not known at this bank"),
+            transfer(id(), "x", 50, outside, ib, "from outside") -> None,
+            transfer(id(), ta, 100, ia, outside, "to outside") -> None,
+            transfer(id(), "0" * 20, 5, seeded, ia, "from the seeded account") -> None
+          )
+          ids = transfers.map { case (line, _) => value(io.circe.parser.parse(line).toOption.get.hcursor.downField("value").focus.get, "id") }
+          _ <- bank.send(transfers.map(_._1))
+          feedback <- bank.awaitFeedback(ids.toSet ++ Set(a, b))
+          changes <- bank.balanceChanges
+          amounts <- bank.query("SELECT iban, amount, type FROM balance")(rs => rs.getString(1) -> (rs.getLong(2), rs.getString(3)))
+          cmt <- bank.query("SELECT count(*) FROM cmt")(_.getLong(1))
+          validated <- bank.validate
+          // The same commands once more: the same feedback again, nothing applied twice.
+          _ <- bank.send(List(creation(a, "AUTO"), creation(b, "MANUAL")) ++ transfers.map(_._1))
+          again <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.size >= 24).timeout(90.seconds)
+          changesAfter <- bank.balanceChanges
+          amountsAfter <- bank.query("SELECT iban, amount, type FROM balance")(rs => rs.getString(1) -> (rs.getLong(2), rs.getString(3)))
+        } yield {
+          val byId = feedback.groupBy(_._1)
+          assertEquals(byId(a).map(_._2), List("AccountCreationConfirmed"))
+          assertEquals(value(byId(b).head._3, "a_type"), "MANUAL")
+          assert(BankRules.isValidIban(ia) && ta.matches("\\d{20}"), s"$ia $ta")
+          ids.zip(transfers.map(_._2)).foreach { case (i, expected) =>
+            val (_, record, v) = byId(i).head
+            expected match {
+              case None => assertEquals(record, "MoneyTransferConfirmed", v.noSpaces)
+              case Some(reason) => assertEquals((record, value(v, "reason")), ("MoneyTransferFailed", reason))
+            }
+          }
+          def events(iban: String) = changes.filter(value(_, "iban") == iban).map(c => (long(c, "changed_by"), value(c, "from_to"))).sorted
+          assertEquals(events(ia), List((-300L, ib), (-100L, outside), (5L, seeded), (1000L, "cash")).sorted)
+          assertEquals(events(ib), List((50L, outside), (300L, ia)).sorted)
+          assertEquals(events(seeded), List((-5L, ia)))
+          assertEquals(changes.size, 7)
+          assertEquals(amounts.toMap.get(ia), Some((605L, "AUTO")))
+          assertEquals(amounts.toMap.get(ib), Some((350L, "MANUAL")))
+          assertEquals(amounts.toMap.get(seeded).map(_._1), Some(BankRules.SeededAmount - 5))
+          assertEquals(cmt, List(10L))
+          assertEquals(validated.code, 0, validated.out + validated.err)
+          assertEquals(again.size, 24, os.read(log))
+          assertEquals(again.groupBy(_._1).map { case (i, fs) => i -> fs.map(f => (f._2, f._3)).distinct.size }.values.toSet, Set(1))
+          assertEquals(changesAfter, changes)
+          assertEquals(amountsAfter.toMap, amounts.toMap)
+        }
+      }
+    }
+  }
+
+  test("garbage, an unknown schema id and another record type on the commands topic: skipped with a warning naming each, the handler goes on") {
+    BankFixture.create("garbage").flatMap { bank =>
+      withHandler(bank, "garbage") { (h, log) =>
+        val after = id()
+        val heartbeat = Heartbeat.codec.schema.toOption.get
+        for {
+          registry <- SandboxFixture.registry
+          beatId <- registry.register(s"${bank.commands}-nl.openweb.data.Heartbeat", heartbeat.toString)
+          settings <- SandboxFixture.settings
+          bad = List("not avro at all".getBytes(UTF_8), WireFormat.frame(987654, Array[Byte](2, 4)), WireFormat.Writer[Heartbeat](beatId).apply(Heartbeat(1)).toOption.get)
+          _ <- ChunkProducer.resource(settings.kafka, 30.seconds).use { p =>
+            p.send(fs2.Chunk.from(bad.map(v => new ProducerRecord(bank.commands, 0, "k".getBytes(UTF_8), v))))((_, _, _) => ()).flatten
+          }
+          _ <- bank.send(List(creation(after)))
+          feedback <- bank.awaitFeedback(Set(after))
+          _ <- IO.sleep(2.seconds)
+          text <- IO.blocking(os.read(log))
+        } yield {
+          assertEquals(feedback.map(_._2), List("AccountCreationConfirmed"))
+          val warnings = text.linesIterator.filter(_.startsWith(s"warning: skipped ${bank.commands}-0@")).toList
+          assertEquals(warnings.size, 3, text)
+          assert(warnings.exists(_.contains("first byte is 0x6e, not the magic byte")), text)
+          assert(warnings.exists(_.contains("schema id 987654 is unknown to the registry")), text)
+          assert(warnings.exists(_.contains("record type nl.openweb.data.Heartbeat is not a bank command")), text)
+          assert(text.contains("\"skipped\":3"), text)
+          assert(h.isAlive())
+        }
+      }
+    }
+  }
+
+  /** Accounts with money, then `n` transfers among them (about a tenth with a wrong token, some to and from outside
+    * accounts), each with its id as the description so its balance changes can be counted.
+    */
+  private def load(bank: BankFixture, n: Int, seed: Long): IO[(Map[String, (String, String)], List[(String, String)])] = {
+    val creations = List.fill(20)(id())
+    for {
+      _ <- bank.send(creations.map(creation(_)))
+      accounts <- bank.awaitFeedback(creations.toSet).map(bank.accounts)
+      deposits = accounts.values.toList.map { case (iban, _) => transfer(id(), "x", 1000000, "cash", iban) }
+      _ <- bank.send(deposits)
+    } yield {
+      val random = new scala.util.Random(seed)
+      val list = accounts.values.toVector
+      val transfers = List.fill(n) {
+        val i = id()
+        val (from, token) = list(random.nextInt(list.size))
+        val to = if (random.nextInt(10) == 0) BankRules.iban(900000000L + random.nextInt(1000)) else list(random.nextInt(list.size))._1
+        val (f, t) = random.nextInt(20) match {
+          case 0 => ("cash", "x")
+          case 1 => (from, "9" * 20)
+          case _ => (from, token)
+        }
+        i -> transfer(i, t, 1 + random.nextInt(20000).toLong, f, to, i)
+      }
+      (accounts, transfers)
+    }
+  }
+
+  /** Every command has one outcome however often its feedback came; each confirmed transfer has exactly its balance
+    * changes (one per local account), a failed one none; every chain is intact and ends at the database's amount.
+    */
+  private def checkExactlyOnce(bank: BankFixture, accounts: Map[String, (String, String)], transfers: List[(String, String)], logs: String) =
+    for {
+      feedback <- bank.awaitFeedback(transfers.map(_._1).toSet, 240.seconds)
+      changes <- bank.balanceChanges
+      validated <- bank.validate
+      cmt <- bank.query("SELECT count(*) FROM cmt")(_.getLong(1))
+    } yield {
+      val outcomes = feedback.groupBy(_._1).map { case (i, fs) => i -> fs.map(f => (f._2, f._3)).distinct }
+      assertEquals(outcomes.values.filter(_.size > 1).take(3).toList, Nil, "a command with two different outcomes")
+      val local = accounts.values.map(_._1).toSet
+      val byDescription = changes.groupBy(value(_, "description"))
+      val wrong = transfers.flatMap { case (i, line) =>
+        val v = io.circe.parser.parse(line).toOption.get.hcursor.downField("value").focus.get
+        val expected = if (outcomes(i).head._1 == "MoneyTransferConfirmed") List(value(v, "from"), value(v, "to")).count(local) else 0
+        val got = byDescription.get(i).fold(0)(_.size)
+        if (got != expected) Some(s"$i: $got balance changes, expected $expected") else None
+      }
+      assertEquals(wrong.take(5), Nil, logs)
+      assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+      assertEquals(cmt, List(transfers.size.toLong + accounts.size))
+    }
+
+  test("killed with SIGKILL three times under load and restarted: every command applied exactly once, chains intact") {
+    BankFixture.create("crash").flatMap { bank =>
+      val log = os.temp(prefix = "handler-crash", suffix = ".log")
+      def start = IO.blocking(bank.spawnHandler("crash", log))
+      for {
+        first <- start
+        loaded <- load(bank, 4000, 1)
+        (accounts, transfers) = loaded
+        sending <- bank.send(transfers.map(_._2), rate = Some(250)).start
+        // Each kill lands while a handler is applying the load: after it started and reported, a moment later.
+        applying = IO.blocking(os.read(log).linesIterator.count(_.startsWith("handler: applying")))
+        started = (n: Int) => (IO.sleep(200.millis) >> applying).iterateUntil(_ >= n)
+        last <- List(1500.millis, 2.seconds, 1.second).zipWithIndex.foldLeft(IO.pure(first)) { case (running, (wait, i)) =>
+          running.flatMap(h => started(i + 1).timeout(60.seconds) >> IO.sleep(wait) >> BankFixture.signal(h, "KILL") >> start)
+        }
+        _ <- sending.joinWithNever
+        _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(log)).guarantee(BankFixture.signal(last, "TERM").void)
+      } yield assert(os.read(log).linesIterator.count(_.startsWith("handler: applying")) == 4)
+    }
+  }
+
+  test("two handlers in one group share the partitions; one stopped mid-run (SIGTERM: exit 0); nothing lost or doubled") {
+    BankFixture.create("pair").flatMap { bank =>
+      val (logA, logB) = (os.temp(prefix = "handler-a", suffix = ".log"), os.temp(prefix = "handler-b", suffix = ".log"))
+      for {
+        a <- IO.blocking(bank.spawnHandler("a", logA))
+        b <- IO.blocking(bank.spawnHandler("b", logB))
+        loaded <- load(bank, 3000, 2)
+        (accounts, transfers) = loaded
+        sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
+        _ <- IO.sleep(4.seconds)
+        stopped <- BankFixture.signal(b, "TERM")
+        _ <- sending.joinWithNever
+        _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(a, "TERM").void)
+      } yield {
+        assertEquals(stopped, 0, BankFixture.tail(logB))
+        assert(os.read(logB).contains("handler: stopped:"), BankFixture.tail(logB))
+        assert(os.read(logB).contains("\"commands\":"), BankFixture.tail(logB))
+      }
+    }
+  }
+
+  List("after-prepare" -> "rolled back", "after-kafka-commit" -> "committed").foreach { case (point, settled) =>
+    test(s"a crash $point: the restarted handler finds the prepared batch, $settled by the committed offsets, and every command counts once") {
+      BankFixture.create("halt").flatMap { bank =>
+        val log = os.temp(prefix = "handler-halt", suffix = ".log")
+        val (a, deposit, move) = (id(), id(), id())
+        for {
+          h <- IO.blocking(bank.spawnHandler("halt", log))
+          _ <- bank.send(List(creation(a)))
+          accounts <- bank.awaitFeedback(Set(a)).map(bank.accounts)
+          _ <- BankFixture.signal(h, "TERM")
+          crashing <- IO.blocking(bank.spawnHandler("halt", log, crash = Some(point)))
+          _ <- bank.send(List(transfer(deposit, "x", 700, "cash", accounts(a)._1, deposit), transfer(move, accounts(a)._2, 200, accounts(a)._1, BankRules.SeededIban, move)))
+          code <- IO.blocking { crashing.waitFor(60000); crashing.exitCode() }
+          prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'bankops-handler:%' AND database = current_database()")(_.getLong(1))
+          restarted <- IO.blocking(bank.spawnHandler("halt", log))
+          _ <- (IO.sleep(200.millis) >> IO.blocking(os.read(log))).iterateUntil(_.contains("handler: recovered")).timeout(90.seconds)
+          feedback <- bank.awaitFeedback(Set(deposit, move)).guarantee(IO.sleep(2.seconds))
+          _ <- BankFixture.signal(restarted, "TERM")
+          changes <- bank.balanceChanges
+          amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '${accounts(a)._1}'")(_.getLong(1))
+          left <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
+          validated <- bank.validate
+          text <- IO.blocking(os.read(log))
+        } yield {
+          assertEquals(code, 137, text)
+          assertEquals(prepared, List(1L), text)
+          assert(text.contains(if (point == "after-prepare") "not published, rolled back" else "published by Kafka, committed"), text)
+          assertEquals(feedback.filter(f => f._1 == deposit || f._1 == move).map(_._2), List("MoneyTransferConfirmed", "MoneyTransferConfirmed"))
+          assertEquals(changes.map(c => value(c, "description")).sorted, List(deposit, move, move).sorted)
+          assertEquals(amount, List(500L))
+          assertEquals(left, List(0L))
+          assertEquals(validated.code, 0, validated.out + validated.err)
+        }
+      }
+    }
+  }
+}

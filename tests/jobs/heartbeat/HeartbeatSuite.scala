@@ -1,0 +1,85 @@
+package bankops.jobs.heartbeat
+
+import io.circe.parser.parse
+
+import java.util.UUID
+import scala.concurrent.duration._
+
+import bankops.services.bank.{BankRules, ConfirmMoneyTransfer}
+import bankops.support.{PythonClients, SandboxFixture, TopologyFixture}
+
+class HeartbeatSuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  test("--count N produces exactly N heartbeats, beats contiguous from --start-beat; bankops inspect and AvroDeserializer agree") {
+    val topic = TopologyFixture.unique("heartbeat")
+    val file = TopologyFixture.write(TopologyFixture.topology((topic, 1, Map.empty, "Heartbeat", "time")))
+    for {
+      applied <- SandboxFixture.cli("apply", "--topology", file.toString)
+      run <- SandboxFixture.cli("heartbeat", "--topic", topic, "--count", "2500", "--rate", "0", "--start-beat", "41", "-o", "json")
+      inspected <- SandboxFixture.cli("inspect", "--topic", topic, "-o", "json")
+      python <- PythonClients.consume(topic)
+    } yield {
+      assertEquals(applied.code, 0, applied.err)
+      assertEquals(run.code, 0, run.err)
+      val summary = parse(run.out).toOption.get.hcursor
+      assertEquals(summary.get[Long]("records"), Right(2500L))
+      assertEquals(summary.get[Long]("errors"), Right(0L))
+      assert(summary.downField("latencyMs").get[Double]("p99").exists(_ > 0), run.out)
+      val beats = inspected.outLines.map(l => parse(l).toOption.get.hcursor.downField("value").get[Long]("beat").toOption.get)
+      assertEquals(beats, (41L until 41L + 2500).toList)
+      assertEquals(python.map(_.hcursor.downField("value").get[Long]("beat").toOption.get), beats)
+      assert(inspected.err.contains("2500 read, 2500 shown, 0 undecodable"), inspected.err)
+    }
+  }
+
+  test("commands: valid generated accounts, 20-digit tokens, deposits from cash, and exactly the failing share asked for") {
+    val topic = TopologyFixture.unique("commands")
+    val file = TopologyFixture.write(s"""{"topics": {"$topic": {"partitions": 3, "replicationFactor": 1, "records": [
+      {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
+    for {
+      _ <- SandboxFixture.cli("apply", "--topology", file.toString)
+      run <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--commands-topic", topic, "--count", "2000", "--rate", "0", "--fail-share", "0.25", "--seed", "7")
+      python <- PythonClients.consume(topic)
+    } yield {
+      assertEquals(run.code, 0, run.err)
+      assertEquals(python.size, 2000)
+      val transfers = python.map(_.hcursor.downField("value")).filter(_.downField("amount").succeeded).map { c =>
+        ConfirmMoneyTransfer(UUID.fromString(c.get[String]("id").toOption.get), c.get[String]("token").toOption.get, c.get[Long]("amount").toOption.get,
+          c.get[String]("from").toOption.get, c.get[String]("to").toOption.get, c.get[String]("description").toOption.get)
+      }
+      assert(transfers.size > 1500, transfers.size.toString)
+      assert(transfers.forall(_.token.matches("\\d{20}")))
+      assert(transfers.forall(t => BankRules.isValidIban(t.to)), transfers.filterNot(t => BankRules.isValidIban(t.to)).take(3).toString)
+      assert(transfers.exists(_.from == BankRules.Cash))
+      val failing = transfers.count(CommandGenerator.failsByRule)
+      assertEquals(failing, math.floor(transfers.size * 0.25).toInt)
+      assert(python.forall(j => j.hcursor.get[String]("key") == j.hcursor.downField("value").get[String]("id")))
+    }
+  }
+
+  test("a missing subject: exit 2 naming it, nothing sent; a missing topic: exit 2") {
+    val topic = TopologyFixture.unique("heartbeat")
+    val file = TopologyFixture.write(TopologyFixture.topology((topic, 1, Map.empty, "Heartbeat", "time")))
+    for {
+      _ <- SandboxFixture.cli("topics", "apply", "--topology", file.toString)
+      missing <- SandboxFixture.cli("heartbeat", "--topic", topic, "--count", "10")
+      inspected <- SandboxFixture.cli("inspect", "--topic", topic, "-o", "json")
+      noTopic <- SandboxFixture.cli("heartbeat", "--topic", "no-such-heartbeats", "--count", "10")
+      registered <- SandboxFixture.cli("heartbeat", "--topic", topic, "--count", "10", "--register", "-o", "json")
+    } yield {
+      assertEquals(missing.code, 2)
+      assertEquals(missing.err.trim, s"bankops: subject $topic-nl.openweb.data.Heartbeat does not exist (register it with `bankops schemas register`, or pass --register)")
+      assertEquals(inspected.outLines, Nil)
+      assertEquals(noTopic.code, 2)
+      assertEquals(noTopic.err.trim, "bankops: topic no-such-heartbeats does not exist")
+      assertEquals(registered.code, 0, registered.err)
+    }
+  }
+
+  test("bank rules: check digits of the seeded account; generated accounts are valid") {
+    assert(BankRules.isValidIban(BankRules.SeededIban))
+    assert(!BankRules.isValidIban("NL67OPEN0000000000"))
+    assert((1L to 200L).map(BankRules.iban).forall(BankRules.isValidIban))
+  }
+}

@@ -1,0 +1,173 @@
+package bankops.jobs.inspect
+
+import cats.effect.IO
+import io.circe.Json
+import io.circe.parser.parse
+
+import java.time.Instant
+import java.time.temporal.ChronoUnit
+import scala.concurrent.duration._
+
+import bankops.support.{PythonClients, Repo, SandboxFixture, TestShell, TopologyFixture}
+
+class InspectSuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  private val topic = TopologyFixture.unique("commands")
+  private val base = Instant.now().minus(30, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.MILLIS)
+  private def ts(i: Int) = base.plus(2L * i, ChronoUnit.MINUTES)
+
+  private val ids = (0 to 5).map(i => s"6f1c2d3e-0000-4000-8000-00000000000$i")
+  private val values: Map[Int, Json] = Map(
+    0 -> Json.obj("id" -> Json.fromString(ids(0)), "a_type" -> Json.fromString("AUTO")),
+    1 -> transfer(1, 500, "cash"),
+    3 -> transfer(3, 1500, "cash"),
+    4 -> Json.obj("id" -> Json.fromString(ids(4)), "a_type" -> Json.fromString("MANUAL")),
+    5 -> transfer(5, 2500, "NL66OPEN0000000000"))
+  private def transfer(i: Int, amount: Long, from: String) = Json.obj("id" -> Json.fromString(ids(i)), "token" -> Json.fromString("12345678901234567890"),
+    "amount" -> Json.fromLong(amount), "from" -> Json.fromString(from), "to" -> Json.fromString("NL66OPEN0000000000"), "description" -> Json.fromString(s"t$i ü"))
+
+  /** One partition, so offsets are 0..5 in produce order; offset 2 is not Avro at all. */
+  private lazy val seeded: IO[Unit] = {
+    val file = TopologyFixture.write(s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1, "records": [
+      {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
+    val lines = (0 to 5).map { i =>
+      val common = s""""topic": "$topic", "key": "${ids(i)}", "timestamp": ${ts(i).toEpochMilli}"""
+      if (i == 2) s"""{$common, "rawHex": "${"garbage".getBytes.map("%02x".format(_)).mkString}"}"""
+      else {
+        val record = if (values(i).hcursor.downField("amount").succeeded) "ConfirmMoneyTransfer" else "ConfirmAccountCreation"
+        s"""{$common, "record": "$record", "value": ${values(i).noSpaces}, "headers": {"n": "$i"}}"""
+      }
+    }
+    SandboxFixture.cli("apply", "--topology", file.toString).flatMap(r => IO(assertEquals(r.code, 0, r.err))) >> PythonClients.produce(lines)
+  }.memoize.flatten.void
+
+  private val once = seeded.unsafeToFuture()(cats.effect.unsafe.implicits.global)
+
+  private def inspect(args: String*): IO[TestShell.Result] =
+    IO.fromFuture(IO(once)) >> SandboxFixture.cli(("inspect" :: "--topic" :: topic :: args.toList): _*)
+
+  private def offsets(r: TestShell.Result): List[Long] = r.outLines.map(l => parse(l).toOption.get.hcursor.get[Long]("offset").toOption.get)
+
+  test("records from an independent producer come out with exactly the produced values, keys, headers and timestamps") {
+    inspect("-o", "json").map { r =>
+      assertEquals(r.code, 0, r.err)
+      val lines = r.outLines.map(l => parse(l).fold(e => fail(e.message), identity).hcursor)
+      assertEquals(lines.size, 6)
+      values.foreach { case (i, v) =>
+        assertEquals(lines(i).get[Json]("value"), Right(v))
+        assertEquals(lines(i).get[String]("key"), Right(ids(i)))
+        assertEquals(lines(i).get[String]("timestamp"), Right(ts(i).toString))
+        assertEquals(lines(i).downField("headers").downN(0).get[String]("value"), Right(i.toString))
+      }
+      assertEquals(lines(0).get[String]("record"), Right("nl.openweb.data.ConfirmAccountCreation"))
+      assert(r.err.contains("6 read, 6 shown, 1 undecodable"), r.err)
+    }
+  }
+
+  test("a garbage record between good ones is reported with its reason and raw bytes; the rest still print; --strict exits 1") {
+    for {
+      r <- inspect("-o", "json")
+      strict <- inspect("-o", "json", "--strict")
+    } yield {
+      val bad = parse(r.outLines(2)).toOption.get.hcursor
+      assertEquals(bad.get[String]("error"), Right("first byte is 0x67, not the magic byte 0x00"))
+      assertEquals(bad.get[String]("raw").map(java.util.Base64.getDecoder.decode(_).toList), Right("garbage".getBytes.toList))
+      assert(bad.downField("value").failed)
+      assertEquals(offsets(r), List(0L, 1, 2, 3, 4, 5))
+      assertEquals(strict.code, 1)
+      assertEquals(offsets(strict), List(0L, 1, 2, 3, 4, 5))
+    }
+  }
+
+  test("start and stop positions: offsets (inclusive), end, limit, timestamps, ago") {
+    for {
+      range <- inspect("--from", "offset:3", "--to", "offset:4")
+      end <- inspect("--from", "end")
+      limit <- inspect("--limit", "2")
+      fromTime <- inspect("--from", s"timestamp:${ts(3)}")
+      toTime <- inspect("--to", s"timestamp:${ts(2)}")
+      ago <- inspect("--from", "ago:25m")
+      agoAll <- inspect("--from", "ago:1h")
+    } yield {
+      assertEquals(offsets(range), List(3L, 4))
+      assertEquals(offsets(end), Nil)
+      assertEquals(offsets(limit), List(0L, 1))
+      assertEquals(offsets(fromTime), List(3L, 4, 5))
+      assertEquals(offsets(toTime), List(0L, 1))
+      assertEquals(offsets(ago), List(3L, 4, 5))
+      assertEquals(offsets(agoAll), List(0L, 1, 2, 3, 4, 5))
+    }
+  }
+
+  test("filters: record type, key, where (undecodable records always show)") {
+    for {
+      byType <- inspect("--record", "ConfirmMoneyTransfer")
+      byFull <- inspect("--record", "nl.openweb.data.ConfirmAccountCreation")
+      byKey <- inspect("--key", ids(3))
+      big <- inspect("--where", "amount>1000")
+      cash <- inspect("--where", "from=cash", "--where", "amount<=500")
+      not <- inspect("--where", "a_type!=AUTO", "--record", "ConfirmAccountCreation")
+      fields <- inspect("--fields", "amount", "--key", ids(5))
+    } yield {
+      assertEquals(offsets(byType), List(1L, 2, 3, 5))
+      assertEquals(offsets(byFull), List(0L, 2, 4))
+      assertEquals(offsets(byKey), List(3L))
+      assertEquals(offsets(big), List(2L, 3, 5))
+      assertEquals(offsets(cash), List(1L, 2))
+      assertEquals(offsets(not), List(2L, 4))
+      assertEquals(parse(fields.outLines.head).toOption.get.hcursor.get[Json]("value"), Right(Json.obj("amount" -> Json.fromLong(2500))))
+    }
+  }
+
+  test("pretty and avro-json output") {
+    for {
+      pretty <- inspect("-o", "pretty", "--key", ids(1))
+      avro <- inspect("-o", "avro-json", "--key", ids(0))
+    } yield {
+      assert(pretty.out.startsWith(s"$topic/0@1  ${ts(1)}  key ${ids(1)}  nl.openweb.data.ConfirmMoneyTransfer"), pretty.out)
+      assert(pretty.out.contains("  amount       500\n"), pretty.out)
+      assertEquals(parse(avro.outLines.head).toOption.get.hcursor.downField("value").get[String]("a_type"), Right("AUTO"))
+    }
+  }
+
+  test("--follow prints records produced after it started, and Ctrl-C exits 0 with the summary") {
+    val late = s"""{"topic": "$topic", "key": "late", "record": "ConfirmAccountCreation", "value": {"id": "${ids(0)}", "a_type": "AUTO"}}"""
+    IO.fromFuture(IO(once)) >> IO.blocking {
+      val env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
+      val p = os.proc("java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
+        "inspect", "--topic", topic, "--from", "end", "--follow", "-o", "json").spawn(env = env, stderr = os.Pipe)
+      p
+    }.flatMap { p =>
+      val out = new StringBuilder
+      val reader = IO.blocking { var l = p.stdout.readLine(); while (l != null) { out.synchronized(out.append(l).append('\n')); l = p.stdout.readLine() } }
+      for {
+        fiber <- reader.start
+        _ <- IO.sleep(6.seconds)
+        _ <- PythonClients.produce(List(late))
+        _ <- (IO.sleep(500.millis) >> IO(out.synchronized(out.toString))).iterateUntil(_.contains("\"key\":\"late\"")).timeout(60.seconds)
+        _ <- IO.blocking(os.proc("kill", "-INT", p.wrapped.pid().toString).call())
+        code <- IO.blocking(p.waitFor(30000)) >> IO(p.exitCode())
+        _ <- fiber.join
+        err <- IO.blocking(p.stderr.text())
+      } yield {
+        assertEquals(code, 0, err)
+        assert(err.contains("1 read, 1 shown"), err)
+      }
+    }
+  }
+
+  test("unknown topic: exit 2 naming it; unreachable broker: exit 3 in bounded time") {
+    val started = System.nanoTime()
+    for {
+      unknown <- SandboxFixture.cli("inspect", "--topic", "no-such-topic-here")
+      down <- TestShell.run(List("inspect", "--topic", "x", "--bootstrap-server", "localhost:1", "--timeout", "3"))
+    } yield {
+      assertEquals(unknown.code, 2)
+      assertEquals(unknown.err.trim, "bankops: topic no-such-topic-here does not exist")
+      assertEquals(down.code, 3, down.err)
+      assert(down.err.contains("localhost:1"), down.err)
+      assert((System.nanoTime() - started).nanos < 30.seconds)
+    }
+  }
+}

@@ -1,0 +1,201 @@
+package bankops.jobs.replay
+
+import cats.effect.{IO, Resource}
+import io.circe.Json
+import io.circe.parser.parse
+
+import java.time.Instant
+import java.time.temporal.ChronoUnit
+import scala.concurrent.duration._
+
+import bankops.jobs.sandbox.Artifacts
+import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
+import bankops.support.{PythonClients, SandboxFixture, TestShell, TopologyFixture}
+
+class ReplaySuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  import CommandTopics.{apply, topology => commandsTopology}
+
+  private val base = Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.MILLIS)
+  private def id(i: Int) = f"6f1c2d3e-0000-4000-8000-$i%012d"
+  private def transfer(i: Int) = Json.obj("id" -> Json.fromString(id(i)), "token" -> Json.fromString("12345678901234567890"),
+    "amount" -> Json.fromLong(100L * i), "from" -> Json.fromString("cash"), "to" -> Json.fromString("NL66OPEN0000000000"), "description" -> Json.fromString(s"r$i ✓"))
+
+  /** 30 records from confluent-kafka: transfers and creations, headers, explicit timestamps, one value not in the wire format. */
+  private def seed(topic: String): IO[Unit] = PythonClients.produce((0 until 30).map { i =>
+    val common = s""""topic": "$topic", "key": "${id(i)}", "timestamp": ${base.plusSeconds(i.toLong).toEpochMilli}, "headers": {"trace": "t$i"}"""
+    if (i == 7) s"""{$common, "rawHex": "00ff"}"""
+    else if (i % 3 == 0) s"""{$common, "record": "ConfirmAccountCreation", "value": {"id": "${id(i)}", "a_type": "AUTO"}}"""
+    else s"""{$common, "record": "ConfirmMoneyTransfer", "value": ${transfer(i).noSpaces}}"""
+  })
+
+  /** Every record of a topic: (partition, offset) -> (key, value, headers, timestamp). */
+  private def raw(topic: String): IO[Map[(Int, Long), (List[Byte], List[Byte], List[(String, List[Byte])], Long)]] =
+    SandboxFixture.settings.flatMap(s => TopicReader.open(s.kafka, ReadSpec(List(topic), None, StartAt.Beginning, StopAt.End), 30.seconds).use {
+      case (_, records) => records.compile.toList.map(_.map(r => (r.partition, r.offset) ->
+        ((Option(r.key).fold(List.empty[Byte])(_.toList), Option(r.value).fold(List.empty[Byte])(_.toList),
+          r.headers.toArray.toList.map(h => h.key -> h.value.toList), r.timestamp))).toMap)
+    })
+
+  test("topic to topic on one cluster: keys, values, headers, partitions and timestamps byte-identical; --verify confirms") {
+    val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))
+    for {
+      _ <- apply(src, dst)
+      _ <- seed(src)
+      r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--keep-partition", "--keep-timestamps", "--verify")
+      a <- raw(src)
+      b <- raw(dst)
+    } yield {
+      assertEquals(r.code, 0, r.err)
+      assert(r.err.contains("30 read, 30 acknowledged") && r.err.contains("verified 30 records"), r.err)
+      assertEquals(b, a)
+    }
+  }
+
+  test("topic to file to topic (--exact) restores every record exactly, the undecodable one included") {
+    val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))
+    val file = os.temp.dir() / "slice.jsonl"
+    for {
+      _ <- apply(src, dst)
+      _ <- seed(src)
+      out <- SandboxFixture.cli("replay", "--from-topic", src, "--to-file", file.toString)
+      back <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--exact", "--keep-partition")
+      a <- raw(src)
+      b <- raw(dst)
+    } yield {
+      assertEquals(out.code, 0, out.err)
+      val lines = os.read.lines(file).filter(_.nonEmpty).map(l => parse(l).toOption.get.hcursor)
+      assertEquals(lines.size, 30)
+      assert(lines.forall(l => l.get[String]("raw").isRight && l.get[String]("timestampType").isRight))
+      assertEquals(lines.count(_.get[String]("error").isRight), 1)
+      assertEquals(back.code, 0, back.err)
+      assertEquals(b, a)
+    }
+  }
+
+  test("fixtures to topic: hand-written values become valid Avro; inspect shows the same JSON") {
+    val dst = TopologyFixture.unique("dst")
+    val file = os.temp(suffix = ".jsonl", contents = (1 to 5).map(i =>
+      s"""{"record": "ConfirmMoneyTransfer", "key": "${id(i)}", "value": ${transfer(i).noSpaces}}""").mkString("\n") +
+      s"""\n{"record": "nl.openweb.data.ConfirmAccountCreation", "key": "${id(9)}", "value": {"id": "${id(9)}", "a_type": "MANUAL"}}\n""")
+    for {
+      _ <- apply(dst)
+      r <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--verify")
+      seen <- SandboxFixture.cli("inspect", "--topic", dst, "-o", "json")
+    } yield {
+      assertEquals(r.code, 0, r.err)
+      val values = seen.outLines.map(l => parse(l).toOption.get.hcursor).map(c => c.get[String]("key").toOption.get -> c.get[Json]("value").toOption.get).toMap
+      (1 to 5).foreach(i => assertEquals(values(id(i)), transfer(i)))
+      assertEquals(values(id(9)), Json.obj("id" -> Json.fromString(id(9)), "a_type" -> Json.fromString("MANUAL")))
+    }
+  }
+
+  test("a bad fixture line: exit 2 naming line and field, nothing sent; --dry-run sends nothing; a missing target topic is exit 2") {
+    val dst = TopologyFixture.unique("dst")
+    val bad = os.temp(suffix = ".jsonl", contents =
+      s"""{"record": "ConfirmMoneyTransfer", "key": "a", "value": ${transfer(1).noSpaces}}
+         |{"record": "ConfirmMoneyTransfer", "key": "b", "value": ${transfer(2).mapObject(_.add("amount", Json.fromString("lots"))).noSpaces}}
+         |""".stripMargin)
+    val good = os.temp(suffix = ".jsonl", contents = s"""{"record": "ConfirmMoneyTransfer", "key": "a", "value": ${transfer(1).noSpaces}}""")
+    for {
+      _ <- apply(dst)
+      r <- SandboxFixture.cli("replay", "--from-file", bad.toString, "--to-topic", dst)
+      dry <- SandboxFixture.cli("replay", "--from-file", good.toString, "--to-topic", dst, "--dry-run")
+      after <- raw(dst)
+      missing <- SandboxFixture.cli("replay", "--from-file", good.toString, "--to-topic", "no-such-replay-target")
+    } yield {
+      assertEquals(r.code, 2)
+      assert(r.err.contains(s"$bad:2: value.amount: expected a long"), r.err)
+      assert(r.err.contains("nothing was sent"), r.err)
+      assertEquals(dry.code, 0, dry.err)
+      assert(dry.err.contains("dry run: 1 records read and valid; nothing sent"), dry.err)
+      assertEquals(after, Map.empty[(Int, Long), (List[Byte], List[Byte], List[(String, List[Byte])], Long)])
+      assertEquals(missing.code, 2)
+      assert(missing.err.contains("target topic no-such-replay-target does not exist (--create-topic"), missing.err)
+    }
+  }
+
+  test("--create-topic creates a missing target as the topology declares it") {
+    val dst = TopologyFixture.unique("dst")
+    val topology = commandsTopology(dst)
+    val good = os.temp(suffix = ".jsonl", contents = s"""{"raw": "AAAAAAE=", "key": "k"}""")
+    for {
+      r <- SandboxFixture.cli("replay", "--from-file", good.toString, "--to-topic", dst, "--create-topic", "--topology", topology.toString, "--exact")
+      after <- raw(dst)
+    } yield {
+      assertEquals(r.code, 0, r.err)
+      assert(r.err.contains(s"created topic $dst"), r.err)
+      assertEquals(after.size, 1)
+    }
+  }
+
+  /** A second registry (Apicurio, in memory) for the cross-registry test, stopped afterwards. */
+  private val secondRegistry: Resource[IO, String] = Resource.make(IO.blocking {
+    val runner = Artifacts.cacheDir(sys.env) / s"apicurio-registry-${Artifacts.ApicurioVersion}" / s"apicurio-registry-app-${Artifacts.ApicurioVersion}-runner.jar"
+    os.proc("java", "-Xmx384m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=28081", "-jar", runner)
+      .spawn(stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
+  })(p => IO.blocking { p.destroy(); p.waitFor(20000) }.void).evalMap { _ =>
+    val url = "http://localhost:28081/apis/ccompat/v7"
+    val client = bankops.services.registry.RegistryClient(url, Map.empty, None, None, 5.seconds)
+    (IO.sleep(1.second) >> client.subjects.attempt).iterateUntil(_.isRight).timeout(120.seconds).as(url)
+  }
+
+  test("across registries: ids translated on the target, payloads byte-identical, decodable there by confluent-kafka") {
+    val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))
+    secondRegistry.use { url =>
+      for {
+        _ <- apply(src, dst)
+        _ <- seed(src)
+        r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--keep-partition", "--to-registry-url", url, "--record", "ConfirmMoneyTransfer")
+        a <- raw(src)
+        b <- raw(dst)
+        target = bankops.services.registry.RegistryClient(url, Map.empty, None, None, 5.seconds)
+        subjects <- target.subjects
+        python <- SandboxFixture.settings.flatMap(s => IO.blocking(os.proc(PythonClients.python, bankops.support.Repo.root / "tests" / "python" / "avro_consume.py",
+          s.kafka.bootstrapServers.value, SandboxFixture.layout.dir / "tls" / "ca.pem", url, dst).call(stderr = os.Pipe, check = false)))
+      } yield {
+        assertEquals(r.code, 0, r.err)
+        assertEquals(subjects, List(s"$dst-nl.openweb.data.ConfirmMoneyTransfer"))
+        val sourceValues = a.values.map(_._2).filter(v => v.size > 5 && v.head == 0).toList
+        val copied = b.values.map(_._2).toList
+        assertEquals(copied.map(_.drop(5)).sortBy(_.mkString), sourceValues.filter(v => copied.exists(_.drop(5) == v.drop(5))).map(_.drop(5)).sortBy(_.mkString))
+        assertEquals(copied.size, 19)
+        assertEquals(python.exitCode, 0, python.err.text())
+        assertEquals(python.out.lines().count(_.nonEmpty), 19)
+      }
+    }
+  }
+
+  test("the shipped fixtures are valid for the default topology") {
+    for {
+      _ <- SandboxFixture.cli("apply")
+      r <- SandboxFixture.cli("replay", "--from-file", (bankops.support.Repo.root / "fixtures" / "commands.jsonl").toString, "--to-topic", "commands", "--dry-run")
+    } yield {
+      assertEquals(r.code, 0, r.err)
+      assert(r.err.contains("300 records read and valid"), r.err)
+    }
+  }
+
+  test("unknown source topic: exit 2") {
+    TestShell.run(List("replay", "--from-topic", "no-such-source", "--to-file", "/tmp/x.jsonl"),
+      Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString), bankops.support.Repo.root).map { r =>
+      assertEquals(r.code, 2, r.err)
+      assert(!os.exists(os.Path("/tmp/x.jsonl")))
+    }
+  }
+
+  test("a missing target topic is exit 2 from a topic source too, with records to copy or none") {
+    val (full, empty) = (TopologyFixture.unique("src"), TopologyFixture.unique("empty"))
+    for {
+      _ <- apply(full, empty)
+      _ <- seed(full)
+      fromFull <- SandboxFixture.cli("replay", "--from-topic", full, "--to-topic", "no-such-replay-target")
+      fromEmpty <- SandboxFixture.cli("replay", "--from-topic", empty, "--to-topic", "no-such-replay-target")
+    } yield for (r <- List(fromFull, fromEmpty)) {
+      assertEquals(r.code, 2, r.err)
+      assert(r.err.contains("target topic no-such-replay-target does not exist (--create-topic"), r.err)
+      assert(!r.err.contains("acknowledged"), r.err)
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package bankops.jobs.sandbox
+
+import cats.effect.IO
+
+import java.net.{InetAddress, ServerSocket}
+import scala.concurrent.duration._
+
+import bankops.support.TestShell
+
+/** Bad situations that need no running services. */
+class SandboxFaultsSuite extends munit.CatsEffectSuite {
+
+  test("down with nothing running exits 0 and says so") {
+    val dir = os.temp.dir()
+    TestShell.run(List("sandbox", "down", "--sandbox-dir", dir.toString)).map { r =>
+      assertEquals(r.code, 0)
+      assert(r.err.contains("nothing was running"), r.err)
+    }
+  }
+
+  test("a port already taken fails up before anything starts: exit 3 naming the port and the service") {
+    val dir = os.temp.dir()
+    IO.blocking(new ServerSocket(0, 1, InetAddress.getLoopbackAddress)).bracket { taken =>
+      val port = taken.getLocalPort.toString
+      TestShell.run(List("sandbox", "up", "--sandbox-dir", dir.toString, "--db-port", "29990", "--kafka-port", "29991",
+        "--controller-port", "29992", "--registry-port", port)).map { r =>
+        assertEquals(r.code, 3, r.err)
+        assert(r.err.contains(s"port $port for registry"), r.err)
+        assert(!os.exists(dir / "postgres" / "data"), "postgres was started anyway")
+      }
+    }(s => IO.blocking(s.close()))
+  }
+
+  test("a stale pid file (the process is gone) is cleaned up by status") {
+    val dir = os.temp.dir()
+    os.write(dir / "secrets.json", """{"tlsPassword":"x","dbPassword":"y"}""")
+    os.write.over(dir / "kafka" / "pid", "999999999", createFolders = true)
+    TestShell.run(List("sandbox", "status", "-o", "json", "--sandbox-dir", dir.toString)).map { r =>
+      assertEquals(r.code, 3)
+      assert(r.out.contains("\"service\":\"kafka\",\"up\":false"), r.out)
+      assert(!os.exists(dir / "kafka" / "pid"), "stale pid file left behind")
+    }
+  }
+
+  test("logs for an unknown service is a usage error") {
+    TestShell.run(List("sandbox", "logs", "zookeeper")).map(r => assertEquals(r.code, 2))
+  }
+
+  test("restart: exit 3 where no sandbox has run, or when the service is not running; exit 2 for an unknown service") {
+    val empty = os.temp.dir()
+    val stopped = os.temp.dir()
+    os.write(stopped / "secrets.json", """{"tlsPassword":"x","dbPassword":"y"}""")
+    for {
+      none <- TestShell.run(List("sandbox", "restart", "kafka", "--sandbox-dir", empty.toString))
+      down <- TestShell.run(List("sandbox", "restart", "registry", "--sandbox-dir", stopped.toString))
+      unknown <- TestShell.run(List("sandbox", "restart", "zookeeper", "--sandbox-dir", stopped.toString))
+    } yield {
+      assertEquals(none.code, 3, none.err)
+      assert(none.err.contains("no sandbox has run here"), none.err)
+      assertEquals(down.code, 3, down.err)
+      assert(down.err.contains("registry is not running"), down.err)
+      assertEquals(unknown.code, 2, unknown.err)
+      assert(!os.exists(stopped / "registry" / "pid"), "the registry was started")
+    }
+  }
+
+  override val munitIOTimeout: Duration = 1.minute
+}

@@ -1,0 +1,92 @@
+package bankops.jobs.sandbox
+
+import cats.effect.IO
+import fs2.kafka.{AdminClientSettings, KafkaAdminClient}
+
+import java.sql.DriverManager
+import scala.concurrent.duration._
+
+import bankops.services.kafka.KafkaClients
+import bankops.services.registry.RegistryClient
+import bankops.support.{SandboxFixture, TestShell}
+
+class SandboxSuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  test("an admin client over SSL, configured as every job is, lists topics") {
+    SandboxFixture.settings.flatMap { s =>
+      assertEquals(s.kafka.properties("security.protocol"), "SSL")
+      KafkaClients.admin(s.kafka).use(_.listTopics.names).map(names => assert(!names.exists(_.isEmpty)))
+    }
+  }
+
+  private def refused(props: Map[String, String]): IO[Unit] =
+    SandboxFixture.connection.flatMap { c =>
+      val settings = AdminClientSettings(c.bootstrapServers).withProperties(props)
+        .withProperty("default.api.timeout.ms", "8000").withRequestTimeout(5.seconds)
+      KafkaAdminClient.resource[IO](settings).use(_.listTopics.names).attempt.map(r => assert(r.isLeft, s"a client with $props listed topics: $r"))
+    }
+
+  test("a client without the truststore is refused (the CA is not trusted)") {
+    refused(Map("security.protocol" -> "SSL"))
+  }
+
+  test("a plaintext client cannot talk to the broker") {
+    refused(Map("security.protocol" -> "PLAINTEXT"))
+  }
+
+  test("the registry registers a schema and returns it by id through the Confluent API") {
+    val schema = """{"type":"record","name":"SandboxProbe","namespace":"bankops.test","fields":[{"name":"n","type":"long"}]}"""
+    SandboxFixture.settings.flatMap { s =>
+      val registry = RegistryClient(s)
+      for {
+        id <- registry.register("sandbox-probe-bankops.test.SandboxProbe", schema)
+        again <- registry.register("sandbox-probe-bankops.test.SandboxProbe", schema)
+        back <- registry.schemaById(id)
+        subjects <- registry.subjects
+        level <- registry.globalCompatibility
+      } yield {
+        assertEquals(again, id)
+        assert(back.schema.contains("SandboxProbe"), back)
+        assert(subjects.contains("sandbox-probe-bankops.test.SandboxProbe"), subjects)
+        assertEquals(level, "BACKWARD")
+      }
+    }
+  }
+
+  test("balancedb holds the seeded account") {
+    SandboxFixture.connection.flatMap { c =>
+      IO.blocking {
+        val conn = DriverManager.getConnection(c.dbUrl, c.dbUser, c.dbPassword)
+        try {
+          val rs = conn.createStatement().executeQuery("SELECT balance_id, token, amount, type, lmt FROM balance WHERE iban = 'NL66OPEN0000000000'")
+          assert(rs.next(), "no seeded row")
+          assertEquals((rs.getInt(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getLong(5)), (0, "00000000000000000000", 100000000000000000L, "AUTO", -50000L))
+        } finally conn.close()
+      }
+    }
+  }
+
+  test("sandbox env prints export lines other clients use; status exits 0 with every service up") {
+    SandboxFixture.connection >>
+      TestShell.run(List("sandbox", "env", "--sandbox-dir", SandboxFixture.layout.dir.toString)).flatMap { env =>
+        assertEquals(env.code, 0, env.err)
+        assert(env.outLines.exists(_.startsWith("export KAFKA_BROKERS='localhost:")), env.out)
+        assert(env.outLines.exists(_.startsWith("export KAFKA_SSL_CA_LOCATION=")), env.out)
+        TestShell.run(List("sandbox", "status", "-o", "json", "--sandbox-dir", SandboxFixture.layout.dir.toString)).map { st =>
+          assertEquals(st.code, 0, st.out)
+          assertEquals(st.outLines.size, 3)
+        }
+      }
+  }
+
+  test("config show resolves the running sandbox and masks its passwords") {
+    SandboxFixture.connection.flatMap { c =>
+      TestShell.run(List("config", "show", "-o", "json", "--sandbox-dir", SandboxFixture.layout.dir.toString)).map { r =>
+        assert(r.outLines.contains(s"""{"setting":"kafka.bootstrap.servers","value":"${c.bootstrapServers}","source":"sandbox"}"""), r.out)
+        assert(!r.out.contains(c.dbPassword))
+        assert(r.out.contains("\"****\""))
+      }
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package bankops.services.config
+
+import bankops.jobs.config.ConfigCommand
+
+class ConnectionSettingsSuite extends munit.FunSuite {
+  private val sandbox = SandboxConnection("localhost:19093", os.Path("/sb/client.properties"), "http://localhost:18081/apis/ccompat/v7",
+    "jdbc:postgresql://localhost:15432/balancedb", "bank", "pw-from-sandbox")
+
+  test("flag beats environment beats sandbox beats default") {
+    val env = Map("KAFKA_BROKERS" -> "env:9092", "SCHEMA_REGISTRY_URL" -> "http://env:8081")
+    val s = ConnectionSettings.resolve(ConnectionFlags(bootstrapServer = Some("flag:9092")), env, Some(sandbox))
+    assertEquals(s.kafka.bootstrapServers, Sourced("flag:9092", Source.Flag("bootstrap-server")))
+    assertEquals(s.registry.url, Sourced("http://env:8081", Source.Env("SCHEMA_REGISTRY_URL")))
+    assertEquals(s.database.url, Sourced(sandbox.dbUrl, Source.Sandbox))
+    assertEquals(s.kafka.commandConfig, Some(Sourced(sandbox.commandConfig, Source.Sandbox)))
+    val none = ConnectionSettings.resolve(ConnectionFlags(), Map.empty, None)
+    assertEquals(none.kafka.bootstrapServers, Sourced(ConnectionSettings.DefaultBootstrap, Source.Default))
+    assertEquals(none.database.password, None)
+  }
+
+  test("an empty environment variable does not count as set") {
+    val s = ConnectionSettings.resolve(ConnectionFlags(), Map("KAFKA_BROKERS" -> ""), None)
+    assertEquals(s.kafka.bootstrapServers.source, Source.Default)
+  }
+
+  test("the command-config file fills in what neither flag nor environment set") {
+    val file = os.Path("/etc/bank/client.properties")
+    val flags = ConnectionFlags(commandConfig = Some(file), registryUrl = Some("http://flag:8081"))
+    val props = Map("bootstrap.servers" -> "file:9093", "schema.registry.url" -> "http://file:8081", "basic.auth.user.info" -> "u:p")
+    val s = ConnectionSettings.withProperties(ConnectionSettings.resolve(flags, Map.empty, None), props)
+    assertEquals(s.kafka.bootstrapServers, Sourced("file:9093", Source.File(file)))
+    assertEquals(s.registry.url.value, "http://flag:8081")
+    assertEquals(s.registry.userInfo, Some(Sourced("u:p", Source.File(file))))
+    assertEquals(s.kafka.clientProperties, Map("bootstrap.servers" -> "file:9093"))
+  }
+
+  test("config show masks every secret") {
+    val flags = ConnectionFlags(commandConfig = Some(os.Path("/c.properties")), registryUrl = Some("https://reg:hunter2@r:8081"),
+      dbUrl = Some("jdbc:postgresql://h/db?user=x&password=hunter2"))
+    val props = Map("ssl.keystore.password" -> "hunter2", "ssl.key.password" -> "hunter2", "sasl.jaas.config" -> "x password=\"hunter2\";",
+      "basic.auth.user.info" -> "bob:hunter2", "security.protocol" -> "SSL")
+    val s = ConnectionSettings.withProperties(ConnectionSettings.resolve(flags, Map("DB_PASSWORD" -> "hunter2"), None), props)
+    val rows = ConfigCommand.rows(s)
+    assert(!rows.exists(_.value.contains("hunter2")), rows.mkString("\n"))
+    assert(rows.exists(r => r.setting == "kafka.security.protocol" && r.value == "SSL"))
+    assert(rows.exists(r => r.setting == "registry.user-info" && r.value == "bob:****"))
+    assert(rows.exists(r => r.setting == "db.password" && r.value == "****"))
+  }
+}
