@@ -25,7 +25,7 @@ object SandboxFixture {
   }
 
   private lazy val started: SandboxConnection = {
-    val sandbox = new Sandbox(layout, shell)
+    val sandbox = new Sandbox(layout, shell, bankops.SandboxProvision.applyTopology)
     val running = sandbox.status.unsafeRunSync().forall(_.up)
     val conn = if (running) SandboxConnection.read(layout.dir).unsafeRunSync().get else {
       val c = sandbox.up(sandboxSettings).unsafeRunSync()

@@ -12,10 +12,12 @@ import scala.concurrent.duration._
 import bankops.base.Shell
 import bankops.services.config.SandboxConnection
 
-/** Starts, inspects and stops the three services. Each `up` reuses a service
-  * that is healthy and started with the same settings, and restarts the rest.
+/** Starts, inspects and stops the four services. Each `up` reuses a service
+  * that is healthy and started with the same settings, and restarts the rest;
+  * once Kafka, the registry and PostgreSQL answer, `provision` sets the bank up on
+  * them (its topics and subjects) and the command handler starts.
   */
-final class Sandbox(val layout: SandboxLayout, shell: Shell) {
+final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.Provision = Sandbox.NoProvision) {
   import Sandbox._
 
   private val stateFile = layout.dir / "state.json"
@@ -37,7 +39,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
   private def timed[A](service: String, io: IO[A])(describe: A => String): IO[A] =
     IO.monotonic.flatMap(t0 => io.flatTap(a => IO.monotonic.flatMap(t1 => shell.info(f"$service%-9s ${describe(a)} (${(t1 - t0).toMillis / 1000.0}%.1f s)"))))
 
-  def up(settings: SandboxSettings): IO[SandboxConnection] =
+  def up(settings: SandboxSettings, handler: Boolean = true): IO[SandboxConnection] =
     for {
       previous <- recordedSettings
       ctx <- context(settings)
@@ -59,6 +61,11 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
            ).parTupled
       conn = SandboxConnection(settings.bootstrap, layout.clientProperties, settings.registryUrl, settings.dbUrl, SandboxSettings.DbUser, ctx.secrets.dbPassword)
       _ <- SandboxConnection.write(layout.dir, conn)
+      _ <- timed("topology", provision(layout, shell))(identity)
+      h = new HandlerService(ctx)
+      _ <- if (handler) timed("handler", h.pid.flatMap(p => if (p.isDefined) IO.pure("reused") else h.start.as("started")))(r =>
+             s"$r: group ${HandlerService.Group} on commands, answering on command_feedback and balance_changed")
+           else IO.unit
     } yield conn
 
   /** Before starting anything: every port a service not already ours would take must be free. */
@@ -83,7 +90,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
 
   def status: IO[List[ServiceStatus]] =
     existing.flatMap {
-      case None => IO.pure(List("postgres", "kafka", "registry").map(ServiceStatus(_, up = false, "", None, "")))
+      case None => IO.pure(Services.map(ServiceStatus(_, up = false, "", None, "")))
       case Some(ctx) =>
         val settings = ctx.settings
         val pg = new PostgresService(ctx)
@@ -97,8 +104,36 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
         List(
           check("postgres", s"127.0.0.1:${settings.dbPort}", pg.pid, pg.ready, pg.version),
           check("kafka", settings.bootstrap, kafka.pid, kafka.ready, IO.pure(Artifacts.KafkaVersion)),
-          check("registry", settings.registryUrl, registry.pid, registry.ready, IO.pure(s"Apicurio ${Artifacts.ApicurioVersion}"))
+          check("registry", settings.registryUrl, registry.pid, registry.ready, IO.pure(s"Apicurio ${Artifacts.ApicurioVersion}")),
+          handlerStatus(new HandlerService(ctx))
         ).sequence
+    }
+
+  /** Up while its process lives; the address column gives its group's lag (what it has yet to apply), also while it is
+    * stopped: commands pile up.
+    */
+  private def handlerStatus(h: HandlerService): IO[ServiceStatus] =
+    h.pid.flatMap { p =>
+      val lag = h.lag.timeout(10.seconds).attempt.map(_.toOption.flatten.fold("")(l => s"lag $l"))
+      lag.map(l => ServiceStatus("handler", p.isDefined, s"group ${HandlerService.Group}${if (l.isEmpty) "" else s", $l"}", p, if (p.isDefined) h.version else ""))
+    }
+
+  /** Stops or starts the handler alone (the other services only go down and up together, or restart). */
+  def handler(start: Boolean): IO[String] =
+    existing.flatMap {
+      case None => IO.raiseError(bankops.base.Failure.Unavailable("no sandbox has run here: start it with `bankops sandbox up`"))
+      case Some(ctx) =>
+        val h = new HandlerService(ctx)
+        h.pid.flatMap {
+          case Some(_) if start => IO.pure("already running")
+          case None if !start => IO.pure("not running")
+          case Some(_) => h.stop.as("stopped")
+          case None =>
+            SandboxConnection.read(layout.dir).flatMap {
+              case None => IO.raiseError(bankops.base.Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`"))
+              case Some(_) => h.start.as("started")
+            }
+        }
     }
 
   /** Stops one service and starts it again on the same data and ports: a failover drill for clients. */
@@ -109,6 +144,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
         val (pid, stop, start) = service match {
           case "kafka" => val k = new KafkaService(ctx); (k.pid, k.stop, k.start)
           case "registry" => val r = new RegistryService(ctx); (r.pid, r.stop, r.start(ctx.settings.dbPort))
+          case "handler" => val h = new HandlerService(ctx); (h.pid, h.stop, h.start)
           case _ => val p = new PostgresService(ctx); (p.pid, p.stop, p.start)
         }
         // Only a running service: alone, a stopped one could start without what it needs (the registry's database).
@@ -126,17 +162,28 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell) {
         val pg = new PostgresService(ctx)
         val kafka = new KafkaService(ctx)
         val registry = new RegistryService(ctx)
+        val handler = new HandlerService(ctx)
         def stopIf(name: String, pid: IO[Option[Long]], stop: IO[Unit]) = pid.flatMap(p => if (p.isDefined) stop.as(List(name)) else IO.pure(Nil))
         for {
           _ <- IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false))
+          // The handler first: it finishes its batch while Kafka and PostgreSQL are still there.
+          h <- stopIf("handler", handler.pid, handler.stop)
           r <- stopIf("registry", registry.pid, registry.stop)
           k <- stopIf("kafka", kafka.pid, kafka.stop)
           p <- stopIf("postgres", pg.pid, pg.stop)
-        } yield r ++ k ++ p
+        } yield h ++ r ++ k ++ p
     }.flatTap(_ => if (wipe) IO.blocking(os.remove.all(layout.dir)) else IO.unit)
 }
 
 object Sandbox {
+  val Services: List[String] = List("postgres", "kafka", "registry", "handler")
+
+  /** Sets the bank up on running services (the CLI's top layer applies the default topology with `bankops apply`);
+    * its answer is the line `up` prints.
+    */
+  type Provision = (SandboxLayout, Shell) => IO[String]
+  val NoProvision: Provision = (_, _) => IO.pure("left as it is")
+
   private[sandbox] implicit val settingsEncoder: Encoder[SandboxSettings] = deriveEncoder
   private[sandbox] implicit val settingsDecoder: Decoder[SandboxSettings] = deriveDecoder
 }

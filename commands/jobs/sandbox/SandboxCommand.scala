@@ -8,16 +8,19 @@ import io.circe.Json
 import bankops.base.{Failure, Job, OutputFormat, Shell, Table}
 import bankops.services.config.{ConnectionFlags, Connections}
 
-/** `bankops sandbox up|status|down|restart|logs|env`. */
+/** `bankops sandbox up|status|down|restart|stop|start|logs|env`. */
 object SandboxCommand {
 
   private val dirOpt: Opts[Option[os.Path]] = ConnectionFlags.sandboxDir
 
-  private def sandbox(dir: Option[os.Path], shell: Shell) = new Sandbox(SandboxLayout(Connections.sandboxDir(dir, shell)), shell)
+  private def sandbox(dir: Option[os.Path], shell: Shell, provision: Sandbox.Provision = Sandbox.NoProvision) =
+    new Sandbox(SandboxLayout(Connections.sandboxDir(dir, shell)), shell, provision)
 
-  private val up = Opts.subcommand("up", "Start Kafka (SSL), the schema registry and PostgreSQL, or reuse them when healthy.")(
-    (dirOpt, SandboxSettings.opts).mapN { (dir, settings) => (shell: Shell) =>
-      sandbox(dir, shell).up(settings).flatMap(_ => shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")).as(ExitCode.Success)
+  private def up(provision: Sandbox.Provision) = Opts.subcommand("up",
+    "Start Kafka (SSL), the schema registry and PostgreSQL (or reuse them when healthy), apply the bank's topics and subjects, and start its command handler.")(
+    (dirOpt, SandboxSettings.opts, Opts.flag("no-handler", "Leave the command handler out (a quiet commands topic).").orFalse).mapN { (dir, settings, noHandler) => (shell: Shell) =>
+      sandbox(dir, shell, provision).up(settings, handler = !noHandler)
+        .flatMap(_ => shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")).as(ExitCode.Success)
     }
   )
 
@@ -46,16 +49,23 @@ object SandboxCommand {
     }
   )
 
-  private val services = List("kafka", "registry", "postgres")
+  private val services = Sandbox.Services
 
   private val serviceArg: Opts[String] =
     Opts.argument[String]("SERVICE").mapValidated(s => if (services.contains(s)) s.validNel else s"unknown service '$s' (one of ${services.mkString(", ")})".invalidNel)
 
-  private val restart = Opts.subcommand("restart", "Stop one service (kafka, registry or postgres) and start it on the same data: see what clients do meanwhile.")(
+  private val restart = Opts.subcommand("restart", "Stop one service (kafka, registry, postgres or handler) and start it on the same data: see what clients do meanwhile.")(
     (dirOpt, serviceArg).mapN { (dir, service) => (shell: Shell) => sandbox(dir, shell).restart(service).as(ExitCode.Success) }
   )
 
-  private val logs = Opts.subcommand("logs", "Print the end of a service's log: kafka, registry or postgres.")(
+  private def handlerAlone(name: String, start: Boolean) = Opts.subcommand(name,
+    s"${if (start) "Start" else "Stop"} the command handler alone (SERVICE: handler), e.g. to let commands pile up and watch the group's lag.")(
+    (dirOpt, Opts.argument[String]("SERVICE").mapValidated(s =>
+      if (s == "handler") s.validNel else s"only the handler is ${if (start) "started" else "stopped"} alone, not '$s' (use up, down or restart)".invalidNel)
+    ).mapN { (dir, _) => (shell: Shell) => sandbox(dir, shell).handler(start).flatMap(r => shell.info(s"handler   $r")).as(ExitCode.Success) }
+  )
+
+  private val logs = Opts.subcommand("logs", "Print the end of a service's log: kafka, registry, postgres or handler.")(
     (
       dirOpt,
       serviceArg,
@@ -85,10 +95,11 @@ object SandboxCommand {
     }
   )
 
-  val job: Job = Job(
+  /** `provision` sets the bank up once the services answer (the job list passes `bankops apply`). */
+  def job(provision: Sandbox.Provision): Job = Job(
     "sandbox",
-    "Run real SSL Kafka, a Confluent-compatible schema registry and PostgreSQL on this machine.",
+    "Run a living bank on this machine: real SSL Kafka, a Confluent-compatible schema registry, PostgreSQL and the command handler.",
     "bankops sandbox up && eval \"$(bankops sandbox env)\"",
-    up orElse status orElse down orElse restart orElse logs orElse env
+    up(provision) orElse status orElse down orElse restart orElse handlerAlone("stop", start = false) orElse handlerAlone("start", start = true) orElse logs orElse env
   )
 }

@@ -28,7 +28,7 @@ class MtlsSuite extends munit.CatsEffectSuite {
       withCert <- list(props)
       withoutCert <- list(props.filterNot(_._1.startsWith("ssl.keystore")).filterNot(_._1 == "ssl.key.password"))
       doctor <- TestShell.run(List("doctor", "-o", "json", "--sandbox-dir", dir.toString))
-      pids = List("kafka", "registry").flatMap(s => scala.util.Try(os.read(layout.pidFile(s)).trim.toLong).toOption)
+      pids = List("kafka", "registry", "handler").flatMap(s => scala.util.Try(os.read(layout.pidFile(s)).trim.toLong).toOption)
       down <- TestShell.run(List("sandbox", "down", "--wipe", "--sandbox-dir", dir.toString))
     } yield {
       assert(withCert.isRight, s"client with keystore refused: $withCert")
@@ -37,7 +37,7 @@ class MtlsSuite extends munit.CatsEffectSuite {
       assert(doctor.outLines.exists(l => l.contains("\"registry tls localhost:28181\"") && l.contains("\"passed\":true")), doctor.out)
       assert(doctor.out.contains("https://localhost:28181/apis/ccompat/v7"), doctor.out)
       assertEquals(down.code, 0)
-      assertEquals(pids.size, 2)
+      assertEquals(pids.size, 3)
       pids.foreach(p => assert(!os.exists(os.Path(s"/proc/$p")), s"process $p still running after down"))
       assert(!os.exists(dir), "down --wipe left data behind")
     }

@@ -1,0 +1,58 @@
+package bankops.jobs.sandbox
+
+import cats.effect.IO
+
+import scala.concurrent.duration._
+
+import bankops.base.Version
+import bankops.services.config.{KafkaSettings, Source, Sourced}
+import bankops.services.kafka.{ConsumerGroups, KafkaClients}
+
+/** The bank's command handler as the sandbox's fourth service: `bankops handler --instance sandbox` in a JVM of its
+  * own with a small heap, on the sandbox's default topics and `balancedb`, its status lines in its log. The stable
+  * instance name lets a restart take its partitions back at once.
+  */
+final class HandlerService(ctx: SandboxContext) {
+  private val log = ctx.layout.log("handler")
+  private val Marker = "-Dbankops.service=sandbox-handler"
+  private val process = ServiceProcess(ctx.layout.pidFile("handler"), Marker)
+
+  def pid: IO[Option[Long]] = process.pid
+
+  private def clientSettings: KafkaSettings =
+    KafkaSettings(Sourced(ctx.settings.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
+
+  /** The group's lag (None before it committed anything). */
+  def lag: IO[Option[Long]] = KafkaClients.javaAdmin(clientSettings, 5.seconds).use(ConsumerGroups.lag(_, HandlerService.Group))
+
+  private def logSize: IO[Long] = IO.blocking(if (os.exists(log)) os.size(log) else 0L)
+
+  /** Up once it logged, after `from` bytes of its log, that it consumes. */
+  private def consuming(from: Long): IO[Unit] = IO.blocking {
+    val text = if (os.exists(log)) new String(os.read.bytes(log, from, (os.size(log) - from).toInt), "UTF-8") else ""
+    if (!text.contains("handler: applying")) throw new IllegalStateException("not consuming yet")
+  }
+
+  def start: IO[Unit] =
+    for {
+      from <- logSize
+      java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
+      pid <- Processes.spawnDetached(
+               Seq(java) ++ HandlerService.JavaOptions ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
+                 "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "-o", "table"),
+               ctx.layout.dir, log)
+      _ <- process.record(pid)
+      _ <- ctx.awaitReady("handler", 90.seconds, process.isAlive(pid))(consuming(from))
+    } yield ()
+
+  /** SIGTERM: the handler finishes the batch in hand. */
+  def stop: IO[Unit] = process.stop(30.seconds)
+
+  def version: String = s"bankops ${Version.current}"
+}
+
+object HandlerService {
+  val Group = "bankops-command-handler"
+  /** A service's footprint, not a streaming job's: the launcher gives `bankops handler` the same. */
+  val JavaOptions: Seq[String] = Seq("-XX:+UseSerialGC", "-Xmx128m", "-Xmn32m", "-XX:ReservedCodeCacheSize=48m")
+}
