@@ -34,7 +34,7 @@ ensure_commands_topic() {
   existing=$(topic_records "$topic" || true)
   if [ "$existing" -lt "$records" ]; then
     bench_topic "$topic" 3 ConfirmAccountCreation ConfirmMoneyTransfer
-    ./bankops heartbeat --kind commands --commands-topic "$topic" --count $(( records - existing )) --rate 0 -o json >/dev/null
+    ./bankops heartbeat --kind commands --no-learn --commands-topic "$topic" --count $(( records - existing )) --rate 0 -o json >/dev/null
   fi
 }
 

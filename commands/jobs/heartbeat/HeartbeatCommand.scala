@@ -1,6 +1,6 @@
 package bankops.jobs.heartbeat
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import fs2.{Chunk, Stream}
@@ -16,8 +16,8 @@ import bankops.services.avro.WireFormat
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
-import bankops.services.kafka.{ChunkProducer, KafkaClients}
-import bankops.services.registry.{Lookup, RegistryClient}
+import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
+import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
 
 /** `bankops heartbeat`: heartbeats and bank commands at a set rate, with the figures of a load test. */
 object HeartbeatCommand {
@@ -31,7 +31,7 @@ object HeartbeatCommand {
   }
 
   final case class Options(flags: ConnectionFlags, rate: Int, duration: Option[FiniteDuration], count: Option[Long], topic: String,
-                           commandsTopic: String, startBeat: Long, kind: Kind, failShare: Double, register: Boolean, seed: Option[Long],
+                           commandsTopic: String, feedbackTopic: String, learn: Boolean, startBeat: Long, kind: Kind, failShare: Double, register: Boolean, seed: Option[Long],
                            strategy: Option[SubjectNameStrategy], output: Option[OutputFormat], timeout: FiniteDuration)
 
   private val opts: Opts[Options] = (
@@ -43,6 +43,9 @@ object HeartbeatCommand {
     Opts.option[Long]("count", "Stop after N records.", metavar = "N").mapValidated(n => if (n > 0) n.validNel else s"--count must be positive, not $n".invalidNel).orNone,
     Opts.option[String]("topic", "Heartbeat topic (default heartbeat).", metavar = "TOPIC").withDefault("heartbeat"),
     Opts.option[String]("commands-topic", "Topic for bank commands (default commands).", metavar = "TOPIC").withDefault("commands"),
+    Opts.option[String]("feedback-topic", "Where the handler answers (default command_feedback): created accounts are learned from it.", metavar = "TOPIC")
+      .withDefault("command_feedback"),
+    Opts.flag("no-learn", "Commands among made-up accounts, learning nothing from the handler (for a commands topic no handler reads).").orFalse.map(!_),
     Opts.option[Long]("start-beat", "The first heartbeat's beat (default 1); each record adds one.", metavar = "N").withDefault(1L),
     Opts.option[String]("kind", "heartbeat (default), commands, or mixed (one heartbeat per command).", metavar = "KIND")
       .mapValidated(k => Kind.all.find(_.name == k).toValidNel(s"--kind must be heartbeat, commands or mixed, not '$k'")).withDefault(Kind.Heartbeats),
@@ -79,26 +82,33 @@ object HeartbeatCommand {
       wantsBeats = o.kind != Kind.Commands
       wantsCommands = o.kind != Kind.Heartbeats
       topics = (if (wantsBeats) List(o.topic) else Nil) ++ (if (wantsCommands) List(o.commandsTopic) else Nil)
-      _ <- KafkaClients.partitionCounts(settings.kafka, topics, o.timeout)
+      learning = wantsCommands && o.learn
+      _ <- KafkaClients.partitionCounts(settings.kafka, topics ++ (if (learning) List(o.feedbackTopic) else Nil), o.timeout)
       beatId <- if (wantsBeats) schemaId[Heartbeat](registry, strategy, o.topic, o.register).map(Some(_)) else IO.none
       cacId <- if (wantsCommands) schemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
       cmtId <- if (wantsCommands) schemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
       beats = writer(beatId, Heartbeat.writer)
       creations = writer(cacId, WireFormat.Writer[ConfirmAccountCreation](_))
       transfers = writer(cmtId, WireFormat.Writer[ConfirmMoneyTransfer](_))
-      generator = new CommandGenerator(o.seed.getOrElse(System.nanoTime()), o.failShare)
+      pool = new AccountPool
+      seed = o.seed.getOrElse(System.nanoTime())
+      nextCommand = if (learning) new LearningGenerator(seed, o.failShare, pool).next _ else new CommandGenerator(seed, o.failShare).next _
+      // Opened before the first command is sent, at the feedback's end: no creation's answer is missed.
+      learner = if (!learning) Resource.pure[IO, Stream[IO, Nothing]](Stream.empty)
+                else TopicReader.open(settings.kafka, ReadSpec(List(o.feedbackTopic), None, StartAt.End, StopAt.Never), o.timeout)
+                  .map { case (_, records) => FeedbackLearner(records, new RecordDecoder(new SchemaResolver(registry)), pool) }
       // Record n (from 0): a heartbeat, a command, or in mixed runs alternately one of each.
       make = (n: Long, now: Array[Byte]) => {
         val beat = o.kind == Kind.Heartbeats || (o.kind == Kind.Mixed && n % 2 == 0)
         if (beat) {
           val b = o.startBeat + (if (o.kind == Kind.Mixed) n / 2 else n)
           new ProducerRecord(o.topic, now, beats(Heartbeat(b)))
-        } else generator.next() match {
+        } else nextCommand() match {
           case Left(c) => new ProducerRecord(o.commandsTopic, c.id.toString.getBytes(UTF_8), creations(c))
           case Right(t) => new ProducerRecord(o.commandsTopic, t.id.toString.getBytes(UTF_8), transfers(t))
         }
       }
-      summary <- (Interrupt.onCtrlC, ChunkProducer.resource(settings.kafka, o.timeout)).tupled.use { case (ctrlC, producer) =>
+      summary <- (Interrupt.onCtrlC, ChunkProducer.resource(settings.kafka, o.timeout), learner).tupled.use { case (ctrlC, producer, learn) =>
         producer.warmUp(topics) >> IO.monotonic.flatMap { start =>
           val stats = new LoadStats(start.toNanos)
           val deadline = o.duration.map(start + _)
@@ -118,7 +128,7 @@ object HeartbeatCommand {
               }))
           }.parEvalMap(4096)(identity)
           val report = Stream.awakeEvery[IO](5.seconds).evalMap(_ => IO.monotonic.flatMap(now => shell.info(s"heartbeat: ${stats.snapshot(now.toNanos, o.rate).line}")))
-          sent.concurrently(report).compile.drain >> IO.monotonic.map(now => stats.snapshot(now.toNanos, o.rate))
+          sent.concurrently(report).concurrently(learn).compile.drain >> IO.monotonic.map(now => stats.snapshot(now.toNanos, o.rate))
         }
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       _ <- OutputFormat.resolve(o.output, shell) match {

@@ -39,7 +39,7 @@ class HeartbeatSuite extends munit.CatsEffectSuite {
       {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
     for {
       _ <- SandboxFixture.cli("apply", "--topology", file.toString)
-      run <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--commands-topic", topic, "--count", "2000", "--rate", "0", "--fail-share", "0.25", "--seed", "7")
+      run <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--no-learn", "--commands-topic", topic, "--count", "2000", "--rate", "0", "--fail-share", "0.25", "--seed", "7")
       python <- PythonClients.consume(topic)
     } yield {
       assertEquals(run.code, 0, run.err)
