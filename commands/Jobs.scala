@@ -17,7 +17,7 @@ import bankops.jobs.topics.TopicsCommand
 object Jobs {
   val all: List[Job] = List(
     ConfigCommand.job,
-    SandboxCommand.job,
+    SandboxCommand.job(SandboxProvision.applyTopology),
     DoctorCommand.job,
     TopicsCommand.job,
     SchemasCommand.job,
@@ -27,6 +27,7 @@ object Jobs {
     HeartbeatCommand.job,
     BalancesCommand.job,
     ReplayCommand.job,
-    HandlerCommand.job
+    HandlerCommand.job,
+    Demo.job
   )
 }

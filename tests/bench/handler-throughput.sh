@@ -79,7 +79,7 @@ PY
 
 start_handler
 sleep 5
-./bankops heartbeat --kind commands --commands-topic "$p-commands" --rate 1000 --duration "${seconds}s" -o json 2>/dev/null >"$work/load.json"
+./bankops heartbeat --kind commands --commands-topic "$p-commands" --feedback-topic "$p-feedback" --rate 1000 --duration "${seconds}s" -o json 2>/dev/null >"$work/load.json"
 sleep 3
 hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$handler/status")
 stop_handler

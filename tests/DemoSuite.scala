@@ -1,0 +1,88 @@
+package bankops
+
+import cats.effect.IO
+import io.circe.parser.parse
+
+import scala.concurrent.duration._
+
+import bankops.jobs.sandbox.HandlerService
+import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
+import bankops.support.SandboxFixture
+
+/** The living bank in the sandbox: its handler answers the fixtures as expected, a learning command load mostly
+  * succeeds, the handler can be stopped and started alone, and `demo` runs twice in a row.
+  */
+class DemoSuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 6.minutes
+
+  private def caughtUp: IO[Unit] = SandboxFixture.settings.flatMap { s =>
+    (IO.sleep(500.millis) >> KafkaClients.javaAdmin(s.kafka, 30.seconds).use(ConsumerGroups.lag(_, HandlerService.Group)))
+      .iterateUntil(_.contains(0L)).timeout(2.minutes).void
+  }
+
+  test("a learning command load of 3,000: at most the asked share fails, most transfers are confirmed, and every balance validates") {
+    for {
+      s <- SandboxFixture.settings
+      from <- KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, "command_feedback"))
+      load <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--count", "3000", "--rate", "1500", "--fail-share", "0.1", "--seed", "5", "-o", "json")
+      _ <- (IO.sleep(500.millis) >> KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, "command_feedback")))
+             .iterateUntil(end => end.map { case (tp, o) => o - from(tp) }.sum >= 3000).timeout(2.minutes)
+      _ <- caughtUp
+      feedback <- SandboxFixture.cli("inspect", "--topic", "command_feedback", "-o", "json")
+      validated <- SandboxFixture.cli("balances", "validate", "--settle", "5s", "-o", "json")
+    } yield {
+      assertEquals(load.code, 0, load.err)
+      val records = feedback.outLines.flatMap(l => parse(l).toOption).filter { j =>
+        val c = j.hcursor
+        (for { p <- c.get[Int]("partition"); o <- c.get[Long]("offset") } yield from.exists { case (tp, f) => tp.partition == p && o >= f }).getOrElse(false)
+      }.map(_.hcursor.get[String]("record").toOption.get.stripPrefix("nl.openweb.data."))
+      val counts = records.groupBy(identity).map { case (k, v) => k -> v.size }
+      assertEquals(records.size, 3000, counts.toString)
+      val (confirmed, failed) = (counts.getOrElse("MoneyTransferConfirmed", 0), counts.getOrElse("MoneyTransferFailed", 0))
+      assert(failed <= (confirmed + failed) * 0.1 + 1, counts.toString)
+      assert(confirmed > 2000, counts.toString)
+      assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+    }
+  }
+
+  test("sandbox stop handler: status says so (exit 3); commands wait; start handler: it answers them and the group's lag returns to 0") {
+    val id = java.util.UUID.randomUUID().toString
+    val line = s"""{"record": "ConfirmAccountCreation", "key": "$id", "value": {"id": "$id", "a_type": "AUTO"}}"""
+    for {
+      stop <- SandboxFixture.cli("sandbox", "stop", "handler")
+      status <- SandboxFixture.cli("sandbox", "status", "-o", "json")
+      file <- IO.blocking(os.temp(line + "\n", suffix = ".jsonl"))
+      _ <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", "commands")
+      waiting <- SandboxFixture.cli("sandbox", "status", "-o", "json")
+      start <- SandboxFixture.cli("sandbox", "start", "handler")
+      _ <- caughtUp
+      answer <- SandboxFixture.cli("inspect", "--topic", "command_feedback", "--key", id, "-o", "json")
+      wrong <- SandboxFixture.cli("sandbox", "stop", "kafka")
+    } yield {
+      assertEquals(stop.code, 0, stop.err)
+      assert(stop.err.contains("handler   stopped"), stop.err)
+      assertEquals(status.code, 3, status.out)
+      assert(status.out.contains("\"service\":\"handler\",\"up\":false"), status.out)
+      assert(waiting.out.contains("lag"), waiting.out)
+      assertEquals(start.code, 0, start.err)
+      assert(start.err.contains("handler   started"), start.err)
+      assert(answer.out.contains("AccountCreationConfirmed"), answer.out + answer.err)
+      assertEquals(wrong.code, 2, wrong.err)
+    }
+  }
+
+  test("bankops demo runs twice in a row, exit 0 both times") {
+    for {
+      first <- SandboxFixture.cli("demo", "--load", "1000")
+      second <- SandboxFixture.cli("demo", "--load", "1000")
+    } yield {
+      assertEquals(first.code, 0, first.err)
+      assertEquals(second.code, 0, second.err)
+      List(first, second).foreach { r =>
+        assert(r.err.contains("demo: fixtures: 300 answers to 290 commands, each as expected"), r.err)
+        assert(r.err.contains("findings: 0"), r.err)
+        assert(r.err.contains("demo: ok"), r.err)
+      }
+    }
+  }
+}
