@@ -143,11 +143,9 @@ object HeartbeatCommand {
     }
     if (rate == 0) Stream.iterate(0L)(_ + 4096).takeWhile(_ < limit).map(from => batch(from, 4096))
     else {
-      val tick = (1000000L / rate).max(10000L).micros
-      Stream.fixedRate[IO](tick).evalMapAccumulate(0L) { (sent, _) =>
+      Stream.fixedRate[IO](Pacing.tick(rate)).evalMapAccumulate(0L) { (sent, _) =>
           IO.monotonic.map { now =>
-            val due = (((now - start).toNanos / 1e9) * rate).toLong + 1
-            val n = (due - sent) max 0L min (rate.toLong max 1L)
+            val n = Pacing.due(now - start, rate, sent)
             (sent + n, batch(sent, n))
           }
         }.map(_._2).zipWithScan(0L)(_ + _.size).takeWhile(_._2 < limit).map(_._1).filter(_.nonEmpty)
