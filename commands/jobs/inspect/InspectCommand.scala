@@ -50,13 +50,8 @@ object InspectCommand {
           })
           .evalMap { case (decoded, lines) =>
             stats.modify { s0 =>
-              var s = s0
-              val out = Vector.newBuilder[String]
-              decoded.zipWithIndex.foreach { case (d, i) =>
-                val line = lines(i)
-                if (line == null || o.limit.forall(s.shown < _)) { s = s.add(d, line != null); if (line != null) out += line }
-              }
-              (s, (out.result(), o.limit.exists(s.shown >= _)))
+              val (s, text, limitReached) = InspectStats.step(s0, decoded, lines, o.limit)
+              (s, (text, limitReached))
             }.flatTap { case (text, _) => IO.blocking { text.foreach(writer.write); writer.flush() }.whenA(text.nonEmpty) }
           }
           .takeThrough { case (_, limitReached) => !limitReached }
