@@ -42,9 +42,9 @@ object BalancesCommand {
       _ <- partitions.find(_ >= count).traverse_(p => IO.raiseError(Failure.BadInput(s"topic ${o.topic} has no partition $p (it has $count)")))
       // An account's events are keyed by iban, so its partition is the default partitioner's: the rows this share owns.
       mine = (iban: String) => partitions.contains(Utils.toPositive(Utils.murmur2(iban.getBytes(UTF_8))) % count)
-      decoder = new RecordDecoder(new SchemaResolver(RegistryClient(settings, o.timeout)), plainValues = false)
       fold = new EventFold
-      report <- BalanceTable.open(settings.database, o.table).use { table =>
+      report <- (BalanceTable.open(settings.database, o.table), RegistryClient.resource(settings, o.timeout)).tupled.use { case (table, registry) =>
+        val decoder = new RecordDecoder(new SchemaResolver(registry), plainValues = false)
         for {
           // The end offsets when the run starts: one consistent snapshot of the topic.
           plan <- timed(EventFold.read(settings.kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Beginning, StopAt.End), decoder, fold, o.timeout))

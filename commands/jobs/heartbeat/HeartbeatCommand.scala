@@ -74,15 +74,19 @@ object HeartbeatCommand {
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     for {
       settings <- Connections.load(o.flags, shell)
-      registry = RegistryClient(settings, o.timeout)
       strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
       wantsBeats = o.kind != Kind.Commands
       wantsCommands = o.kind != Kind.Heartbeats
       topics = (if (wantsBeats) List(o.topic) else Nil) ++ (if (wantsCommands) List(o.commandsTopic) else Nil)
       _ <- KafkaClients.partitionCounts(settings.kafka, topics, o.timeout)
-      beatId <- if (wantsBeats) schemaId[Heartbeat](registry, strategy, o.topic, o.register).map(Some(_)) else IO.none
-      cacId <- if (wantsCommands) schemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
-      cmtId <- if (wantsCommands) schemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
+      ids <- RegistryClient.resource(settings, o.timeout).use { registry =>
+        (
+          if (wantsBeats) schemaId[Heartbeat](registry, strategy, o.topic, o.register).map(Some(_)) else IO.none[Int],
+          if (wantsCommands) schemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none[Int],
+          if (wantsCommands) schemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none[Int]
+        ).tupled
+      }
+      (beatId, cacId, cmtId) = ids
       beats = writer(beatId, Heartbeat.writer)
       creations = writer(cacId, WireFormat.Writer[ConfirmAccountCreation](_))
       transfers = writer(cmtId, WireFormat.Writer[ConfirmMoneyTransfer](_))

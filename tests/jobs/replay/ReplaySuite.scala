@@ -139,8 +139,9 @@ class ReplaySuite extends munit.CatsEffectSuite {
       .spawn(stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
   })(p => IO.blocking { p._2.destroy(); p._2.waitFor(20000) }.void).evalMap { case (port, _) =>
     val url = s"http://localhost:$port/apis/ccompat/v7"
-    val client = bankops.services.registry.RegistryClient(url, Map.empty, None, None, 5.seconds)
-    (IO.sleep(1.second) >> client.subjects.attempt).iterateUntil(_.isRight).timeout(120.seconds).as(url)
+    bankops.services.registry.RegistryClient.resource(url, Map.empty, None, None, 5.seconds).use { client =>
+      (IO.sleep(1.second) >> client.subjects.attempt).iterateUntil(_.isRight).timeout(120.seconds).as(url)
+    }
   }
 
   test("across registries: ids translated on the target, payloads byte-identical, decodable there by confluent-kafka") {
@@ -152,8 +153,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
         r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--keep-partition", "--to-registry-url", url, "--record", "ConfirmMoneyTransfer")
         a <- raw(src)
         b <- raw(dst)
-        target = bankops.services.registry.RegistryClient(url, Map.empty, None, None, 5.seconds)
-        subjects <- target.subjects
+        subjects <- bankops.services.registry.RegistryClient.resource(url, Map.empty, None, None, 5.seconds).use(_.subjects)
         python <- SandboxFixture.settings.flatMap(s => IO.blocking(os.proc(PythonClients.python, bankops.support.Repo.root / "tests" / "python" / "avro_consume.py",
           s.kafka.bootstrapServers.value, SandboxFixture.layout.dir / "tls" / "ca.pem", url, dst).call(stderr = os.Pipe, check = false)))
       } yield {
