@@ -131,11 +131,19 @@ class InspectSuite extends munit.CatsEffectSuite {
     }
   }
 
+  /** A test run started in the background by a non-interactive shell inherits SIGINT ignored, and a JVM never handles
+    * a signal ignored at its start: where coreutils' env can, the child gets SIGINT's default back.
+    */
+  private lazy val defaultSigint: List[String] =
+    if (scala.util.Try(os.proc("env", "--default-signal=INT", "true").call(check = false, stderr = os.Pipe).exitCode == 0).getOrElse(false))
+      List("env", "--default-signal=INT")
+    else Nil
+
   test("--follow prints records produced after it started, and Ctrl-C exits 0 with the summary") {
     val late = s"""{"topic": "$topic", "key": "late", "record": "ConfirmAccountCreation", "value": {"id": "${ids(0)}", "a_type": "AUTO"}}"""
     IO.fromFuture(IO(once)) >> IO.blocking {
       val env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
-      val p = os.proc("java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
+      val p = os.proc(defaultSigint, "java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
         "inspect", "--topic", topic, "--from", "end", "--follow", "-o", "json").spawn(env = env, stderr = os.Pipe)
       p
     }.flatMap { p =>
