@@ -35,8 +35,8 @@ object InspectCommand {
       settings <- Connections.load(o.flags, shell)
       stats <- Ref.of[IO, InspectStats](InspectStats.empty)
       writer = new java.io.BufferedWriter(new java.io.OutputStreamWriter(shell.out, java.nio.charset.StandardCharsets.UTF_8), 1 << 16)
-      _ <- (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit), RegistryClient.resource(settings, o.timeout)).tupled.use {
-        case (ctrlC, (plan, records), registry) =>
+      opened = (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit), RegistryClient.resource(settings, o.timeout)).tupled
+      _ <- opened.use { case (ctrlC, (plan, records), registry) =>
         val decoder = new RecordDecoder(new SchemaResolver(registry), Decoded.needsPlainValues(o.filter, o.fields))
         val progress = plan.total.filter(_ => shell.stderrIsTerminal).fold(Stream.empty.covaryAll[IO, Unit])(total =>
           Stream.awakeEvery[IO](1.second).evalMap(_ => stats.get.flatMap(s =>

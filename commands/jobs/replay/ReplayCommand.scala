@@ -83,10 +83,11 @@ object ReplayCommand {
       topology <- TopologyOpts.load(o.topology, shell)
       strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
       // The target's partition count is asked for while the source opens; nothing is sent before it answers.
-      code <- (o.to match {
+      partitionCount = o.to match {
         case ToTopic(t) if !o.delivery.dryRun => ensureTopic(t, o.createTopic, o.timeout, target, topology, shell).background.map(_.flatMap(_.embedNever))
         case _ => Resource.pure[IO, IO[Int]](IO.pure(0))
-      }, RegistryClient.resource(source, o.timeout)).tupled.use { case (partitions, sourceRegistry) =>
+      }
+      code <- (partitionCount, RegistryClient.resource(source, o.timeout)).tupled.use { case (partitions, sourceRegistry) =>
         val sourceSchemas = new SchemaResolver(sourceRegistry)
         for {
           records <- o.from match {
