@@ -23,11 +23,13 @@ class LayersSuite extends munit.FunSuite {
       "services/kafka/Reader.scala" -> "package bankops.services.kafka\nimport bankops.jobs.inspect.InspectFormat\n",
       "jobs/replay/ReplayCommand.scala" -> "package bankops.jobs.replay\nimport bankops.jobs.inspect.{RecordDecoder, SourceOpts}\nimport bankops.services.kafka.TopicReader\n",
       "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nimport bankops.Jobs\n",
+      "jobs/balances/BalancesCommand.scala" -> "package bankops.jobs.balances\nimport bankops.jobs._\nimport bankops.services._\n",
       "extra/Thing.scala" -> "package bankops.extra\n"
     )
     assertEquals(violations(files), List(
       "base/Shell.scala: base imports bankops.services.config",
       "extra/Thing.scala: not in a layer (base/, services/<name>/, jobs/<name>/ or commands/ itself)",
+      "jobs/balances/BalancesCommand.scala: jobs.balances imports bankops.jobs",
       "jobs/heartbeat/HeartbeatCommand.scala: jobs.heartbeat imports bankops.Jobs",
       "jobs/replay/ReplayCommand.scala: jobs.replay imports bankops.jobs.inspect",
       "services/avro/WireFormat.scala: services.avro imports bankops.services.kafka",
@@ -68,7 +70,8 @@ object LayersSuite {
     case (Top, _) => true
   }
 
-  private val Reference = """\bbankops\.(base|services\.[a-z]+|jobs\.[a-z]+|[A-Z][A-Za-z0-9_]*)""".r
+  // `bankops.jobs` or `bankops.services` alone (a wildcard import, then relative names) counts as all of that layer.
+  private val Reference = """\bbankops\.(base|services\.[a-z]+|jobs\.[a-z]+|services|jobs|[A-Z][A-Za-z0-9_]*)\b""".r
 
   /** One line per file and package it should not import, sorted. */
   def violations(files: Map[String, String]): List[String] =
@@ -80,7 +83,12 @@ object LayersSuite {
           val code = text.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "").replaceAll("\"[^\"\n]*\"", "\"\"")
           Reference.findAllMatchIn(code).map(_.group(1)).toList.distinct.flatMap { target =>
             val parts = target.split('.').toList
-            val to = if (parts.head.head.isUpper) Some(Top) else layerOf(parts)
+            val to = parts match {
+              case List("services") => Some(Service(services.last))
+              case List("jobs") => Some(JobLayer("*"))
+              case p :: _ if p.head.isUpper => Some(Top)
+              case _ => layerOf(parts)
+            }
             to.filterNot(allowed(from, _)).map(_ => s"$path: ${from.name} imports bankops.$target")
           }
       }

@@ -3,6 +3,7 @@ package bankops.support
 import cats.effect.IO
 import cats.effect.unsafe.implicits.global
 
+import bankops.services.registry.RegistryClient
 import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, SandboxConnection}
 
@@ -47,5 +48,12 @@ object SandboxFixture {
     connection >> Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
 
   /** The sandbox's schema registry, as the jobs reach it. */
-  val registry: IO[bankops.services.registry.RegistryClient] = settings.map(bankops.services.registry.RegistryClient(_))
+  val registry: IO[RegistryClient] = IO.blocking(sharedRegistry)
+
+  // One client for the test JVM, closed as the JVM exits.
+  private lazy val sharedRegistry: RegistryClient = {
+    val (client, close) = settings.flatMap(RegistryClient.resource(_).allocated).unsafeRunSync()
+    sys.addShutdownHook(close.unsafeRunSync())
+    client
+  }
 }

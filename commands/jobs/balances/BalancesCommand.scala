@@ -31,7 +31,8 @@ object BalancesCommand {
     TimeoutOpt.opts(30)
   ).mapN(Options.apply)
 
-  private def seconds[A](io: IO[A]): IO[(A, Double)] = io.timed.map { case (d, a) => (a, d.toMillis / 1000.0) }
+  private final case class Timed[A](value: A, seconds: Double)
+  private def timed[A](io: IO[A]): IO[Timed[A]] = io.timed.map { case (d, a) => Timed(a, d.toMillis / 1000.0) }
 
   def validate(o: Options, shell: Shell): IO[ValidationReport] =
     for {
@@ -41,21 +42,17 @@ object BalancesCommand {
       _ <- partitions.find(_ >= count).traverse_(p => IO.raiseError(Failure.BadInput(s"topic ${o.topic} has no partition $p (it has $count)")))
       // An account's events are keyed by iban, so its partition is the default partitioner's: the rows this share owns.
       mine = (iban: String) => partitions.contains(Utils.toPositive(Utils.murmur2(iban.getBytes(UTF_8))) % count)
-      decoder = new RecordDecoder(new SchemaResolver(RegistryClient(settings, o.timeout)), plainValues = false)
       fold = new EventFold
-      report <- BalanceTable.open(settings.database, o.table, o.timeout).use { table =>
-        // The end offsets when the run starts: one consistent snapshot of the topic.
-        seconds(EventFold.read(settings.kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Beginning, StopAt.End), decoder, fold, o.timeout)).flatMap {
-          case (plan, kafkaSecs) =>
-            seconds(table.all(mine).adaptError(BalanceTable.failure(o.table, settings.database))).flatMap { case (rows, dbSecs) =>
-              seconds(IO(Comparison.findings(fold.chains.toMap, rows))).flatMap { case (first, cmpSecs) =>
-                settle(o, shell, first, plan, table, fold, settings.kafka, decoder, partitions).map { case (findings, settled) =>
-                  ValidationReport(fold.undecodable.toList ++ findings, fold.chains.size, rows.size, (fold.chains.keySet ++ rows.keySet).size,
-                    fold.events, partitions, kafkaSecs, dbSecs, cmpSecs, settled)
-                }
-              }
-            }
-        }
+      report <- (BalanceTable.open(settings.database, o.table, o.timeout), RegistryClient.resource(settings, o.timeout)).tupled.use { case (table, registry) =>
+        val decoder = new RecordDecoder(new SchemaResolver(registry), plainValues = false)
+        for {
+          // The end offsets when the run starts: one consistent snapshot of the topic.
+          plan <- timed(EventFold.read(settings.kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Beginning, StopAt.End), decoder, fold, o.timeout))
+          rows <- timed(table.all(mine).adaptError(BalanceTable.failure(o.table, settings.database)))
+          first <- timed(IO(Comparison.findings(fold.chains.toMap, rows.value)))
+          settled <- settle(o, shell, first.value, plan.value, table, fold, settings.kafka, decoder, partitions)
+        } yield ValidationReport(fold.undecodable.toList ++ settled._1, fold.chains.size, rows.value.size,
+          (fold.chains.keySet ++ rows.value.keySet).size, fold.events, partitions, plan.seconds, rows.seconds, first.seconds, settled._2)
       }
     } yield report
 

@@ -94,7 +94,7 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
           (if (https) List(attempt(s"registry tls $host:$port")(IO.defer(tls(host, port,
             TlsProfile.sslContext(props, settings.registry.caFile.map(_.value)).getOrElse(SSLContext.getDefault), verifyHost = true))))
           else Nil) :+
-          attempt(s"registry api $shown")(RegistryClient(settings, timeout).subjects.map(s =>
+          attempt(s"registry api $shown")(RegistryClient.resource(settings, timeout).use(_.subjects).map(s =>
             s"${s.size} subject(s)${settings.registry.userInfo.fold("")(_ => ", credentials accepted")}"))
         steps.sequence
     }

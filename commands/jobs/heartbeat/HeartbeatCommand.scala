@@ -77,16 +77,20 @@ object HeartbeatCommand {
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     for {
       settings <- Connections.load(o.flags, shell)
-      registry = RegistryClient(settings, o.timeout)
       strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
       wantsBeats = o.kind != Kind.Commands
       wantsCommands = o.kind != Kind.Heartbeats
       topics = (if (wantsBeats) List(o.topic) else Nil) ++ (if (wantsCommands) List(o.commandsTopic) else Nil)
       learning = wantsCommands && o.learn
       _ <- KafkaClients.partitionCounts(settings.kafka, topics ++ (if (learning) List(o.feedbackTopic) else Nil), o.timeout)
-      beatId <- if (wantsBeats) schemaId[Heartbeat](registry, strategy, o.topic, o.register).map(Some(_)) else IO.none
-      cacId <- if (wantsCommands) schemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
-      cmtId <- if (wantsCommands) schemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none
+      ids <- RegistryClient.resource(settings, o.timeout).use { registry =>
+        (
+          if (wantsBeats) schemaId[Heartbeat](registry, strategy, o.topic, o.register).map(Some(_)) else IO.none[Int],
+          if (wantsCommands) schemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none[Int],
+          if (wantsCommands) schemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, o.register).map(Some(_)) else IO.none[Int]
+        ).tupled
+      }
+      (beatId, cacId, cmtId) = ids
       beats = writer(beatId, Heartbeat.writer)
       creations = writer(cacId, WireFormat.Writer[ConfirmAccountCreation](_))
       transfers = writer(cmtId, WireFormat.Writer[ConfirmMoneyTransfer](_))
@@ -95,8 +99,8 @@ object HeartbeatCommand {
       nextCommand = if (learning) new LearningGenerator(seed, o.failShare, pool).next _ else new CommandGenerator(seed, o.failShare).next _
       // Opened before the first command is sent, at the feedback's end: no creation's answer is missed.
       learner = if (!learning) Resource.pure[IO, Stream[IO, Nothing]](Stream.empty)
-                else TopicReader.open(settings.kafka, ReadSpec(List(o.feedbackTopic), None, StartAt.End, StopAt.Never), o.timeout)
-                  .map { case (_, records) => FeedbackLearner(records, new RecordDecoder(new SchemaResolver(registry)), pool) }
+                else (RegistryClient.resource(settings, o.timeout), TopicReader.open(settings.kafka, ReadSpec(List(o.feedbackTopic), None, StartAt.End, StopAt.Never), o.timeout))
+                  .tupled.map { case (registry, (_, records)) => FeedbackLearner(records, new RecordDecoder(new SchemaResolver(registry)), pool) }
       // Record n (from 0): a heartbeat, a command, or in mixed runs alternately one of each.
       make = (n: Long, now: Array[Byte]) => {
         val beat = o.kind == Kind.Heartbeats || (o.kind == Kind.Mixed && n % 2 == 0)
@@ -153,11 +157,9 @@ object HeartbeatCommand {
     }
     if (rate == 0) Stream.iterate(0L)(_ + 4096).takeWhile(_ < limit).map(from => batch(from, 4096))
     else {
-      val tick = (1000000L / rate).max(10000L).micros
-      Stream.fixedRate[IO](tick).evalMapAccumulate(0L) { (sent, _) =>
+      Stream.fixedRate[IO](Pacing.tick(rate)).evalMapAccumulate(0L) { (sent, _) =>
           IO.monotonic.map { now =>
-            val due = (((now - start).toNanos / 1e9) * rate).toLong + 1
-            val n = (due - sent) max 0L min (rate.toLong max 1L)
+            val n = Pacing.due(now - start, rate, sent)
             (sent + n, batch(sent, n))
           }
         }.map(_._2).zipWithScan(0L)(_ + _.size).takeWhile(_._2 < limit).map(_._1).filter(_.nonEmpty)

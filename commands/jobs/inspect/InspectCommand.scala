@@ -33,10 +33,11 @@ object InspectCommand {
     val format = InspectFormat.resolve(o.format, shell)
     for {
       settings <- Connections.load(o.flags, shell)
-      decoder = new RecordDecoder(new SchemaResolver(RegistryClient(settings, o.timeout)), Decoded.needsPlainValues(o.filter, o.fields))
       stats <- Ref.of[IO, InspectStats](InspectStats.empty)
       writer = new java.io.BufferedWriter(new java.io.OutputStreamWriter(shell.out, java.nio.charset.StandardCharsets.UTF_8), 1 << 16)
-      _ <- (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit)).tupled.use { case (ctrlC, (plan, records)) =>
+      opened = (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit), RegistryClient.resource(settings, o.timeout)).tupled
+      _ <- opened.use { case (ctrlC, (plan, records), registry) =>
+        val decoder = new RecordDecoder(new SchemaResolver(registry), Decoded.needsPlainValues(o.filter, o.fields))
         val progress = plan.total.filter(_ => shell.stderrIsTerminal).fold(Stream.empty.covaryAll[IO, Unit])(total =>
           Stream.awakeEvery[IO](1.second).evalMap(_ => stats.get.flatMap(s =>
             IO.blocking { shell.err.print(f"\rread ${s.read}%d of $total%d (${if (total == 0) 100.0 else s.read * 100.0 / total}%.0f%%)"); shell.err.flush() })))
@@ -50,13 +51,8 @@ object InspectCommand {
           })
           .evalMap { case (decoded, lines) =>
             stats.modify { s0 =>
-              var s = s0
-              val out = Vector.newBuilder[String]
-              decoded.zipWithIndex.foreach { case (d, i) =>
-                val line = lines(i)
-                if (line == null || o.limit.forall(s.shown < _)) { s = s.add(d, line != null); if (line != null) out += line }
-              }
-              (s, (out.result(), o.limit.exists(s.shown >= _)))
+              val (s, text, limitReached) = InspectStats.step(s0, decoded, lines, o.limit)
+              (s, (text, limitReached))
             }.flatTap { case (text, _) => IO.blocking { text.foreach(writer.write); writer.flush() }.whenA(text.nonEmpty) }
           }
           .takeThrough { case (_, limitReached) => !limitReached }

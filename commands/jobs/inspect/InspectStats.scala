@@ -1,5 +1,7 @@
 package bankops.jobs.inspect
 
+import fs2.Chunk
+
 import bankops.services.kafka.Decoded
 
 /** Counts for the closing summary. */
@@ -16,4 +18,18 @@ final case class InspectStats(read: Long, shown: Long, undecodable: Long, byReco
 
 object InspectStats {
   val empty: InspectStats = InspectStats(0, 0, 0, Map.empty)
+
+  /** One chunk, in order: `lines(i)` is record i rendered, or null when the filters hide it. Hidden records are
+    * always counted; shown ones until `limit` lines are shown, after which they are neither counted nor shown.
+    * Returns the new counts, the lines to write and whether the limit is reached.
+    */
+  def step(s0: InspectStats, decoded: Chunk[Decoded], lines: Chunk[String], limit: Option[Long]): (InspectStats, Vector[String], Boolean) = {
+    var s = s0
+    val out = Vector.newBuilder[String]
+    decoded.zipWithIndex.foreach { case (d, i) =>
+      val line = lines(i)
+      if (line == null || limit.forall(s.shown < _)) { s = s.add(d, line != null); if (line != null) out += line }
+    }
+    (s, out.result(), limit.exists(s.shown >= _))
+  }
 }

@@ -1,6 +1,6 @@
 package bankops.jobs.replay
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import fs2.{Chunk, Stream}
@@ -82,12 +82,13 @@ object ReplayCommand {
       target <- Connections.load(o.target.over(o.flags), shell)
       topology <- TopologyOpts.load(o.topology, shell)
       strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
-      sourceSchemas = new SchemaResolver(RegistryClient(source, o.timeout))
       // The target's partition count is asked for while the source opens; nothing is sent before it answers.
-      code <- (o.to match {
+      partitionCount = o.to match {
         case ToTopic(t) if !o.delivery.dryRun => ensureTopic(t, o.createTopic, o.timeout, target, topology, shell).background.map(_.flatMap(_.embedNever))
-        case _ => cats.effect.Resource.pure[IO, IO[Int]](IO.pure(0))
-      }).use { partitions =>
+        case _ => Resource.pure[IO, IO[Int]](IO.pure(0))
+      }
+      code <- (partitionCount, RegistryClient.resource(source, o.timeout)).tupled.use { case (partitions, sourceRegistry) =>
+        val sourceSchemas = new SchemaResolver(sourceRegistry)
         for {
           records <- o.from match {
             // A missing target says so before a file's lines are checked against the target's subjects.
@@ -120,11 +121,11 @@ object ReplayCommand {
                         sourceSchemas: SchemaResolver, target: ConnectionSettings, strategy: SubjectNameStrategy): Stream[IO, Chunk[Outgoing]] = {
     val sameRegistry = source.registry.url.value.stripSuffix("/") == target.registry.url.value.stripSuffix("/")
     val decoder = new RecordDecoder(sourceSchemas, plainValues = filter.where.nonEmpty)
-    val translate = to match {
-      case ToTopic(t) if !sameRegistry => Some(new IdTranslator(sourceSchemas, RegistryClient(target, timeout), strategy, t))
-      case _ => None
+    val translator: Resource[IO, Option[IdTranslator]] = to match {
+      case ToTopic(t) if !sameRegistry => RegistryClient.resource(target, timeout).map(c => Some(new IdTranslator(sourceSchemas, c, strategy, t)))
+      case _ => Resource.pure(None)
     }
-    Stream.resource(TopicReader.open(source.kafka, spec, timeout)).flatMap { case (_, records) =>
+    Stream.resource((TopicReader.open(source.kafka, spec, timeout), translator).tupled).flatMap { case ((_, records), translate) =>
       val chunks = records.chunks.evalMap { chunk =>
         val kept = if (filter.isEmpty) IO.pure(chunk) else decoder.decodeChunk(chunk).map(ds => chunk.zip(ds).filter(p => filter.selects(p._2.envelope)).map(_._1))
         kept.flatMap(c => translate.traverse_(_.prepare(c.toList.map(_.value))).as(c)).map(_.map { r =>
@@ -144,14 +145,16 @@ object ReplayCommand {
       _ <- IO.raiseUnless(os.isFile(file))(Failure.BadInput(s"$file: no such file"))
       dir <- input.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
       topic = to match { case ToTopic(t) => t; case ToFile(_) => "" }
-      encoder = new FileEncoder(RegistryClient(target, timeout), strategy, topic, dir, known, input.exact)
       lines <- IO.blocking(os.read.lines(file).zipWithIndex.filter(_._1.trim.nonEmpty).toList)
-      results <- lines.traverse { case (text, i) =>
-        RecordLine.parse(text, i + 1) match {
-          case Left(e) => IO.pure(Left(s"$file:${i + 1}: $e"))
-          case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:${i + 1}: $e").map { value =>
-            Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(i.toLong), l.key.orNull, value, l.headers, l.timestamp)
-          })
+      results <- RegistryClient.resource(target, timeout).use { registry =>
+        val encoder = new FileEncoder(registry, strategy, topic, dir, known, input.exact)
+        lines.traverse { case (text, i) =>
+          RecordLine.parse(text, i + 1) match {
+            case Left(e) => IO.pure(Left(s"$file:${i + 1}: $e"))
+            case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:${i + 1}: $e").map { value =>
+              Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(i.toLong), l.key.orNull, value, l.headers, l.timestamp)
+            })
+          }
         }
       }
       errors = results.collect { case Left(e) => e }

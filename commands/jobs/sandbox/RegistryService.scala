@@ -1,6 +1,6 @@
 package bankops.jobs.sandbox
 
-import cats.effect.IO
+import cats.effect.{IO, Resource}
 
 import scala.concurrent.duration._
 
@@ -18,10 +18,10 @@ final class RegistryService(ctx: SandboxContext) {
 
   def pid: IO[Option[Long]] = process.pid
 
-  def client: RegistryClient =
-    RegistryClient(s.registryUrl, ClientConfig.properties(ctx.layout, ctx.secrets), None, None, 5.seconds)
+  private def client: Resource[IO, RegistryClient] =
+    RegistryClient.resource(s.registryUrl, ClientConfig.properties(ctx.layout, ctx.secrets), None, None, 5.seconds)
 
-  def ready: IO[Unit] = IO.defer(client.subjects.void)
+  def ready: IO[Unit] = client.use(_.subjects.void)
 
   def start(dbPort: Int): IO[Unit] =
     for {
@@ -54,7 +54,7 @@ final class RegistryService(ctx: SandboxContext) {
   /** Confluent's default is BACKWARD; Apicurio starts at NONE. Set once, so an operator's later choice stands. */
   private def initialiseCompatibility: IO[Unit] = {
     val marker = dir / "compatibility-initialised"
-    IO.blocking(os.exists(marker)).ifM(IO.unit, client.setGlobalCompatibility("BACKWARD") >> IO.blocking(os.write.over(marker, "BACKWARD")))
+    IO.blocking(os.exists(marker)).ifM(IO.unit, client.use(_.setGlobalCompatibility("BACKWARD")) >> IO.blocking(os.write.over(marker, "BACKWARD")))
   }
 
   def stop: IO[Unit] = process.stop(20.seconds)

@@ -34,7 +34,7 @@ object SchemaFlow {
       topology <- TopologyOpts.load(c.topology, shell)
       settings <- Connections.load(c.flags, shell)
       desired <- DesiredSubjects.load(topology, c.strategy)
-      result <- f(topology, desired, new SchemaSync(RegistryClient(settings, c.timeout)), settings)
+      result <- RegistryClient.resource(settings, c.timeout).use(client => f(topology, desired, new SchemaSync(client), settings))
     } yield result
 
   def printPlan(plan: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] = format match {

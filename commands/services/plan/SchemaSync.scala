@@ -32,28 +32,19 @@ final class SchemaSync(client: RegistryClient) {
     references(d, byName).flatMap { refs =>
       val found = refs.fold(IO.pure[Lookup](Lookup.NotRegistered))(r => client.lookup(d.subject, d.file.text, r))
       (found, client.subjectCompatibility(d.subject)).tupled.flatMap { case (lookup, level) =>
-        val change = newLevel.filterNot(_.equalsIgnoreCase(level))
+        val change = SubjectVerdict.levelChange(level, newLevel)
         val effective = change.getOrElse(level)
-        lookup match {
-          case Lookup.Found(v) => IO.pure(SubjectPlan(d, SubjectStatus.Unchanged(v.id, v.version), level, change))
-          case Lookup.SubjectMissing => IO.pure(SubjectPlan(d, SubjectStatus.New, level, change))
-          case Lookup.NotRegistered => client.version(d.subject).flatMap {
-            case None => IO.pure(SubjectPlan(d, SubjectStatus.New, level, change))
-            case Some(latest) =>
-              resolver.parse(RegisteredSchema(latest.schema, latest.references)).flatMap { latestSchema =>
-                if (latestSchema.toString == d.file.schema.toString || canonical(latestSchema) == d.file.canonical)
-                  IO.pure(SubjectPlan(d, SubjectStatus.Unchanged(latest.id, latest.version), level, change))
-                else verdict(d, refs, effective, change.isDefined, latestSchema).map { problems =>
-                  val s = if (problems.isEmpty) SubjectStatus.NewVersion(latest.version) else SubjectStatus.Incompatible(effective, problems)
-                  SubjectPlan(d, s, level, change)
-                }
-              }
-          }
-        }
+        val status: IO[SubjectStatus] = SubjectVerdict.fromLookup(lookup).fold(client.version(d.subject).flatMap {
+          case None => IO.pure[SubjectStatus](SubjectStatus.New)
+          case Some(latest) =>
+            resolver.parse(RegisteredSchema(latest.schema, latest.references)).flatMap { latestSchema =>
+              if (SubjectVerdict.sameAsLatest(d.file, latestSchema)) IO.pure(SubjectStatus.Unchanged(latest.id, latest.version))
+              else verdict(d, refs, effective, change.isDefined, latestSchema).map(SubjectVerdict.newVersion(latest.version, effective, _))
+            }
+        })(IO.pure)
+        status.map(SubjectPlan(d, _, level, change))
       }
     }
-
-  private def canonical(s: org.apache.avro.Schema) = org.apache.avro.SchemaNormalization.toParsingForm(s)
 
   /** The registry judges under its own level; bankops judges locally when the level is about to change or a reference is not registered yet. */
   private def verdict(d: DesiredSubject, refs: Option[List[SchemaReference]], level: String, levelChanging: Boolean,
@@ -62,9 +53,7 @@ final class SchemaSync(client: RegistryClient) {
     refs match {
       case Some(r) if !levelChanging =>
         client.testCompatibility(d.subject, d.file.text, r).flatMap { c =>
-          if (c.isCompatible) IO.pure(Nil)
-          else if (c.messages.nonEmpty) IO.pure(c.messages)
-          else local.map(ps => if (ps.isEmpty) List("the registry refused it without a reason") else ps)
+          if (c.isCompatible || c.messages.nonEmpty) IO.pure(SubjectVerdict.problems(c, Nil)) else local.map(SubjectVerdict.problems(c, _))
         }
       case _ => local
     }

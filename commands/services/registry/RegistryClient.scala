@@ -1,6 +1,6 @@
 package bankops.services.registry
 
-import cats.effect.IO
+import cats.effect.{IO, Resource}
 import io.circe.{Decoder, Json}
 import io.circe.parser.parse
 import io.circe.syntax._
@@ -10,6 +10,7 @@ import sttp.model.MediaType
 
 import java.net.URLEncoder
 import java.net.http.HttpClient
+import java.util.concurrent.Executors
 import java.nio.charset.StandardCharsets.UTF_8
 import java.time.Duration
 import scala.collection.concurrent.TrieMap
@@ -24,9 +25,14 @@ import bankops.services.config.{ConnectionSettings, Secrets, TlsProfile}
   * Schemas by id and subject look-ups are cached (ids are immutable); 5xx answers
   * and connection errors are retried with backoff, nothing else is.
   */
-final class RegistryClient(baseUrl: String, makeBackend: () => SyncBackend, userInfo: Option[String], timeout: FiniteDuration, retries: Int = 3) {
+final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBackend, userInfo: Option[String], timeout: FiniteDuration,
+                                    retries: Int = 3) {
   // Made on the first request: a replay that never decodes needs no HTTP client (nor its TLS stores loaded).
-  private lazy val backend = makeBackend()
+  @volatile private var made = false
+  private lazy val backend = { made = true; makeBackend() }
+
+  /** Closes the HTTP client, if one was made; see [[RegistryClient.resource]]. */
+  private def close: IO[Unit] = IO.blocking(if (made) backend.close())
   private val contentType = MediaType("application", "vnd.schemaregistry.v1+json")
   private val base = baseUrl.stripSuffix("/")
   private val byId = TrieMap.empty[Int, RegisteredSchema]
@@ -145,17 +151,33 @@ final class RegistryClient(baseUrl: String, makeBackend: () => SyncBackend, user
 
 object RegistryClient {
 
-  def apply(settings: ConnectionSettings, timeout: FiniteDuration = 30.seconds): RegistryClient =
-    apply(settings.registry.url.value, settings.kafka.properties, settings.registry.caFile.map(_.value), settings.registry.userInfo.map(_.value), timeout)
+  /** The registry of `settings`, its HTTP client closed when the resource is released. */
+  def resource(settings: ConnectionSettings, timeout: FiniteDuration = 30.seconds): Resource[IO, RegistryClient] =
+    resource(settings.registry.url.value, settings.kafka.properties, settings.registry.caFile.map(_.value), settings.registry.userInfo.map(_.value), timeout)
 
   /** `tlsProperties`: Kafka `ssl.*` keys, the one TLS profile for broker and registry. */
-  def apply(url: String, tlsProperties: Map[String, String], ca: Option[os.Path], userInfo: Option[String], timeout: FiniteDuration): RegistryClient = {
+  def resource(url: String, tlsProperties: Map[String, String], ca: Option[os.Path], userInfo: Option[String],
+               timeout: FiniteDuration): Resource[IO, RegistryClient] = {
     def backend(): SyncBackend = {
-      val builder = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeout.toMillis min 10000L)).followRedirects(HttpClient.Redirect.NORMAL)
+      // The client's own threads, daemons: closing the backend shuts them down (sttp closes only clients it made).
+      val threads = Executors.newCachedThreadPool { (r: Runnable) =>
+        val t = new Thread(r, "registry-http"); t.setDaemon(true); t
+      }
+      val builder = HttpClient.newBuilder().executor(threads)
+        .connectTimeout(Duration.ofMillis(timeout.toMillis min 10000L)).followRedirects(HttpClient.Redirect.NORMAL)
       // Plain http needs no TLS context; loading the key and trust stores is a noticeable share of start-up.
       if (url.startsWith("https:")) TlsProfile.sslContext(tlsProperties, ca).foreach(builder.sslContext)
-      HttpClientSyncBackend.usingClient(builder.build())
+      val client = builder.build()
+      val inner = HttpClientSyncBackend.usingClient(client)
+      new SyncBackend {
+        def send[T](request: GenericRequest[T, Any with sttp.capabilities.Effect[sttp.shared.Identity]]): Response[T] = inner.send(request)
+        def close(): Unit = {
+          inner.close()
+          threads.shutdownNow()
+          client match { case c: AutoCloseable => c.close(); case _ => () } // JDK 21+: its selector thread too
+        }
+      }
     }
-    new RegistryClient(url, () => backend(), userInfo, timeout)
+    Resource.make(IO(new RegistryClient(url, () => backend(), userInfo, timeout)))(_.close)
   }
 }

@@ -40,7 +40,7 @@ class BalancesSuite extends munit.CatsEffectSuite {
   /** Produces events through the library: the typed codec, the wire format and the producer every job uses. */
   private def produce(topic: String, events: List[BalanceChanged]): IO[Unit] =
     SandboxFixture.settings.flatMap { s =>
-      RegistryClient(s).version(s"$topic-nl.openweb.data.BalanceChanged").map(_.get.id).flatMap { id =>
+      RegistryClient.resource(s).use(_.version(s"$topic-nl.openweb.data.BalanceChanged")).map(_.get.id).flatMap { id =>
         ChunkProducer.resource(s.kafka, 30.seconds).use { p =>
           val records = events.map(e => new ProducerRecord(topic, e.iban.getBytes(UTF_8), WireFormat.Writer[BalanceChanged](id).apply(e).toOption.get))
           p.send(Chunk.from(records))((_, _, err) => if (err != null) throw err).flatten

@@ -68,4 +68,18 @@ class InspectCoreSuite extends munit.FunSuite {
       "raw" -> Json.fromString("AQID"), "big" -> Json.fromLong(Long.MaxValue), "tags" -> Json.obj("a" -> Json.fromInt(1))))
     assertEquals(AvroJson.avroJson(r, schema).hcursor.downField("opt").get[String]("string"), Right("x"))
   }
+
+  test("count and limit step: hidden records are always counted, shown ones until the limit; after it they are dropped") {
+    def decoded(record: String) = bankops.services.kafka.Decoded(
+      bankops.services.kafka.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1), Some(record), None, None, None), None, Some(1))
+    val chunk = fs2.Chunk("A", "B", "A", "A", "B").map(decoded)
+    val lines = fs2.Chunk("a1", null, "a2", "a3", null)
+    val (all, outAll, doneAll) = InspectStats.step(InspectStats.empty, chunk, lines, None)
+    assertEquals((all.read, all.shown, all.byRecord), (5L, 3L, Map("A" -> 3L, "B" -> 2L)))
+    assertEquals((outAll, doneAll), (Vector("a1", "a2", "a3"), false))
+    val (two, outTwo, doneTwo) = InspectStats.step(InspectStats.empty, chunk, lines, Some(2))
+    assertEquals((two.read, two.shown, outTwo, doneTwo), (4L, 2L, Vector("a1", "a2"), true))
+    val (more, outMore, doneMore) = InspectStats.step(all, chunk, lines, Some(4))
+    assertEquals((more.read, more.shown, outMore, doneMore), (8L, 4L, Vector("a1"), true))
+  }
 }

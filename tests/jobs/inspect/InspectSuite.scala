@@ -14,7 +14,9 @@ class InspectSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val topic = TopologyFixture.unique("commands")
-  private val base = Instant.now().minus(30, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.MILLIS)
+  // Fixed when the records are made, after the sandbox is up: `ago:25m` has a minute to spare between records 2
+  // and 3, and starting the sandbox first (on a busy machine) can take longer than that.
+  private lazy val base = Instant.now().minus(30, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.MILLIS)
   private def ts(i: Int) = base.plus(2L * i, ChronoUnit.MINUTES)
 
   private val ids = (0 to 5).map(i => s"6f1c2d3e-0000-4000-8000-00000000000$i")
@@ -31,7 +33,7 @@ class InspectSuite extends munit.CatsEffectSuite {
   private lazy val seeded: IO[Unit] = {
     val file = TopologyFixture.write(s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1, "records": [
       {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
-    val lines = (0 to 5).map { i =>
+    def lines = (0 to 5).map { i =>
       val common = s""""topic": "$topic", "key": "${ids(i)}", "timestamp": ${ts(i).toEpochMilli}"""
       if (i == 2) s"""{$common, "rawHex": "${"garbage".getBytes.map("%02x".format(_)).mkString}"}"""
       else {
@@ -131,11 +133,19 @@ class InspectSuite extends munit.CatsEffectSuite {
     }
   }
 
+  /** A test run started in the background by a non-interactive shell inherits SIGINT ignored, and a JVM never handles
+    * a signal ignored at its start: where coreutils' env can, the child gets SIGINT's default back.
+    */
+  private lazy val defaultSigint: List[String] =
+    if (scala.util.Try(os.proc("env", "--default-signal=INT", "true").call(check = false, stderr = os.Pipe).exitCode == 0).getOrElse(false))
+      List("env", "--default-signal=INT")
+    else Nil
+
   test("--follow prints records produced after it started, and Ctrl-C exits 0 with the summary") {
     val late = s"""{"topic": "$topic", "key": "late", "record": "ConfirmAccountCreation", "value": {"id": "${ids(0)}", "a_type": "AUTO"}}"""
     IO.fromFuture(IO(once)) >> IO.blocking {
       val env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
-      val p = os.proc("java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
+      val p = os.proc(defaultSigint, "java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
         "inspect", "--topic", topic, "--from", "end", "--follow", "-o", "json").spawn(env = env, stderr = os.Pipe)
       p
     }.flatMap { p =>

@@ -133,12 +133,15 @@ class ReplaySuite extends munit.CatsEffectSuite {
   /** A second registry (Apicurio, in memory) for the cross-registry test, stopped afterwards. */
   private val secondRegistry: Resource[IO, String] = Resource.make(IO.blocking {
     val runner = Artifacts.cacheDir(sys.env) / s"apicurio-registry-${Artifacts.ApicurioVersion}" / s"apicurio-registry-app-${Artifacts.ApicurioVersion}-runner.jar"
-    os.proc("java", "-Xmx384m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=28081", "-jar", runner)
+    // A free port, never a fixed one: a sandbox may run on any (BANKOPS_REGISTRY_PORT).
+    val port = { val s = new java.net.ServerSocket(0); try s.getLocalPort finally s.close() }
+    port -> os.proc("java", "-Xmx384m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1", s"-Dquarkus.http.port=$port", "-jar", runner)
       .spawn(stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
-  })(p => IO.blocking { p.destroy(); p.waitFor(20000) }.void).evalMap { _ =>
-    val url = "http://localhost:28081/apis/ccompat/v7"
-    val client = bankops.services.registry.RegistryClient(url, Map.empty, None, None, 5.seconds)
-    (IO.sleep(1.second) >> client.subjects.attempt).iterateUntil(_.isRight).timeout(120.seconds).as(url)
+  })(p => IO.blocking { p._2.destroy(); p._2.waitFor(20000) }.void).evalMap { case (port, _) =>
+    val url = s"http://localhost:$port/apis/ccompat/v7"
+    bankops.services.registry.RegistryClient.resource(url, Map.empty, None, None, 5.seconds).use { client =>
+      (IO.sleep(1.second) >> client.subjects.attempt).iterateUntil(_.isRight).timeout(120.seconds).as(url)
+    }
   }
 
   test("across registries: ids translated on the target, payloads byte-identical, decodable there by confluent-kafka") {
@@ -150,8 +153,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
         r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--keep-partition", "--to-registry-url", url, "--record", "ConfirmMoneyTransfer")
         a <- raw(src)
         b <- raw(dst)
-        target = bankops.services.registry.RegistryClient(url, Map.empty, None, None, 5.seconds)
-        subjects <- target.subjects
+        subjects <- bankops.services.registry.RegistryClient.resource(url, Map.empty, None, None, 5.seconds).use(_.subjects)
         python <- SandboxFixture.settings.flatMap(s => IO.blocking(os.proc(PythonClients.python, bankops.support.Repo.root / "tests" / "python" / "avro_consume.py",
           s.kafka.bootstrapServers.value, SandboxFixture.layout.dir / "tls" / "ca.pem", url, dst).call(stderr = os.Pipe, check = false)))
       } yield {

@@ -37,8 +37,7 @@ class SandboxSuite extends munit.CatsEffectSuite {
 
   test("the registry registers a schema and returns it by id through the Confluent API") {
     val schema = """{"type":"record","name":"SandboxProbe","namespace":"bankops.test","fields":[{"name":"n","type":"long"}]}"""
-    SandboxFixture.settings.flatMap { s =>
-      val registry = RegistryClient(s)
+    SandboxFixture.settings.flatMap(RegistryClient.resource(_).use { registry =>
       for {
         id <- registry.register("sandbox-probe-bankops.test.SandboxProbe", schema)
         again <- registry.register("sandbox-probe-bankops.test.SandboxProbe", schema)
@@ -51,7 +50,7 @@ class SandboxSuite extends munit.CatsEffectSuite {
         assert(subjects.contains("sandbox-probe-bankops.test.SandboxProbe"), subjects)
         assertEquals(level, "BACKWARD")
       }
-    }
+    })
   }
 
   test("balancedb holds the seeded account (its amount moves: the sandbox's handler runs)") {
