@@ -75,17 +75,25 @@ object Demo {
 
   def run(o: Options)(shell: Shell): IO[ExitCode] = {
     val layout = SandboxLayout(Connections.sandboxDir(o.dir, shell))
-    val dirArgs = List("--sandbox-dir", layout.dir.toString)
-    val fixtures = shell.home / "fixtures" / "commands.jsonl"
-    val expectedFile = shell.home / "fixtures" / "expected-feedback.jsonl"
     for {
       started <- IO.monotonic
       up <- new Sandbox(layout, shell).status.map(_.forall(_.up))
       _ <- if (up) shell.info("demo: the sandbox is running (postgres, kafka, registry, handler)")
-           else shell.info("demo: starting the sandbox") >> Cli.run("sandbox" :: "up" :: dirArgs, shell, Jobs.all).flatMap(c =>
+           else shell.info("demo: starting the sandbox") >> Cli.run(List("sandbox", "up", "--sandbox-dir", layout.dir.toString), shell, Jobs.all).flatMap(c =>
              IO.raiseUnless(c == ExitCode.Success)(Failure.Unavailable("demo: the sandbox did not start (see above)")))
       settings <- Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
-      decoder = new RecordDecoder(new SchemaResolver(RegistryClient(settings, 30.seconds)))
+      _ <- RegistryClient.resource(settings, 30.seconds).use(registry => steps(o, shell, layout, settings, new RecordDecoder(new SchemaResolver(registry))))
+      done <- IO.monotonic
+      _ <- shell.info(f"demo: ok in ${(done - started).toMillis / 1000.0}%.1f s")
+    } yield ExitCode.Success
+  }
+
+  /** Fixtures, load, validation: each step fails the demo (exit 1, or 3 for a service) naming what did not hold. */
+  private def steps(o: Options, shell: Shell, layout: SandboxLayout, settings: ConnectionSettings, decoder: RecordDecoder): IO[Unit] = {
+    val dirArgs = List("--sandbox-dir", layout.dir.toString)
+    val fixtures = shell.home / "fixtures" / "commands.jsonl"
+    val expectedFile = shell.home / "fixtures" / "expected-feedback.jsonl"
+    for {
       expected <- IO.blocking(os.read.lines(expectedFile).filter(_.trim.nonEmpty).map(l => parse(l).fold(throw _, identity)).toList)
       want = expected.map { j => val c = j.hcursor
                (c.get[String]("id").toOption.get, (c.get[String]("record").toOption.get, c.get[String]("reason").toOption, c.get[Int]("count").getOrElse(1)))
@@ -122,9 +130,7 @@ object Demo {
       _ <- shell.info(s"demo: balances: ${summary.get[Long]("accountsChecked").getOrElse(0L)} accounts checked against " +
              s"${summary.get[Long]("events").getOrElse(0L)} balance changes, findings: $findings")
       _ <- if (validated._1 != 0 || findings != 0) fail("balances", s"validation exited ${validated._1}: ${validated._3.trim.linesIterator.toList.takeRight(3).mkString(" | ")}") else IO.unit
-      done <- IO.monotonic
-      _ <- shell.info(f"demo: ok in ${(done - started).toMillis / 1000.0}%.1f s")
-    } yield ExitCode.Success
+    } yield ()
   }
 
   val job: Job = Job(

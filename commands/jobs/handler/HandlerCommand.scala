@@ -7,7 +7,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{DurationText, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
-import bankops.services.config.{ConnectionFlags, Connections, Database}
+import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
 import bankops.services.kafka.KafkaClients
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
@@ -40,10 +40,13 @@ object HandlerCommand {
   ).mapN(Options.apply)
 
   def run(o: Options)(shell: Shell): IO[ExitCode] =
+    Connections.load(o.flags, shell).flatMap { settings =>
+      RegistryClient.resource(settings, o.timeout).use(registry => serve(o, settings, registry, shell))
+    }
+
+  private def serve(o: Options, settings: ConnectionSettings, registry: RegistryClient, shell: Shell): IO[ExitCode] = {
+    val strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
     for {
-      settings <- Connections.load(o.flags, shell)
-      registry = RegistryClient(settings, o.timeout)
-      strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
       _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic), o.timeout)
       outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic)
       _ <- Database.connect(settings.database, "handler", o.timeout).flatMap(c => IO.blocking(c.close()))
@@ -56,7 +59,7 @@ object HandlerCommand {
         val loop = new HandlerLoop(o.group, o.topic, consumer, admin,
           () => KafkaClients.transactionalProducer(settings.kafka, s"${o.group}-$instance", o.timeout),
           () => { val c = Database.open(settings.database, "handler", o.timeout); c.createStatement().execute("SET lock_timeout = '5s'"); new LedgerDb(c) },
-          decoder, outputs, new HandlerStats, log, crashAt(shell))
+          decoder, outputs, new HandlerStats, log, crashAt(shell), line => if (shell.verbose) log(line))
         val report = (previous: HandlerStatus, now: HandlerStatus) =>
           if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
         IO.blocking(loop.start()).adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)) >>
@@ -64,6 +67,7 @@ object HandlerCommand {
           HandlerRunner(loop, decoder, stopped, o.statusEvery, report, shell).guarantee(IO.blocking(loop.close()))
       }
     } yield code
+  }
 
   /** Fault injection for the crash tests: `BANKOPS_HANDLER_CRASH=after-prepare|after-kafka-commit` halts the JVM
     * (as kill -9 would) at that point of the first batch that writes, leaving exactly that crash to recover from.
