@@ -34,7 +34,8 @@ final class HandlerLoop(
     outputs: Outputs,
     val stats: HandlerStats,
     log: String => Unit,
-    fault: String => Unit = _ => ()
+    fault: String => Unit = _ => (),
+    debug: (=> String) => Unit = _ => ()
 ) {
   type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
 
@@ -100,11 +101,15 @@ final class HandlerLoop(
     val p = producerNow
     var prepared: Option[String] = None
     var applied: Option[Applied] = None
+    val t0 = System.nanoTime()
+    var (t1, t2, t3, t4) = (t0, t0, t0, t0)
     try {
       p.beginTransaction()
       applied = if (commands.isEmpty) None else Some(applyToDb(commands.map(_._2)))
+      t1 = System.nanoTime()
       applied.foreach(_.emitted.foreach(e => p.send(outputs.record(e))))
       p.sendOffsetsToTransaction(offsets.asJava, consumer.groupMetadata())
+      t2 = System.nanoTime()
       applied match {
         case Some(a) if a.writes =>
           // Named after the last command that wrote: no later batch can commit past it without reading it again,
@@ -118,7 +123,9 @@ final class HandlerLoop(
         case Some(_) => dbNow.rollback() // repeated commands only: nothing to keep, locks released
         case None => ()
       }
+      t3 = System.nanoTime()
       p.commitTransaction()
+      t4 = System.nanoTime()
     } catch {
       case NonFatal(e) =>
         prepared match {
@@ -139,6 +146,9 @@ final class HandlerLoop(
       try dbNow.commitPrepared(gid)
       catch { case NonFatal(e) => needsRecovery = true; dropDb(); log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): retried") }
     }
+    debug(f"handler: batch of ${records.size} records from ${offsets.size} partitions: database ${(t1 - t0) / 1e6}%.1f ms, " +
+      f"sends and offsets ${(t2 - t1) / 1e6}%.1f ms, prepare ${(t3 - t2) / 1e6}%.1f ms, Kafka commit ${(t4 - t3) / 1e6}%.1f ms, " +
+      f"commit prepared ${(System.nanoTime() - t4) / 1e6}%.1f ms")
     applied.foreach(a => stats.add(a.counts))
     stats.skip(records.size - commands.size)
     ()
@@ -149,10 +159,15 @@ final class HandlerLoop(
     val d = dbNow
     val creationIds = commands.collect { case Left(c) => c.id }.toSet
     val transferIds = commands.collect { case Right(t) => t.id }.toSet
+    val a = System.nanoTime()
     val known0 = d.known(creationIds, transferIds, Ledger.ibansOf(commands))
+    val b = System.nanoTime()
     val fresh = freshAccounts(d, (creationIds -- known0.creations.keySet).toVector, known0.accounts.keySet)
+    val c = System.nanoTime()
     val applied = Ledger(commands, known0, fresh)
+    val e = System.nanoTime()
     d.write(applied)
+    debug(f"known ${(b - a) / 1e6}%.1f fresh ${(c - b) / 1e6}%.1f ledger ${(e - c) / 1e6}%.1f write ${(System.nanoTime() - e) / 1e6}%.1f")
     applied
   }
 

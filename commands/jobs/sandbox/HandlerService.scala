@@ -40,7 +40,7 @@ final class HandlerService(ctx: SandboxContext) {
       pid <- Processes.spawnDetached(
                Seq(java) ++ HandlerService.JavaOptions ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
                  "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "-o", "table"),
-               ctx.layout.dir, log)
+               ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2"))
       _ <- process.record(pid)
       _ <- ctx.awaitReady("handler", 90.seconds, process.isAlive(pid))(consuming(from))
     } yield ()
@@ -53,6 +53,6 @@ final class HandlerService(ctx: SandboxContext) {
 
 object HandlerService {
   val Group = "bankops-command-handler"
-  /** A service's footprint, not a streaming job's: the launcher gives `bankops handler` the same. */
-  val JavaOptions: Seq[String] = Seq("-XX:+UseSerialGC", "-Xmx128m", "-Xmn32m", "-XX:ReservedCodeCacheSize=48m")
+  /** A service's footprint, not a streaming job's: the launcher gives `bankops handler` the same (and why). */
+  val JavaOptions: Seq[String] = Seq("-XX:+UseSerialGC", "-Xms16m", "-Xmx64m", "-Xmn8m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=32m")
 }

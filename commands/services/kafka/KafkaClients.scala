@@ -79,6 +79,8 @@ object KafkaClients {
       .withMaxPollRecords(maxPollRecords).withProperty("fetch.min.bytes", "1").withProperty("fetch.max.wait.ms", "50")
       // A member that died is noticed in 10 s rather than 45.
       .withProperty("session.timeout.ms", "10000")
+      // A service with a small heap: a fetch holds at most 8 MiB (Kafka's default allows 50 MiB).
+      .withProperty("fetch.max.bytes", (8 * 1024 * 1024).toString).withProperty("max.partition.fetch.bytes", (1024 * 1024).toString)
     // Static membership: a member restarted under the same name takes its partitions back at once, no rebalance.
     val settings = instance.fold(base)(base.withGroupInstanceId)
       .withProperties(kafka.clientProperties.filter { case (k, _) => k.startsWith("group.") || k.startsWith("max.poll") })
@@ -93,6 +95,8 @@ object KafkaClients {
     */
   def transactionalProducer(kafka: KafkaSettings, transactionalId: String, timeout: FiniteDuration): org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]] = {
     val settings = producerSettings(kafka, timeout).withLinger(1.millis).withBatchSize(64 * 1024)
+      // Each batch is committed before the next: what waits for sending is one batch's answers, never 32 MiB.
+      .withProperty("buffer.memory", (8L * 1024 * 1024).toString)
       .withProperty("transactional.id", transactionalId)
       // A handler killed mid-transaction holds back read_committed readers until this passes (unless restarted with its id).
       .withProperty("transaction.timeout.ms", "10000")
