@@ -26,7 +26,7 @@ object SandboxProvision {
         if (code == ExitCode.Success)
           IO.pure(if (topics + subjects == 0) "in place: the bank's topics and subjects"
                   else s"applied schemas/topology.json: $topics topic changes, $subjects subjects registered or changed")
-        else IO.raiseError(Failure.Unavailable(s"applying the bank's topology failed: ${new String(err.toByteArray, UTF_8).trim}"))
+        else IO.raiseError(Failure.Unavailable(s"applying the bank's topology failed: ${new String(err.toByteArray, UTF_8).trim.stripPrefix("bankops: ")}"))
       }
     }
 }

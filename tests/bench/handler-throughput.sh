@@ -22,11 +22,21 @@ cat > "$dir/topology.json" <<JSON
   "$p-balance": {"partitions": 9, "replicationFactor": 1, "records": [$(rec BalanceChanged)]}}}
 JSON
 ./bankops apply --topology "$dir/topology.json" >/dev/null
-args=(--topic "$p-commands" --feedback-topic "$p-feedback" --balance-topic "$p-balance" --group "$p" --instance bench -o json)
+# A database of its own, so the sandbox's bank (balancedb against balance_changed) stays consistent: balancedb's
+# schema and its seeded account, copied with PostgreSQL's own tools.
+eval "$(./bankops sandbox env)"
+pg=$(echo "$DB_URL" | sed "s|^jdbc:postgresql://|postgresql://$DB_USER:$DB_PASSWORD@|")
+db=$(echo "$p" | tr -- '-' '_')
+psql -q "$pg" -c "CREATE DATABASE $db" >/dev/null
+benchdb=${pg%/*}/$db
+pg_dump -s "$pg" | psql -q "$benchdb" >/dev/null
+psql -q "$pg" -c "COPY (SELECT * FROM balance WHERE balance_id = 0) TO STDOUT" | psql -q "$benchdb" -c "COPY balance FROM STDIN"
+args=(--topic "$p-commands" --feedback-topic "$p-feedback" --balance-topic "$p-balance" --group "$p" --instance bench
+      --db-url "${DB_URL%/*}/$db" -o json)
 warm_up ./bankops handler --help
 handler=""
 stop_handler() { [ -n "$handler" ] && kill -TERM "$handler" 2>/dev/null && wait "$handler" 2>/dev/null; handler=""; }
-trap 'stop_handler; rm -rf "$work"' EXIT
+trap 'stop_handler; rm -rf "$work"; psql -q "$pg" -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true' EXIT
 start_handler() { ./bankops handler "${args[@]}" >"$work/handler.json" 2>"$work/handler.err" & handler=$!; }
 await_feedback() {
   local want=$1
