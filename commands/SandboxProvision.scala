@@ -21,8 +21,10 @@ object SandboxProvision {
       Cli.run(List("apply", "--sandbox-dir", layout.dir.toString, "-o", "json"), quiet, Jobs.all).flatMap { code =>
         // The plan's lines: topic changes in one object, then one line per subject with its status.
         val lines = new String(out.toByteArray, UTF_8).linesIterator.flatMap(l => parse(l).toOption).map(_.hcursor).toList
-        val topics = lines.flatMap(_.get[List[io.circe.Json]]("changes").toOption).map(_.size).sum
-        val subjects = lines.flatMap(_.get[String]("status").toOption).count(_ != "unchanged")
+        // A plan prints its topic changes in one object and a status per subject; an apply that changed something
+        // prints an outcome per topic ("action") and per subject ("registered").
+        val topics = lines.flatMap(_.get[List[io.circe.Json]]("changes").toOption).map(_.size).sum max lines.count(_.downField("action").succeeded)
+        val subjects = lines.flatMap(_.get[String]("status").toOption).count(_ != "unchanged") max lines.count(_.get[Boolean]("registered").contains(true))
         if (code == ExitCode.Success)
           IO.pure(if (topics + subjects == 0) "in place: the bank's topics and subjects"
                   else s"applied schemas/topology.json: $topics topic changes, $subjects subjects registered or changed")
