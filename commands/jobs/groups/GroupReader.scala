@@ -15,7 +15,7 @@ final class GroupReader(admin: Admin, kafka: KafkaSettings, timeout: FiniteDurat
 
   def list: IO[List[GroupListing]] =
     ConsumerGroups.names(admin).flatMap { names =>
-      ConsumerGroups.describe(admin, names).flatMap(_.traverse { d =>
+      ConsumerGroups.existing(admin, names).flatMap(_.traverse { d =>
         ConsumerGroups.lag(admin, d.group).map(lag => GroupListing(d.group, d.state, d.members.size, d.protocol, lag))
       })
     }

@@ -23,26 +23,28 @@ object ConsumerGroups {
 
   /** State, assignor and members of each group; exit 2 naming the first group the cluster does not know. */
   def describe(admin: Admin, groups: List[String]): IO[List[GroupDescription]] =
+    existing(admin, groups).flatMap { found =>
+      groups.distinct.find(g => !found.exists(_.group == g))
+        .fold(IO.pure(found))(g => IO.raiseError(Failure.BadInput(s"consumer group $g does not exist")))
+    }
+
+  /** The groups among `groups` that exist: a listed group may be gone by the time it is described. */
+  def existing(admin: Admin, groups: List[String]): IO[List[GroupDescription]] =
     if (groups.isEmpty) IO.pure(Nil)
     else {
       val described = admin.describeConsumerGroups(groups.distinct.asJava).describedGroups().asScala
       groups.distinct.traverse { g =>
-        KafkaClients.await(described(g)).adaptError(unknown(g)).flatMap { d =>
+        KafkaClients.await(described(g)).map(Option(_))
+          .recover { case e if causes(e).exists(_.isInstanceOf[GroupIdNotFoundException]) => None }
           // The classic protocol answers Dead, with no error, for a group it does not know.
-          if (d.state == ConsumerGroupState.DEAD) IO.raiseError(Failure.BadInput(s"consumer group $g does not exist"))
-          else IO.pure(GroupDescription(g, stateName(d.state), Option(d.partitionAssignor).getOrElse(""), d.members.asScala.toList.map { m =>
-            GroupMember(m.consumerId, m.groupInstanceId.asScala, m.clientId, m.host,
-              m.assignment.topicPartitions.asScala.toList.sortBy(tp => (tp.topic, tp.partition)))
-          }.sortBy(_.clientId)))
-        }
-      }
+          .map(_.filter(_.state != ConsumerGroupState.DEAD).map { d =>
+            GroupDescription(g, d.state.toString, Option(d.partitionAssignor).getOrElse(""), d.members.asScala.toList.map { m =>
+              GroupMember(m.consumerId, m.groupInstanceId.toScala, m.clientId, m.host,
+                m.assignment.topicPartitions.asScala.toList.sortBy(tp => (tp.topic, tp.partition)))
+            }.sortBy(_.clientId))
+          })
+      }.map(_.flatten)
     }
-
-  private def stateName(s: ConsumerGroupState): String = s match {
-    case ConsumerGroupState.PREPARING_REBALANCE => "PreparingRebalance"
-    case ConsumerGroupState.COMPLETING_REBALANCE => "CompletingRebalance"
-    case other => other.toString
-  }
 
   private def unknown(group: String): PartialFunction[Throwable, Throwable] = {
     case e if causes(e).exists(_.isInstanceOf[GroupIdNotFoundException]) => Failure.BadInput(s"consumer group $group does not exist")
