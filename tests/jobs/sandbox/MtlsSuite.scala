@@ -21,7 +21,8 @@ class MtlsSuite extends munit.CatsEffectSuite {
   test("--mtls refuses a client without a keystore and serves one with it; --registry-tls serves HTTPS trusted by the same profile; down leaves no process") {
     val args = List("sandbox", "up", "--mtls", "--registry-tls", "--sandbox-dir", dir.toString) ++ ports
     val run = for {
-      up <- TestShell.run(args)
+      // From the checkout: up applies its schemas/topology.json.
+      up <- TestShell.run(args, home = Repo.root)
       _ = assertEquals(up.code, 0, up.err)
       layout = SandboxLayout(dir)
       props = ClientConfig.properties(layout, SandboxSecrets.load(layout).unsafeRunSync().get)
