@@ -6,6 +6,7 @@ import bankops.jobs.config.ConfigCommand
 import bankops.jobs.deploy.DeployCommand
 import bankops.jobs.handler.HandlerCommand
 import bankops.jobs.doctor.DoctorCommand
+import bankops.jobs.groups.GroupsCommand
 import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.inspect.InspectCommand
 import bankops.jobs.replay.ReplayCommand
@@ -28,6 +29,7 @@ object Jobs {
     BalancesCommand.job,
     ReplayCommand.job,
     HandlerCommand.job,
+    GroupsCommand.job,
     Demo.job
   )
 }

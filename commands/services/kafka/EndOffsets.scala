@@ -3,15 +3,41 @@ package bankops.services.kafka
 import cats.effect.IO
 import org.apache.kafka.clients.admin.{Admin, ListOffsetsOptions, OffsetSpec}
 import org.apache.kafka.common.{IsolationLevel, TopicPartition}
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException
 
 import scala.jdk.CollectionConverters._
 
-/** Where a topic's partitions end for read_committed readers (the last stable offsets), to read what comes after. */
+import bankops.base.Failure
+
+/** Where partitions begin and end for read_committed readers (ends are the last stable offsets), and which offset a
+  * time falls on: the bounds within which a read starts or a group's committed offsets may move.
+  */
 object EndOffsets {
   def of(admin: Admin, topic: String): IO[Map[TopicPartition, Long]] =
-    KafkaClients.await(admin.describeTopics(List(topic).asJava).allTopicNames()).flatMap { d =>
-      val partitions = d.get(topic).partitions.asScala.map(p => new TopicPartition(topic, p.partition)).toList
-      KafkaClients.await(admin.listOffsets(partitions.map(_ -> OffsetSpec.latest()).toMap.asJava, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all())
-        .map(_.asScala.map { case (tp, r) => tp -> r.offset }.toMap)
-    }
+    partitions(admin, topic).flatMap(ends(admin, _))
+
+  /** The partitions of a topic; exit 2 naming it when it does not exist. */
+  def partitions(admin: Admin, topic: String): IO[List[TopicPartition]] =
+    KafkaClients.await(admin.describeTopics(List(topic).asJava).allTopicNames())
+      .map(_.get(topic).partitions.asScala.map(p => new TopicPartition(topic, p.partition)).toList.sortBy(_.partition))
+      .adaptError {
+        case e if Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[UnknownTopicOrPartitionException]) =>
+          Failure.BadInput(s"topic $topic does not exist")
+      }
+
+  def ends(admin: Admin, partitions: Iterable[TopicPartition]): IO[Map[TopicPartition, Long]] =
+    list(admin, partitions, OffsetSpec.latest()).map(_.map { case (tp, o) => tp -> o.getOrElse(0L) })
+
+  /** The log start offsets: the first offsets retention has kept. */
+  def beginnings(admin: Admin, partitions: Iterable[TopicPartition]): IO[Map[TopicPartition, Long]] =
+    list(admin, partitions, OffsetSpec.earliest()).map(_.map { case (tp, o) => tp -> o.getOrElse(0L) })
+
+  /** The offset of the first record at or after `millis` per partition; None where no record is that late. */
+  def forTime(admin: Admin, partitions: Iterable[TopicPartition], millis: Long): IO[Map[TopicPartition, Option[Long]]] =
+    list(admin, partitions, OffsetSpec.forTimestamp(millis))
+
+  private def list(admin: Admin, partitions: Iterable[TopicPartition], spec: OffsetSpec): IO[Map[TopicPartition, Option[Long]]] =
+    if (partitions.isEmpty) IO.pure(Map.empty)
+    else KafkaClients.await(admin.listOffsets(partitions.map(_ -> spec).toMap.asJava, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all())
+      .map(_.asScala.map { case (tp, r) => tp -> Some(r.offset).filter(_ >= 0) }.toMap)
 }

@@ -1,0 +1,94 @@
+package bankops.jobs.groups
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import org.apache.kafka.clients.admin.Admin
+import org.apache.kafka.common.TopicPartition
+
+import bankops.base.{Failure, OutputFormat, Shell, Table}
+import bankops.services.kafka.{ConsumerGroups, EndOffsets, GroupDescription}
+
+/** `groups reset`: facts from the cluster, the pure [[ResetPlan]], and (with --execute) one atomic commit per group. */
+object GroupReset {
+
+  /** The exit code and the plan as Markdown for the step summary. */
+  def run(admin: Admin, groups: List[String], topics: List[String], only: Option[List[Int]], target: ResetTarget, execute: Boolean,
+          saveTo: Option[os.Path], format: OutputFormat, shell: Shell): IO[(ExitCode, String)] =
+    for {
+      described <- ConsumerGroups.describe(admin, groups)
+      partitions <- topics.flatTraverse(partitionsOf(admin, _, only))
+      entries <- target match {
+        case ResetTarget.File(p) => IO.blocking(if (os.isFile(p)) Some(os.read(p)) else None).flatMap {
+          case None => IO.raiseError(Failure.BadInput(s"offsets file $p does not exist"))
+          case Some(text) => IO.fromEither(OffsetsFile.parse(text, p))
+        }
+        case _ => IO.pure(Nil)
+      }
+      times <- target match {
+        case ResetTarget.Time(at) => EndOffsets.forTime(admin, partitions, at.toEpochMilli)
+        case _ => IO.pure(Map.empty[TopicPartition, Option[Long]])
+      }
+      plans <- described.traverse { d =>
+        val fromFile = OffsetsFile.offsets(entries, d.group, topics.toSet)
+        target match {
+          case ResetTarget.File(p) if fromFile.isEmpty =>
+            IO.raiseError(Failure.BadInput(s"$p has no offsets of group ${d.group} on ${topics.mkString(", ")}"))
+          case _ => GroupReader.facts(admin, d.group, partitions).map(ResetPlan(d.group, target, _, times, fromFile))
+        }
+      }
+      plan = ResetPlan(plans.flatMap(_.rows))
+      _ <- print(plan, format, shell)
+      active = described.filter(_.active)
+      code <- if (execute) apply(admin, plan, active, saveTo, shell) else
+        active.traverse_(d => shell.warn(s"consumer group ${d.group} has active members (${d.memberList}): --execute is refused until they stop")) >>
+          save(plan, saveTo, shell) >> shell.info(s"groups: ${describe(plan)}${if (plan.isEmpty) "" else "; --execute applies it"}")
+            .as(ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference))
+    } yield (code, markdown(plan, executed = execute && code == ExitCode.Success))
+
+  private def partitionsOf(admin: Admin, topic: String, only: Option[List[Int]]): IO[List[TopicPartition]] =
+    EndOffsets.partitions(admin, topic).flatMap { all =>
+      only.fold(IO.pure(all)) { ps =>
+        ps.find(_ >= all.size).fold(IO.pure(all.filter(tp => ps.contains(tp.partition))))(p =>
+          IO.raiseError(Failure.BadInput(s"topic $topic has no partition $p (it has ${all.size})")))
+      }
+    }
+
+  private def apply(admin: Admin, plan: ResetPlan, active: List[GroupDescription], saveTo: Option[os.Path], shell: Shell): IO[ExitCode] =
+    active.headOption match {
+      case Some(d) => IO.raiseError(Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; " +
+        "stop them before resetting (a stopped static member leaves after its session timeout); nothing was changed"))
+      case None => save(plan, saveTo, shell) >> (
+        if (plan.isEmpty) shell.info(s"groups: ${describe(plan)}").as(ExitCode.Success)
+        else plan.offsets.toList.sortBy(_._1).traverse_ { case (g, offsets) =>
+          ConsumerGroups.alter(admin, g, offsets) >> ConsumerGroups.committed(admin, g).flatMap { now =>
+            val off = offsets.filterNot { case (tp, o) => now.get(tp).contains(o) }
+            IO.raiseWhen(off.nonEmpty)(Failure.Difference(s"consumer group $g: the broker accepted the reset, but ${off.keys.map(tp => s"${tp.topic}-${tp.partition}").mkString(", ")} " +
+              "read back differently (did a member join meanwhile?)"))
+          }
+        } >> shell.info(s"groups: moved ${plan.changed.size} partitions of ${plan.offsets.keys.toList.sorted.mkString(", ")}: " +
+          s"${plan.reread} records to read again, ${plan.skip} skipped${saveTo.fold("")(f => s"; to undo: --to file:$f")}").as(ExitCode.Success))
+    }
+
+  private def save(plan: ResetPlan, saveTo: Option[os.Path], shell: Shell): IO[Unit] =
+    saveTo.traverse_ { f =>
+      IO.realTimeInstant.flatMap(now => IO.blocking(os.write.over(f, OffsetsFile.render(plan.current, now), createFolders = true))) >>
+        shell.info(s"groups: saved the current offsets of ${plan.current.size} partitions to $f")
+    }
+
+  private def describe(plan: ResetPlan): String =
+    if (plan.isEmpty) s"nothing to change on ${plan.rows.size} partitions"
+    else s"the reset moves ${plan.changed.size} of ${plan.rows.size} partitions: ${plan.reread} records to read again, ${plan.skip} skipped"
+
+  private def print(plan: ResetPlan, format: OutputFormat, shell: Shell): IO[Unit] = format match {
+    case OutputFormat.Json => plan.rows.traverse_(r => shell.println(r.json.noSpaces))
+    case OutputFormat.Table => shell.println(Table.render(List("group", "topic", "partition", "current", "new", "re-read", "skip", "note"),
+      plan.rows.map(r => List(r.group, r.tp.topic, r.tp.partition.toString, r.current.fold("-")(_.toString), r.target.fold("-")(_.toString),
+        r.reread.fold("-")(_.toString), r.skip.fold("-")(_.toString), r.note.getOrElse("")))))
+  }
+
+  private def markdown(plan: ResetPlan, executed: Boolean): String =
+    (s"### consumer group reset${if (executed) " (applied)" else " (plan)"}: ${describe(plan)}" :: "" ::
+      "| group | topic | partition | current | new | re-read | skip | note |" :: "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |" ::
+      plan.rows.map(r => s"| ${r.group} | ${r.tp.topic} | ${r.tp.partition} | ${r.current.fold("-")(_.toString)} | ${r.target.fold("-")(_.toString)} | " +
+        s"${r.reread.fold("-")(_.toString)} | ${r.skip.fold("-")(_.toString)} | ${r.note.getOrElse("")} |")).mkString("\n") + "\n"
+}

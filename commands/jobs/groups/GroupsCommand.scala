@@ -1,0 +1,100 @@
+package bankops.jobs.groups
+
+import cats.data.NonEmptyList
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+import org.apache.kafka.clients.admin.Admin
+
+import java.time.Instant
+import scala.concurrent.duration._
+
+import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, Table, TimeoutOpt}
+import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
+import bankops.services.kafka.{ConsumerGroups, KafkaClients, SourceOpts}
+
+/** `bankops groups list|describe|reset|delete`: consumer-group lag, and offset moves that are planned before they are made. */
+object GroupsCommand {
+
+  private final case class Common(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)
+  private val common: Opts[Common] = (ConnectionFlags.opts, OutputFormat.opts, TimeoutOpt.opts(30)).mapN(Common.apply)
+  private val groups: Opts[List[String]] = Opts.arguments[String]("GROUP").map(_.toList.distinct)
+
+  private def withAdmin[A](c: Common, shell: Shell)(f: (Admin, KafkaSettings) => IO[A]): IO[A] =
+    Connections.load(c.flags, shell).flatMap { settings =>
+      KafkaClients.javaAdmin(settings.kafka, c.timeout).use(f(_, settings.kafka)).adaptError(KafkaClients.unreachable(settings.kafka, c.timeout))
+    }
+
+  private def summary(shell: Shell, markdown: String): IO[Unit] =
+    shell.env.get("GITHUB_STEP_SUMMARY").filter(_.nonEmpty).traverse_(f => IO.blocking(os.write.append(os.Path(f, os.pwd), markdown + "\n")))
+
+  private val listCmd = Opts.subcommand("list", "Every consumer group with its state, members, protocol and total lag.")(common.map { c => (shell: Shell) =>
+    withAdmin(c, shell)((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list).flatMap { rows =>
+      (OutputFormat.resolve(c.output, shell) match {
+        case OutputFormat.Json => rows.traverse_(r => shell.println(r.json.noSpaces))
+        case OutputFormat.Table => shell.println(if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells)))
+      }).as(ExitCode.Success)
+    }
+  })
+
+  private val watch: Opts[Option[FiniteDuration]] =
+    Opts.option[String]("watch", "Refresh every DURATION (e.g. 5s) until Ctrl-C.", "w", "DURATION")
+      .mapValidated(s => DurationText.parse(s).filterOrElse(_ > Duration.Zero, s"--watch '$s' must be more than 0").toValidatedNel).orNone
+
+  private def describe(c: Common, names: List[String], every: Option[FiniteDuration])(shell: Shell): IO[ExitCode] = {
+    val format = OutputFormat.resolve(c.output, shell)
+    // On a terminal a refresh replaces the screen; elsewhere every round is more JSON lines (or tables) on stdout.
+    val clear = shell.println("\u001b[H\u001b[2J").whenA(every.isDefined && format == OutputFormat.Table && shell.stdoutIsTerminal)
+    withAdmin(c, shell) { (admin, kafka) =>
+      val reader = new GroupReader(admin, kafka, c.timeout)
+      val once = reader.describe(names).flatMap { statuses =>
+        clear >> (format match {
+          case OutputFormat.Json => statuses.traverse_(s => shell.println(s.json.noSpaces))
+          case OutputFormat.Table => shell.println(statuses.map(_.table).mkString("\n\n\n"))
+        }) >> summary(shell, statuses.map(_.markdown).mkString("\n")).whenA(every.isEmpty)
+      }
+      every.fold(once)(e => Interrupt.onCtrlC.use(stop => IO.race((once >> IO.sleep(e)).foreverM, stop).void))
+    }.as(ExitCode.Success)
+  }
+
+  private val describeCmd = Opts.subcommand("describe", "Per partition: committed offset, end, lag in records and in time; members with client id, host and assignment.")(
+    (common, groups, watch).mapN((c, gs, w) => describe(c, gs, w) _))
+
+  private final case class ResetOptions(common: Common, groups: List[String], topics: NonEmptyList[String], partitions: Option[List[Int]],
+                                        target: ResetTarget, execute: Boolean, saveTo: Option[os.Path])
+
+  private val resetOpts: Opts[ResetOptions] = (
+    common,
+    groups,
+    Opts.options[String]("topic", "Move the group's offsets on this topic (repeatable).", "t", "TOPIC"),
+    SourceOpts.partitions,
+    Opts.option[String]("to", "Where to: earliest, latest, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m), shift:±N (from the committed " +
+      "offset), file:PATH (offsets saved by --save-to).", metavar = "POSITION").mapValidated(s => ResetTarget.parse(s, Instant.now(), os.pwd).toValidatedNel),
+    Opts.flag("execute", "Apply the plan (without it, print the plan and exit 1 when it would change something).").orFalse,
+    Opts.option[String]("save-to", "First write the groups' current offsets of these partitions to FILE, for --to file:FILE to undo the move.", metavar = "FILE")
+      .map(os.Path(_, os.pwd)).orNone
+  ).mapN(ResetOptions.apply)
+
+  private val resetCmd = Opts.subcommand("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.")(
+    resetOpts.map(o => (shell: Shell) => withAdmin(o.common, shell)((admin, _) => GroupReset.run(admin, o.groups, o.topics.toList.distinct, o.partitions,
+      o.target, o.execute, o.saveTo, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r => summary(shell, r._2)).map(_._1)))
+
+  private val deleteCmd = Opts.subcommand("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).")(
+    (common, groups, Opts.flag("yes", "Confirm the deletion.").orFalse).tupled.mapValidated { case (c, gs, yes) =>
+      if (yes) (c, gs).validNel else "groups delete removes the groups' committed offsets for good: add --yes to confirm".invalidNel
+    }.map { case (c, gs) => (shell: Shell) =>
+      withAdmin(c, shell) { (admin, _) =>
+        ConsumerGroups.describe(admin, gs).flatMap { ds =>
+          ds.find(_.active).traverse_(d => IO.raiseError(Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; nothing was deleted"))) >>
+            ds.traverse_(d => ConsumerGroups.delete(admin, d.group) >> shell.info(s"groups: deleted ${d.group}"))
+        }
+      }.as(ExitCode.Success)
+    })
+
+  val job: Job = Job(
+    "groups",
+    "Consumer groups: list, describe (lag in records and time, members), reset committed offsets (plan first, --execute, --save-to to undo), delete empty groups.",
+    "bankops groups reset bankops-command-handler --topic commands --to ago:15m --save-to before.json --execute",
+    listCmd orElse describeCmd orElse resetCmd orElse deleteCmd
+  )
+}
