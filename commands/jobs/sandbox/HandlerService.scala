@@ -1,12 +1,13 @@
 package bankops.jobs.sandbox
 
 import cats.effect.IO
+import cats.syntax.all._
 
 import scala.concurrent.duration._
 
 import bankops.base.Version
 import bankops.services.config.{KafkaSettings, Source, Sourced}
-import bankops.services.kafka.{ConsumerGroups, KafkaClients}
+import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 
 /** The bank's command handler as the sandbox's fourth service: `bankops handler --instance sandbox` in a JVM of its
   * own with a small heap, on the sandbox's default topics and `balancedb`, its status lines in its log. The stable
@@ -22,8 +23,14 @@ final class HandlerService(ctx: SandboxContext) {
   private def clientSettings: KafkaSettings =
     KafkaSettings(Sourced(ctx.settings.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
 
-  /** The group's lag (None before it committed anything). */
-  def lag: IO[Option[Long]] = KafkaClients.javaAdmin(clientSettings, 5.seconds).use(ConsumerGroups.lag(_, HandlerService.Group))
+  /** The group's lag. Before it committed anything it starts at the earliest offset: all of `commands` is ahead of it. */
+  def lag: IO[Long] = KafkaClients.javaAdmin(clientSettings, 5.seconds).use { admin =>
+    ConsumerGroups.lag(admin, HandlerService.Group).flatMap {
+      case Some(l) => IO.pure(l)
+      case None => EndOffsets.partitions(admin, "commands").flatMap(ps => (EndOffsets.beginnings(admin, ps), EndOffsets.ends(admin, ps)).tupled)
+          .map { case (starts, ends) => ends.map { case (tp, end) => end - starts.getOrElse(tp, 0L) }.sum }
+    }
+  }
 
   private def logSize: IO[Long] = IO.blocking(if (os.exists(log)) os.size(log) else 0L)
 

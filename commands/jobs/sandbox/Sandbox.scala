@@ -114,7 +114,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
     */
   private def handlerStatus(h: HandlerService): IO[ServiceStatus] =
     h.pid.flatMap { p =>
-      val lag = h.lag.timeout(10.seconds).attempt.map(_.toOption.flatten.fold("")(l => s"lag $l"))
+      val lag = h.lag.timeout(10.seconds).attempt.map(_.fold(_ => "", l => s"lag $l"))
       lag.map(l => ServiceStatus("handler", p.isDefined, s"group ${HandlerService.Group}${if (l.isEmpty) "" else s", $l"}", p, if (p.isDefined) h.version else ""))
     }
 
