@@ -71,7 +71,14 @@ object GroupReset {
 
   private def save(plan: ResetPlan, saveTo: Option[os.Path], shell: Shell): IO[Unit] =
     saveTo.traverse_ { f =>
-      IO.realTimeInstant.flatMap(now => IO.blocking(os.write.over(f, OffsetsFile.render(plan.current, now), createFolders = true))) >>
+      IO.realTimeInstant.flatMap(now => IO.blocking {
+        // Only a regular file or a new name is written, and whole: never through a link, over a directory or a device.
+        if (os.isLink(f) || (os.exists(f, followLinks = false) && !os.isFile(f, followLinks = false)))
+          throw Failure.BadInput(s"--save-to $f is not a regular file (a directory, link or device): not replaced")
+        val partial = f / os.up / s".${f.last}.partial"
+        os.write.over(partial, OffsetsFile.render(plan.current, now), createFolders = true)
+        os.move(partial, f, replaceExisting = true)
+      }) >>
         shell.info(s"groups: saved the current offsets of ${plan.current.size} partitions to $f")
     }
 
