@@ -41,7 +41,7 @@ class LayersSuite extends munit.FunSuite {
 object LayersSuite {
 
   /** Services, lowest first: each may import base and the services before it. */
-  val services: List[String] = List("config", "avro", "bank", "contracts", "registry", "kafka", "plan")
+  val services: List[String] = List("config", "avro", "bank", "contracts", "registry", "kafka", "plan", "load")
 
   private sealed trait Layer { def name: String }
   private case object Base extends Layer { val name = "base" }

@@ -6,6 +6,7 @@ import java.util.UUID
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer}
+import bankops.services.load.CommandGenerator
 import bankops.support.{PythonClients, SandboxFixture, TopologyFixture}
 
 class HeartbeatSuite extends munit.CatsEffectSuite {

@@ -1,6 +1,7 @@
-package bankops.jobs.heartbeat
+package bankops.services.load
 
 import io.circe.Json
+import org.HdrHistogram.SynchronizedHistogram
 
 import java.util.concurrent.atomic.AtomicLong
 
@@ -9,14 +10,16 @@ final class LoadStats(val startedNanos: Long) {
   val records = new AtomicLong()
   val bytes = new AtomicLong()
   val errors = new AtomicLong()
-  val latency = new LatencyHistogram
+  /** Acknowledgement latencies in microseconds (up to an hour, 3 significant digits), recorded from the producer's thread. */
+  val latency = new SynchronizedHistogram(3600L * 1000 * 1000, 3)
 
   def snapshot(nowNanos: Long, targetRate: Int): LoadSummary = {
     val secs = ((nowNanos - startedNanos) / 1e9) max 1e-9
     def ms(micros: Long) = micros / 1000.0
-    LoadSummary(records.get, records.get / secs, bytes.get / secs / (1024 * 1024), latency.meanMicros / 1000.0,
-      ms(latency.percentileMicros(50)), ms(latency.percentileMicros(95)), ms(latency.percentileMicros(99)),
-      ms(latency.percentileMicros(99.9)), ms(latency.maxMicros), errors.get, targetRate, secs)
+    val h = latency.copy()
+    def p(q: Double) = ms(h.getValueAtPercentile(q))
+    LoadSummary(records.get, records.get / secs, bytes.get / secs / (1024 * 1024), if (h.getTotalCount == 0) 0.0 else h.getMean / 1000.0,
+      p(50), p(95), p(99), p(99.9), ms(h.getMaxValue), errors.get, targetRate, secs)
   }
 }
 

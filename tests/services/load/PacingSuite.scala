@@ -1,4 +1,4 @@
-package bankops.jobs.heartbeat
+package bankops.services.load
 
 import scala.concurrent.duration._
 

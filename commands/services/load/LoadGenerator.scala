@@ -1,0 +1,120 @@
+package bankops.services.load
+
+import cats.effect.{IO, Outcome, Resource}
+import cats.syntax.all._
+import fs2.{Chunk, Stream}
+import org.apache.kafka.clients.producer.ProducerRecord
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.time.Instant
+import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
+import scala.concurrent.duration._
+
+import bankops.services.avro.WireFormat
+import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
+import bankops.services.config.ConnectionSettings
+import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
+import bankops.services.registry.{RecordSchemaId, RegistryClient, SchemaResolver}
+
+/** Heartbeats and bank commands at a set rate through one producer, for `heartbeat` and for the background load of
+  * `latency`. Runs may follow one another at different rates: beats go on counting and learned accounts stay known.
+  */
+final class LoadGenerator private (make: (Long, Array[Byte]) => ProducerRecord[Array[Byte], Array[Byte]], producer: ChunkProducer,
+                                   learner: IO[Nothing]) {
+  private val made = new AtomicLong()
+
+  /** Sends at `rate` records/s (0: as fast as the broker takes them) until `stop` completes or `count` were made, then
+    * waits for the acknowledgements of what was sent; `report` runs every 5 s with the figures so far.
+    */
+  def run(rate: Int, count: Option[Long], stop: IO[Unit], report: LoadSummary => IO[Unit] = _ => IO.unit): IO[LoadSummary] =
+    IO.monotonic.flatMap { start =>
+      val stats = new LoadStats(start.toNanos)
+      val first = made.get
+      val sent = LoadGenerator.chunks(rate, count, (n, now) => make(first + n, now), start).interruptWhen(stop.attempt).evalMap { chunk =>
+        made.addAndGet(chunk.size.toLong)
+        val bytes = chunk.foldLeft(0L)((n, r) => n + r.value.length + Option(r.key).fold(0)(_.length))
+        val failed = new AtomicInteger()
+        // Callbacks run on the producer's one network thread: per record only the latency is recorded.
+        producer.send(chunk)((nanos, _, error) => if (error == null) stats.latency.recordValue((nanos / 1000) min stats.latency.getHighestTrackableValue) else failed.incrementAndGet())
+          .map(_.flatMap(_ => IO {
+            stats.records.addAndGet(chunk.size.toLong - failed.get); stats.errors.addAndGet(failed.get.toLong)
+            if (failed.get == 0) stats.bytes.addAndGet(bytes)
+          }))
+      }.parEvalMap(4096)(identity)
+      val snapshot = IO.monotonic.map(now => stats.snapshot(now.toNanos, rate))
+      val reports = Stream.awakeEvery[IO](5.seconds).evalMap(_ => snapshot.flatMap(report))
+      sent.concurrently(reports).concurrently(Stream.eval(learner)).compile.drain >> snapshot
+    }
+}
+
+object LoadGenerator {
+
+  /** Checks the topics, resolves the records' schema ids (registering them only when asked), opens the producer and, for
+    * a learning command load, starts following the handler's feedback: at its end, so no answer to a creation is missed.
+    */
+  def resource(settings: ConnectionSettings, spec: LoadSpec, timeout: FiniteDuration): Resource[IO, LoadGenerator] =
+    for {
+      _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka, spec.topics ++ (if (spec.learning) List(spec.feedbackTopic) else Nil), timeout))
+      registry <- RegistryClient.resource(settings, timeout)
+      ids <- Resource.eval((
+               if (spec.beats) RecordSchemaId[Heartbeat](registry, spec.strategy, spec.heartbeatTopic, spec.register).map(Some(_)) else IO.none[Int],
+               if (spec.commands) RecordSchemaId[ConfirmAccountCreation](registry, spec.strategy, spec.commandsTopic, spec.register).map(Some(_)) else IO.none[Int],
+               if (spec.commands) RecordSchemaId[ConfirmMoneyTransfer](registry, spec.strategy, spec.commandsTopic, spec.register).map(Some(_)) else IO.none[Int]
+             ).tupled)
+      pool = new AccountPool
+      learner <- if (!spec.learning) Resource.pure[IO, IO[Nothing]](IO.never)
+                 else TopicReader.open(settings.kafka, ReadSpec(List(spec.feedbackTopic), None, StartAt.End, StopAt.Never), timeout)
+                   .flatMap { case (_, records) => FeedbackLearner(records, new RecordDecoder(new SchemaResolver(registry)), pool).compile.drain.background }
+                   .map(_.flatMap {
+                     case Outcome.Errored(e) => IO.raiseError(e)
+                     case _ => IO.never
+                   })
+      producer <- ChunkProducer.resource(settings.kafka, timeout)
+      _ <- Resource.eval(producer.warmUp(spec.topics))
+    } yield new LoadGenerator(records(spec, ids, pool), producer, learner)
+
+  /** Record n (from 0): a heartbeat, a command, or in mixed runs alternately one of each. */
+  private def records(spec: LoadSpec, ids: (Option[Int], Option[Int], Option[Int]), pool: AccountPool): (Long, Array[Byte]) => ProducerRecord[Array[Byte], Array[Byte]] = {
+    val (beatId, cacId, cmtId) = ids
+    val beats = writer(beatId, Heartbeat.writer)
+    val creations = writer(cacId, WireFormat.Writer[ConfirmAccountCreation](_))
+    val transfers = writer(cmtId, WireFormat.Writer[ConfirmMoneyTransfer](_))
+    val nextCommand = if (spec.learning) new LearningGenerator(spec.seed, spec.failShare, pool).next _ else new CommandGenerator(spec.seed, spec.failShare).next _
+    val mixed = spec.kind == LoadKind.Mixed
+    (n: Long, now: Array[Byte]) =>
+      if (spec.kind == LoadKind.Heartbeats || (mixed && n % 2 == 0))
+        new ProducerRecord(spec.heartbeatTopic, now, beats(Heartbeat(spec.startBeat + (if (mixed) n / 2 else n))))
+      else nextCommand() match {
+        case Left(c) => new ProducerRecord(spec.commandsTopic, c.id.toString.getBytes(UTF_8), creations(c))
+        case Right(t) => new ProducerRecord(spec.commandsTopic, t.id.toString.getBytes(UTF_8), transfers(t))
+      }
+  }
+
+  private def writer[A](id: Option[Int], make: Int => WireFormat.Writer[A]): A => Array[Byte] = id.fold((_: A) => Array.emptyByteArray) { i =>
+    val w = make(i)
+    a => w(a).fold(e => throw new IllegalStateException(e.message), identity)
+  }
+
+  /** Chunks of records at `rate` per second (0: as fast as taken), `count` in all if given. Pacing follows the clock, not
+    * the tick count, so a late tick is made up and the rate holds over the run. Chunks are made and sent in turn, not
+    * overlapped: with the broker on the same 2 cores a second busy thread cost more than it hid (prefetching 4 chunks:
+    * ~420k records/s; in turn: ~560k).
+    */
+  private def chunks(rate: Int, count: Option[Long], make: (Long, Array[Byte]) => ProducerRecord[Array[Byte], Array[Byte]],
+                     start: FiniteDuration): Stream[IO, Chunk[ProducerRecord[Array[Byte], Array[Byte]]]] = {
+    val limit = count.getOrElse(Long.MaxValue)
+    def batch(from: Long, n: Long): Chunk[ProducerRecord[Array[Byte], Array[Byte]]] = {
+      val k = (n min (limit - from)).toInt
+      // Records of one chunk are made within the same moment: one key for the time produced.
+      val now = Instant.now().toString.getBytes(UTF_8)
+      Chunk.array(Array.tabulate[AnyRef](k)(i => make(from + i, now))).asInstanceOf[Chunk[ProducerRecord[Array[Byte], Array[Byte]]]]
+    }
+    if (rate == 0) Stream.iterate(0L)(_ + 4096).takeWhile(_ < limit).map(from => batch(from, 4096))
+    else Stream.fixedRate[IO](Pacing.tick(rate)).evalMapAccumulate(0L) { (sent, _) =>
+        IO.monotonic.map { now =>
+          val n = Pacing.due(now - start, rate, sent)
+          (sent + n, batch(sent, n))
+        }
+      }.map(_._2).zipWithScan(0L)(_ + _.size).takeWhile(_._2 < limit).map(_._1).filter(_.nonEmpty)
+  }
+}
