@@ -24,6 +24,10 @@
 //> using dep org.postgresql:postgresql:42.7.8
 //> using dep io.get-coursier:interface:1.0.30
 //> using dep org.slf4j:slf4j-simple:2.0.17
+//> using dep org.hdrhistogram:HdrHistogram:2.2.2
+//> using dep org.knowm.xchart:xchart:3.8.8
+// XChart declares its SVG writer optional: SVG charts need it on the classpath.
+//> using dep de.erichseifert.vectorgraphics2d:VectorGraphics2D:0.13
 
 //> using test.dep org.scalameta::munit:1.2.1
 //> using test.dep org.scalameta::munit-scalacheck:1.2.0

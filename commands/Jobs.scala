@@ -9,6 +9,7 @@ import bankops.jobs.doctor.DoctorCommand
 import bankops.jobs.groups.GroupsCommand
 import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.inspect.InspectCommand
+import bankops.jobs.latency.LatencyCommand
 import bankops.jobs.replay.ReplayCommand
 import bankops.jobs.sandbox.SandboxCommand
 import bankops.jobs.schemas.SchemasCommand
@@ -30,6 +31,7 @@ object Jobs {
     ReplayCommand.job,
     HandlerCommand.job,
     GroupsCommand.job,
+    LatencyCommand.job,
     Demo.job
   )
 }

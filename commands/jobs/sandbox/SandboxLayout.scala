@@ -9,5 +9,5 @@ final case class SandboxLayout(dir: os.Path) {
   val registryDir: os.Path = dir / "registry"
   val postgresDir: os.Path = dir / "postgres"
   def log(service: String): os.Path = dir / service / s"$service.log"
-  def pidFile(service: String): os.Path = dir / service / "pid"
+  def pidFile(service: String): os.Path = bankops.services.config.SandboxConnection.pidFile(dir, service)
 }

@@ -25,6 +25,9 @@ object SandboxConnection {
 
   val FileName = "connection.json"
 
+  /** Where the sandbox in `dir` keeps the pid of one of its services (kafka, registry, postgres, handler). */
+  def pidFile(dir: os.Path, service: String): os.Path = dir / service / "pid"
+
   /** Written by `sandbox up` once every service answered: only its owner may read the password in it. */
   def write(dir: os.Path, connection: SandboxConnection): IO[Unit] =
     IO.blocking(os.write.over(dir / FileName, connection.asJson.spaces2, perms = "rw-------"))

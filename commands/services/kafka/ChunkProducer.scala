@@ -2,6 +2,7 @@ package bankops.services.kafka
 
 import cats.effect.{IO, Resource}
 import fs2.Chunk
+import fs2.kafka.ProducerSettings
 import org.apache.kafka.clients.producer.{Callback, KafkaProducer, ProducerRecord, RecordMetadata}
 import org.apache.kafka.common.serialization.ByteArraySerializer
 
@@ -67,8 +68,10 @@ final class ChunkProducer(producer: KafkaProducer[Array[Byte], Array[Byte]]) {
 }
 
 object ChunkProducer {
-  def resource(kafka: KafkaSettings, timeout: FiniteDuration): Resource[IO, ChunkProducer] = {
-    val props = KafkaClients.javaProperties(KafkaClients.producerSettings(kafka, timeout).properties)
+  /** `tune` adjusts the settings for one use (a prober sends single records at once: no linger). */
+  def resource(kafka: KafkaSettings, timeout: FiniteDuration,
+               tune: ProducerSettings[IO, Array[Byte], Array[Byte]] => ProducerSettings[IO, Array[Byte], Array[Byte]] = identity): Resource[IO, ChunkProducer] = {
+    val props = KafkaClients.javaProperties(tune(KafkaClients.producerSettings(kafka, timeout)).properties)
     Resource.make(IO.blocking(new KafkaProducer[Array[Byte], Array[Byte]](props, new ByteArraySerializer, new ByteArraySerializer)))(p =>
       IO.blocking(p.close(java.time.Duration.ofSeconds(30)))).map(new ChunkProducer(_))
   }

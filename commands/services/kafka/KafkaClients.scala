@@ -60,11 +60,14 @@ object KafkaClients {
       .withCloseTimeout(5.seconds)
 
   /** The Java consumer with the same settings, for poll loops ([[TopicReader]]); `few`: small fetches when
-    * only a few records are wanted, so the first arrive at once.
+    * only a few records are wanted, so the first arrive at once. Those fetches also wait at most 10 ms at the broker:
+    * a read_committed fetch is not woken when a transaction commits, so it sat out its full wait (a latency probe's
+    * feedback showed a median of 47 ms where PostgreSQL showed the same commit in 7).
     */
   def javaConsumer(kafka: KafkaSettings, timeout: FiniteDuration, few: Option[Int] = None): Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
     val base = consumerSettings(kafka, timeout)
-    val settings = few.fold(base)(n => base.withMaxPollRecords(n max 1).withProperty("fetch.min.bytes", "1").withProperty("max.partition.fetch.bytes", "65536"))
+    val settings = few.fold(base)(n => base.withMaxPollRecords(n max 1).withProperty("fetch.min.bytes", "1").withProperty("max.partition.fetch.bytes", "65536")
+      .withProperty("fetch.max.wait.ms", "10"))
     val props = javaProperties(settings.properties)
     val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
     Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](props, bytes, bytes)))(c =>

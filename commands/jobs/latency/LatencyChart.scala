@@ -1,0 +1,106 @@
+package bankops.jobs.latency
+
+import de.erichseifert.vectorgraphics2d.VectorGraphics2D
+import de.erichseifert.vectorgraphics2d.svg.SVGProcessor
+import de.erichseifert.vectorgraphics2d.util.PageSize
+import org.knowm.xchart.{BitmapEncoder, XYChart, XYChartBuilder, XYSeries}
+import org.knowm.xchart.style.Styler
+import org.knowm.xchart.style.markers.SeriesMarkers
+
+import java.awt.{BasicStroke, Color}
+import java.io.ByteArrayOutputStream
+import scala.jdk.CollectionConverters._
+
+/** The original experiment's two figures in one image: latency percentiles against the extra load (log scale, with the
+  * timeout as a dashed line), and the watched processes' CPU and memory against the extra load.
+  */
+object LatencyChart {
+  sealed abstract class Format(val extension: String)
+  object Format {
+    case object Png extends Format("png")
+    case object Svg extends Format("svg")
+    def of(path: os.Path): Either[String, Format] = path.ext.toLowerCase match {
+      case "png" => Right(Png)
+      case "svg" => Right(Svg)
+      case other => Left(s"--chart $path: the file must end in .png or .svg${if (other.isEmpty) "" else s", not .$other"}")
+    }
+  }
+
+  private val Width = 900
+  private val Height = 420
+
+  /** The series names of the latency figure, for the steps given: `feedback p50` ... `db p99`, and `timeout`. */
+  def latencySeries(steps: List[StepResult]): List[String] =
+    Measure.all.filter(m => steps.exists(_.measures.contains(m))).flatMap { m =>
+      if (m == Measure.Feedback) List("feedback p50", "feedback p99", "feedback p99.9") else List(s"${m.name} p99")
+    } :+ "timeout"
+
+  def render(steps: List[StepResult], timeoutMs: Double, title: String, format: Format): Array[Byte] = {
+    System.setProperty("java.awt.headless", "true")
+    val charts = List(latency(steps, timeoutMs, title), resources(steps))
+    val out = new ByteArrayOutputStream()
+    format match {
+      case Format.Png => BitmapEncoder.saveBitmap(charts.asJava, charts.size, 1, out, BitmapEncoder.BitmapFormat.PNG)
+      case Format.Svg =>
+        val g = new VectorGraphics2D()
+        charts.foreach { c => c.paint(g, Width, Height); g.translate(0, Height) }
+        new SVGProcessor().getDocument(g.getCommands, new PageSize(0, 0, Width.toDouble, (Height * charts.size).toDouble)).writeTo(out)
+    }
+    out.toByteArray
+  }
+
+  private def xs(steps: List[StepResult]): Array[Double] = steps.map(s => s.load.achieved max 0.0).toArray
+
+  private def base(title: String, yTitle: String): XYChart = {
+    val c = new XYChartBuilder().width(Width).height(Height).title(title).xAxisTitle("extra load achieved (records/s)").yAxisTitle(yTitle).build()
+    val st = c.getStyler
+    st.setLegendPosition(Styler.LegendPosition.OutsideE)
+    st.setChartBackgroundColor(Color.WHITE)
+    st.setPlotGridLinesColor(new Color(225, 225, 225))
+    st.setMarkerSize(6)
+    st.setDecimalPattern("#,##0.#")
+    c
+  }
+
+  private def latency(steps: List[StepResult], timeoutMs: Double, title: String): XYChart = {
+    val c = base(title, "end-to-end latency (ms, log scale)")
+    c.getStyler.setYAxisLogarithmic(true)
+    val x = xs(steps)
+    def add(name: String, m: Measure, p: Double): Unit = {
+      // Log scale: a step without the measure is drawn at the floor rather than dropped, keeping the x values aligned.
+      val ys = steps.map(s => s.measures.get(m).filter(_.count > 0).fold(0.1)(_.percentileMs(p) max 0.1)).toArray
+      c.addSeries(name, x, ys).setMarker(SeriesMarkers.CIRCLE)
+    }
+    Measure.all.filter(m => steps.exists(_.measures.contains(m))).foreach { m =>
+      if (m == Measure.Feedback) { add("feedback p50", m, 50); add("feedback p99", m, 99); add("feedback p99.9", m, 99.9) }
+      else add(s"${m.name} p99", m, 99)
+    }
+    val t = c.addSeries("timeout", Array(x.minOption.getOrElse(0.0), x.maxOption.getOrElse(1.0)), Array(timeoutMs, timeoutMs))
+    t.setMarker(SeriesMarkers.NONE)
+    t.setLineColor(Color.RED)
+    t.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, Array(6f, 4f), 0f))
+    c
+  }
+
+  private def resources(steps: List[StepResult]): XYChart = {
+    val c = base("watched processes against extra load", "CPU (% of one core)")
+    c.setYAxisGroupTitle(1, "resident memory (MiB)")
+    c.getStyler.setYAxisGroupPosition(1, Styler.YAxisPosition.Right)
+    val x = xs(steps)
+    val processes = steps.flatMap(_.processes.map(_.label)).distinct
+    processes.foreach { p =>
+      def ys(f: ProcessStats => Double) = steps.map(s => s.processes.find(_.label == p).fold(0.0)(f)).toArray
+      c.addSeries(s"$p CPU %", x, ys(_.cpuPercent)).setMarker(SeriesMarkers.CIRCLE)
+      val rss: XYSeries = c.addSeries(s"$p RSS MiB", x, ys(_.rssMaxMiB))
+      rss.setMarker(SeriesMarkers.SQUARE)
+      rss.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, Array(8f, 4f), 0f))
+      rss.setYAxisGroup(1)
+    }
+    // An empty figure still says why it is empty (and XChart draws no chart without a series).
+    if (processes.isEmpty) {
+      c.setTitle("no process watched (--watch-pid PID)")
+      c.addSeries("none", x, x.map(_ => 0.0)).setMarker(SeriesMarkers.NONE)
+    }
+    c
+  }
+}

@@ -1,0 +1,75 @@
+package bankops.jobs.latency
+
+import cats.effect.{Deferred, IO, Ref}
+import cats.syntax.all._
+import fs2.Stream
+
+import scala.concurrent.duration._
+
+import bankops.services.load.LoadGenerator
+
+/** The experiment's schedule: the extra load of each step and how long it is held, a probe every `interval` that times
+  * out after `timeout`, the run ending early after `maxTimeouts` timed-out probes.
+  */
+final case class LatencyPlan(steps: List[Int], stepDuration: FiniteDuration, interval: FiniteDuration, timeout: FiniteDuration,
+                             maxTimeouts: Int, measures: List[Measure], sampleEvery: FiniteDuration)
+
+/** What a run found: its steps (those it reached), every probe, and why it ended early if it did. */
+final case class LatencyOutcome(steps: List[StepResult], probes: Vector[ProbeResult], stoppedEarly: Option[String], interrupted: Boolean)
+
+/** Runs the steps one after another with the background load of each, probing all along and sampling the watched
+  * processes; at the end waits for the probes still in flight (at most the timeout) and aggregates per step.
+  */
+final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Option[BalancePoller], load: Option[LoadGenerator],
+                       watch: ProcessWatch, failure: IO[Nothing]) {
+
+  def run(ctrlC: IO[Unit], onProbe: ProbeResult => IO[Unit], onStep: (Int, Int) => IO[Unit]): IO[LatencyOutcome] =
+    for {
+      step <- Ref[IO].of(0)
+      probes <- Ref[IO].of(Vector.empty[ProbeResult])
+      samples <- Ref[IO].of(Vector.empty[Sample])
+      timeouts <- Ref[IO].of(0)
+      tooMany <- Deferred[IO, Unit]
+      interrupted <- Deferred[IO, Unit]
+      probingDone <- Deferred[IO, Unit]
+      stop = IO.race(ctrlC >> interrupted.complete(()).void, tooMany.get).void
+      record = (p: ProbeResult) => probes.update(_ :+ p) >> onProbe(p) >>
+                 timeouts.updateAndGet(_ + 1).flatMap(n => tooMany.complete(()).void.whenA(n >= plan.maxTimeouts)).whenA(p.timedOut)
+      probing = Stream.fixedRateStartImmediately[IO](plan.interval).zipWithIndex.map(_._2.toInt + 1)
+                  .interruptWhen(probingDone.get.attempt).interruptWhen(stop.attempt)
+                  .parEvalMapUnordered(Int.MaxValue)(seq => step.get.flatMap(s => prober.probe(seq, s, iban, db)))
+                  .evalMap(record)
+      sampling = Stream.fixedRate[IO](plan.sampleEvery).evalMap(_ => step.get.flatMap(watch.sample)).evalMap(s => samples.update(_ :+ s))
+      halted = (tooMany.tryGet, interrupted.tryGet).mapN((a, b) => a.isDefined || b.isDefined)
+      loads <- IO.race(failure, (sampling.compile.drain.background, db.fold(IO.never[Nothing])(_.loop).background).tupled.surround {
+                 probing.compile.drain.start.flatMap { prober =>
+                   steps(plan.steps.zipWithIndex, Vector.empty, step, stop, halted, onStep) <* probingDone.complete(()) <* prober.joinWithNever
+                 }
+               }).map(_.merge)
+      all <- probes.get
+      taken <- samples.get
+      n <- timeouts.get
+      early <- tooMany.tryGet.map(_.map(_ => s"stopped after $n probes timed out (no answer within ${plan.timeout.toMillis} ms)"))
+      stopped <- interrupted.tryGet.map(_.isDefined)
+    } yield LatencyOutcome(loads.toList.zipWithIndex.map { case ((l, seconds), i) =>
+      StepResult.of(i, l, all.filter(_.step == i).toList, taken.filter(_.step == i).toList, plan.measures, plan.timeout, seconds)
+    }, all.sortBy(_.seq), early, stopped)
+
+  /** Holds each step's load for the step's duration, or until the run is stopped; the load achieved and the seconds held. */
+  private def steps(rest: List[(Int, Int)], done: Vector[(StepLoad, Double)], current: Ref[IO, Int], stop: IO[Unit], halted: IO[Boolean],
+                    onStep: (Int, Int) => IO[Unit]): IO[Vector[(StepLoad, Double)]] =
+    rest match {
+      case Nil => IO.pure(done)
+      case (rate, i) :: more =>
+        val hold = IO.race(IO.sleep(plan.stepDuration), stop).void
+        for {
+          _ <- current.set(i) >> onStep(i, rate)
+          started <- IO.monotonic
+          summary <- load.filter(_ => rate > 0).fold(hold.as(Option.empty[StepLoad]))(_.run(rate, None, hold).map(s =>
+                       Some(StepLoad(rate, s.recordsPerSecond, s.errors))))
+          ended <- IO.monotonic
+          held = (done :+ (summary.getOrElse(StepLoad(rate, 0, 0)), (ended - started).toNanos / 1e9))
+          next <- halted.ifM(IO.pure(held), steps(more, held, current, stop, halted, onStep))
+        } yield next
+    }
+}

@@ -1,0 +1,45 @@
+package bankops.jobs.latency
+
+import cats.effect.{IO, Ref}
+import cats.syntax.all._
+
+import bankops.base.Failure
+
+/** Samples the watched processes from /proc and the handler group's lag; CPU is the use since the previous sample. */
+final class ProcessWatch private (targets: List[(Long, String)], ticksPerSecond: Long, lag: IO[Option[Long]],
+                                  previous: Ref[IO, Map[Long, (ProcSample, Long)]]) {
+  def sample(step: Int): IO[Sample] =
+    for {
+      read <- IO.blocking(targets.flatMap { case (pid, label) => ProcessWatch.read(pid).map(s => (label, s)) })
+      now = System.nanoTime()
+      before <- previous.getAndSet(read.map { case (_, s) => s.pid -> (s, now) }.toMap)
+      loads = read.map { case (label, s) =>
+                ProcessLoad(label, s.pid, before.get(s.pid).flatMap { case (b, at) => ProcSample.cpuPercent(b, at, s, now, ticksPerSecond) }, s.rssBytes)
+              }
+      // The lag is a figure among others: a slow or failed look-up leaves it out rather than stopping the run.
+      l <- lag.handleError(_ => None)
+    } yield Sample(step, loads, l)
+}
+
+object ProcessWatch {
+  private def read(pid: Long): Option[ProcSample] = {
+    val dir = os.root / "proc" / pid.toString
+    scala.util.Try(ProcSample.parse(pid, os.read(dir / "stat"), os.read(dir / "status"))).toOption.flatten
+  }
+
+  /** Names each pid (exit 2 for one that is not a running process) and takes a first sample of each. */
+  def apply(pids: List[Long], lag: IO[Option[Long]]): IO[ProcessWatch] =
+    for {
+      targets <- pids.distinct.traverse { pid =>
+                   IO.blocking {
+                     val dir = os.root / "proc" / pid.toString
+                     if (pid <= 0 || !os.exists(dir / "stat")) None
+                     else scala.util.Try(ProcSample.label(os.read(dir / "cmdline"), os.read(dir / "comm"))).toOption.map(pid -> _)
+                   }.flatMap(IO.fromOption(_)(Failure.BadInput(s"--watch-pid $pid: no such process")))
+                 }
+      ticks <- IO.blocking(scala.util.Try(os.proc("getconf", "CLK_TCK").call().out.trim().toLong).getOrElse(100L))
+      previous <- Ref[IO].of(Map.empty[Long, (ProcSample, Long)])
+      watch = new ProcessWatch(targets, ticks, lag, previous)
+      _ <- watch.sample(0)
+    } yield watch
+}
