@@ -9,6 +9,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers
 
 import java.awt.{BasicStroke, Color}
 import java.io.ByteArrayOutputStream
+import java.nio.charset.StandardCharsets.UTF_8
 import scala.jdk.CollectionConverters._
 
 /** The original experiment's two figures in one image: latency percentiles against the extra load (log scale, with the
@@ -46,7 +47,23 @@ object LatencyChart {
         charts.foreach { c => c.paint(g, Width, Height); g.translate(0, Height) }
         new SVGProcessor().getDocument(g.getCommands, new PageSize(0, 0, Width.toDouble, (Height * charts.size).toDouble)).writeTo(out)
     }
-    out.toByteArray
+    format match {
+      case Format.Png => out.toByteArray
+      case Format.Svg => describe(new String(out.toByteArray, UTF_8), title, charts).getBytes(UTF_8)
+    }
+  }
+
+  /** XChart draws its text as outlines: a title and a description of the figures and their series (from the charts
+    * themselves) make the SVG readable to screen readers and searchable.
+    */
+  private def describe(svg: String, title: String, charts: List[XYChart]): String = {
+    def esc(s: String) = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    val desc = charts.map { c =>
+      val right = Option(c.getYAxisGroupTitle(1)).filter(t => t.nonEmpty && t != c.getYAxisTitle).fold("")(t => s", right y $t")
+      s"${c.getTitle}: y ${c.getYAxisTitle}$right, x ${c.getXAxisTitle}; series ${c.getSeriesMap.keySet.asScala.mkString(", ")}"
+    }.mkString(". ")
+    val open = svg.indexOf('>', svg.indexOf("<svg")) + 1
+    svg.substring(0, open) + s"\n  <title>${esc(title)}</title>\n  <desc>${esc(desc)}</desc>" + svg.substring(open)
   }
 
   private def xs(steps: List[StepResult]): Array[Double] = steps.map(s => s.load.achieved max 0.0).toArray

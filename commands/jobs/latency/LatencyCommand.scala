@@ -24,13 +24,14 @@ object LatencyCommand {
       settings <- Connections.load(o.flags, shell)
       chart <- o.chart.traverse(ChartFile.check)
       useDb = o.db.getOrElse(settings.database.url.source != Source.Default)
-      watched <- if (o.watchPids.nonEmpty || settings.kafka.bootstrapServers.source != Source.Sandbox) IO.pure(o.watchPids)
-                 else ChartFile.sandboxHandler(Connections.sandboxDir(o.flags.sandboxDir, shell)).map(_.toList)
+      pids <- if (o.watchPids.nonEmpty || settings.kafka.bootstrapServers.source != Source.Sandbox) IO.pure(o.watchPids)
+              else ChartFile.sandboxHandler(Connections.sandboxDir(o.flags.sandboxDir, shell)).map(_.toList)
+      watched <- ProcessWatch.targets(pids)
       plan = LatencyPlan(o.steps, o.stepDuration, o.interval, o.timeout, o.maxTimeouts,
                List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds)
       format = OutputFormat.resolve(o.output, shell)
       _ <- shell.info(s"latency: ${o.steps.size} steps of ${o.loadKind.name} load (${o.steps.mkString(", ")} records/s), ${o.stepDuration.toSeconds} s each; " +
-             s"a probe every ${o.interval.toMillis} ms, timeout ${o.timeout.toMillis} ms" + (if (watched.isEmpty) "" else s"; watching pid ${watched.mkString(", ")}"))
+             s"a probe every ${o.interval.toMillis} ms, timeout ${o.timeout.toMillis} ms" + (if (watched.isEmpty) "" else s"; watching ${watched.map { case (pid, name) => s"$name (pid $pid)" }.mkString(", ")}"))
       outcome <- experiment(o, settings, plan, watched, format, shell)
       _ <- format match {
              case OutputFormat.Json => outcome.steps.traverse_(s => shell.println(s.json.noSpaces))
@@ -50,7 +51,7 @@ object LatencyCommand {
       else if (outcome.stoppedEarly.nonEmpty || broken.nonEmpty) ExitCode(Failure.ExitDifference)
       else ExitCode.Success
 
-  private def experiment(o: LatencyOptions, settings: ConnectionSettings, plan: LatencyPlan, watched: List[Long], format: OutputFormat,
+  private def experiment(o: LatencyOptions, settings: ConnectionSettings, plan: LatencyPlan, watched: List[(Long, String)], format: OutputFormat,
                          shell: Shell): IO[LatencyOutcome] = {
     // Services get at least 10 s to answer: a probe timeout of 1 s must not make a slow registry look down.
     val services = o.timeout max 10.seconds

@@ -48,8 +48,7 @@ final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Opti
                }).map(_.merge)
       all <- probes.get
       taken <- samples.get
-      n <- timeouts.get
-      early <- tooMany.tryGet.map(_.map(_ => s"stopped after $n probes timed out (no answer within ${plan.timeout.toMillis} ms)"))
+      early <- tooMany.tryGet.map(_.map(_ => s"stopped after ${plan.maxTimeouts} probes timed out (--max-timeouts; no answer within ${plan.timeout.toMillis} ms)"))
       stopped <- interrupted.tryGet.map(_.isDefined)
     } yield LatencyOutcome(loads.toList.zipWithIndex.map { case ((l, seconds), i) =>
       StepResult.of(i, l, all.filter(_.step == i).toList, taken.filter(_.step == i).toList, plan.measures, plan.timeout, seconds)

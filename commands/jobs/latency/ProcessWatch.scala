@@ -27,16 +27,19 @@ object ProcessWatch {
     scala.util.Try(ProcSample.parse(pid, os.read(dir / "stat"), os.read(dir / "status"))).toOption.flatten
   }
 
-  /** Names each pid (exit 2 for one that is not a running process) and takes a first sample of each. */
-  def apply(pids: List[Long], lag: IO[Option[Long]]): IO[ProcessWatch] =
+  /** Names each pid: exit 2 for one that is not a running process. */
+  def targets(pids: List[Long]): IO[List[(Long, String)]] =
+    pids.distinct.traverse { pid =>
+      IO.blocking {
+        val dir = os.root / "proc" / pid.toString
+        if (pid <= 0 || !os.exists(dir / "stat")) None
+        else scala.util.Try(ProcSample.label(os.read(dir / "cmdline"), os.read(dir / "comm"))).toOption.map(pid -> _)
+      }.flatMap(IO.fromOption(_)(Failure.BadInput(s"--watch-pid $pid: no such process")))
+    }
+
+  /** Takes a first sample of each target, so the first step's CPU figures cover the step. */
+  def apply(targets: List[(Long, String)], lag: IO[Option[Long]]): IO[ProcessWatch] =
     for {
-      targets <- pids.distinct.traverse { pid =>
-                   IO.blocking {
-                     val dir = os.root / "proc" / pid.toString
-                     if (pid <= 0 || !os.exists(dir / "stat")) None
-                     else scala.util.Try(ProcSample.label(os.read(dir / "cmdline"), os.read(dir / "comm"))).toOption.map(pid -> _)
-                   }.flatMap(IO.fromOption(_)(Failure.BadInput(s"--watch-pid $pid: no such process")))
-                 }
       ticks <- IO.blocking(scala.util.Try(os.proc("getconf", "CLK_TCK").call().out.trim().toLong).getOrElse(100L))
       previous <- Ref[IO].of(Map.empty[Long, (ProcSample, Long)])
       watch = new ProcessWatch(targets, ticks, lag, previous)

@@ -1,0 +1,38 @@
+package bankops.jobs.latency
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.time.Instant
+import java.util.UUID
+import scala.concurrent.duration._
+
+class LatencyChartSuite extends munit.FunSuite {
+  private def steps: List[StepResult] = List(0 -> 0.0, 1 -> 500.0, 2 -> 1000.0).map { case (i, load) =>
+    val probes = (1 to 10).toList.map(n => ProbeResult(n, i, UUID.randomUUID(), Instant.EPOCH,
+      Map(Measure.Feedback -> (10.0 + n + i * 5), Measure.Balance -> (11.0 + n), Measure.Db -> (30.0 + n)), ProbeOutcome.Confirmed))
+    val samples = List(Sample(i, List(ProcessLoad("handler", 7, Some(10.0 + i * 20), 150L * 1048576)), Some(i * 10L)))
+    StepResult.of(i, StepLoad(load.toInt, load, 0), probes, samples, Measure.all, 5.seconds, 30)
+  }
+
+  test("SVG: both figures, every series named, titled axes with units") {
+    val svg = new String(LatencyChart.render(steps, 5000, "end-to-end latency", LatencyChart.Format.Svg), UTF_8)
+    assert(svg.contains("<svg"), svg.take(200))
+    val desc = svg.substring(svg.indexOf("<desc>"), svg.indexOf("</desc>"))
+    (LatencyChart.latencySeries(steps) ++ List("handler CPU %", "handler RSS MiB", "end-to-end latency (ms, log scale)",
+      "extra load achieved (records/s)", "CPU (% of one core)", "resident memory (MiB)")).foreach(s => assert(desc.contains(s.replace("&", "&amp;")), s"no '$s' in $desc"))
+    // XChart draws text as outlines: the figures are there as paths.
+    assert("<path".r.findAllIn(svg).size > 50)
+  }
+
+  test("PNG: a readable image holding the two figures one above the other") {
+    val png = LatencyChart.render(steps, 5000, "end-to-end latency", LatencyChart.Format.Png)
+    assertEquals(png.take(8).toList, List(0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a).map(_.toByte))
+    val image = javax.imageio.ImageIO.read(new java.io.ByteArrayInputStream(png))
+    assertEquals((image.getWidth, image.getHeight), (900, 840))
+  }
+
+  test("the file's extension chooses the format; anything else is refused by name") {
+    assertEquals(LatencyChart.Format.of(os.pwd / "a.PNG"), Right(LatencyChart.Format.Png))
+    assertEquals(LatencyChart.Format.of(os.pwd / "a.svg"), Right(LatencyChart.Format.Svg))
+    assert(LatencyChart.Format.of(os.pwd / "a.gif").swap.exists(_.contains("must end in .png or .svg, not .gif")))
+  }
+}

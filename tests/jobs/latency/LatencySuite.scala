@@ -1,0 +1,125 @@
+package bankops.jobs.latency
+
+import cats.effect.IO
+import cats.syntax.all._
+import io.circe.Json
+import io.circe.parser.parse
+
+import scala.concurrent.duration._
+
+import bankops.support.{BankFixture, SandboxFixture, TestShell}
+import bankops.support.BankFixture.{creation, id}
+
+/** `bankops latency` against a bank of the test's own (topics, database, a handler process) on the sandbox. */
+class LatencySuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  private def bankArgs(bank: BankFixture): List[String] =
+    List("latency", "--commands-topic", bank.commands, "--feedback-topic", bank.feedback, "--balance-topic", bank.balance,
+      "--db-url", bank.dbUrl, "--group", bank.group)
+
+  /** A handler process, consuming once this returns; stopped (SIGTERM) afterwards. */
+  private def withHandler[A](bank: BankFixture)(body: os.SubProcess => IO[A]): IO[A] = {
+    val log = os.temp(prefix = "latency-handler", suffix = ".log")
+    val consuming = (IO.sleep(200.millis) >> IO.blocking(os.read(log).contains("handler: applying"))).iterateUntil(identity)
+      .timeoutTo(60.seconds, IO.raiseError(new AssertionError(s"handler not consuming within 60 s:\n${BankFixture.tail(log)}")))
+    IO.blocking(bank.spawnHandler("latency", log)).flatTap(_ => consuming).bracket(body)(h => BankFixture.signal(h, "TERM").void)
+  }
+
+  private def lines(r: TestShell.Result, kind: String): List[Json] =
+    r.outLines.map(l => parse(l).fold(e => fail(s"not JSON: $l ($e)"), identity)).filter(_.hcursor.get[String]("type").contains(kind))
+
+  private def ms(j: Json, field: String): Double = j.hcursor.get[Double](field).getOrElse(fail(s"no $field in ${j.noSpaces}"))
+
+  test("two small load steps: probes with three latencies each in a plausible order, two steps, an SVG chart with the series") {
+    BankFixture.create("latency").flatMap { bank =>
+      withHandler(bank) { handler =>
+        val chart = os.temp.dir() / "latency.svg"
+        for {
+          r <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0,100", "--step-duration", "4s", "--watch-pid", handler.wrapped.pid().toString,
+                 "--chart", chart.toString, "--slo", "p99<4s", "-o", "json"): _*)
+        } yield {
+          assertEquals(r.code, 0, r.err)
+          val probes = lines(r, "probe")
+          assert(probes.size >= 6, r.out)
+          probes.foreach { p =>
+            assertEquals(p.hcursor.get[String]("outcome"), Right("confirmed"), p.noSpaces)
+            assert(List("feedbackMs", "balanceMs", "dbMs").forall(f => ms(p, f) > 0 && ms(p, f) < 5000), p.noSpaces)
+          }
+          // Feedback and BalanceChanged leave in one transaction, committed just before the database's; the database is
+          // polled every 20 ms. Per probe a busy test JVM may pause, so the order is checked on the medians.
+          def median(field: String) = probes.map(ms(_, field)).sorted.apply(probes.size / 2)
+          assert(math.abs(median("feedbackMs") - median("balanceMs")) < 50 && median("feedbackMs") <= median("dbMs") + 100, probes.mkString("\n"))
+          val steps = lines(r, "step")
+          assertEquals(steps.map(_.hcursor.downField("load").get[Int]("asked").toOption.get), List(0, 100))
+          val achieved = steps(1).hcursor.downField("load").get[Double]("achieved").toOption.get
+          assert(achieved > 90 && achieved < 110, steps(1).noSpaces)
+          assert(steps.forall(_.hcursor.downField("processes").downN(0).get[String]("name").contains("handler")), steps.map(_.noSpaces).mkString("\n"))
+          assert(steps.forall(_.hcursor.downField("latencyMs").downField("db").get[Long]("count").exists(_ > 0)))
+          val svg = os.read(chart)
+          assert(svg.contains("<svg") && svg.contains("feedback p99") && svg.contains("handler CPU %") && svg.contains("timeout"), svg.take(500))
+          assert(r.err.contains(s"chart written to $chart"), r.err)
+        }
+      }
+    }
+  }
+
+  test("a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written") {
+    BankFixture.create("latency-stop").flatMap { bank =>
+      val chart = os.temp.dir() / "latency.png"
+      val account = id()
+      for {
+        iban <- withHandler(bank) { _ =>
+                  for {
+                    _ <- bank.send(List(creation(account)))
+                    created <- bank.awaitFeedback(Set(account))
+                    slo <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "3s", "--slo", "p50<1ms", "--slo", "db:max<60s", "-o", "json"): _*)
+                  } yield {
+                    assertEquals(slo.code, 1, slo.err)
+                    assert(slo.err.contains("p50<1ms broken") && !slo.err.contains("db:max<60s broken"), slo.err)
+                    bank.accounts(created)(account)._1
+                  }
+                }
+        started <- IO.monotonic
+        stopped <- SandboxFixture.cli(bankArgs(bank) ++ List("--account", iban, "--load", "0", "--step-duration", "60s", "--timeout", "1s",
+                     "--max-timeouts", "2", "--chart", chart.toString, "-o", "json"): _*)
+        ended <- IO.monotonic
+        creation <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "5s", "--timeout", "1s"): _*)
+      } yield {
+        assertEquals(stopped.code, 1, stopped.err)
+        assert(stopped.err.contains("stopped after 2 probes timed out"), stopped.err)
+        assert(ended - started < 30.seconds, s"took ${ended - started}")
+        assert(lines(stopped, "probe").count(_.hcursor.get[String]("outcome").contains("timeout")) >= 2, stopped.out)
+        assertEquals(lines(stopped, "step").size, 1)
+        val png = os.read.bytes(chart)
+        assertEquals(png.take(4).toList, List(0x89, 'P', 'N', 'G').map(_.toByte))
+        assertEquals(creation.code, 1, creation.err)
+        assert(creation.err.contains("probe account's creation"), creation.err)
+      }
+    }
+  }
+
+  test("bad input is exit 2 with a line naming it, before anything is sent") {
+    val dir = os.temp.dir()
+    val link = dir / "link.png"
+    os.symlink(link, dir / "elsewhere.png")
+    val cases = List(
+      List("--chart", dir.toString) -> "must end in .png or .svg",
+      List("--chart", (dir / "x.gif").toString) -> "not .gif",
+      List("--chart", (dir / "missing" / "x.png").toString) -> "does not exist",
+      List("--chart", link.toString) -> "symbolic link",
+      List("--load", "0,x") -> "--load must be records per second",
+      List("--load", "0", "--ramp", "0:1:2") -> "exclude each other",
+      List("--slo", "p99>1ms") -> "--slo must look like",
+      List("--watch-pid", "999999999") -> "--watch-pid 999999999: no such process",
+      List("--account", "NL00NOPE") -> "not a valid iban",
+      List("--interval", "0s") -> "--interval must be above 0"
+    )
+    cases.traverse { case (args, expected) =>
+      SandboxFixture.cli("latency" :: args: _*).map { r =>
+        assertEquals(r.code, 2, s"$args: ${r.err}")
+        assert(r.err.contains(expected), s"$args: ${r.err}")
+      }
+    }.void
+  }
+}
