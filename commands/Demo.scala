@@ -19,12 +19,13 @@ import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops demo`: the whole bank at work on the local sandbox, every step checked. It brings the sandbox up when it
   * is not running, replays the fixtures and checks each command's feedback against the expected file, runs a short
-  * learning command load through the handler, waits for the handler to catch up, validates every balance, and says
+  * learning command load through the handler, waits for the handler to catch up, validates every balance, times probe
+  * deposits with and without extra load (`latency`, with its chart), and says
   * in a few lines what happened. Exit 0 only when all of that holds; it can run again and again (the fixtures'
   * commands are then answered from what the bank remembers). Top layer: it runs other jobs.
   */
 object Demo {
-  final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration)
+  final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path])
 
   private val opts: Opts[Options] = (
     ConnectionFlags.sandboxDir,
@@ -33,7 +34,8 @@ object Demo {
     Opts.option[Int]("rate", "Their rate, commands per second (default 1000).", metavar = "N")
       .mapValidated(n => if (n > 0) n.validNel else s"--rate must be positive, not $n".invalidNel).withDefault(1000),
     Opts.option[Int]("timeout", "Seconds to wait for the handler's answers (default 120).", metavar = "SECONDS")
-      .mapValidated(s => if (s > 0) s.validNel else s"--timeout must be positive, not $s".invalidNel).withDefault(120).map(_.seconds)
+      .mapValidated(s => if (s > 0) s.validNel else s"--timeout must be positive, not $s".invalidNel).withDefault(120).map(_.seconds),
+    Opts.option[String]("chart", "Where the short latency run's chart goes (default .bankops/latency.png).", metavar = "FILE").map(os.Path(_, os.pwd)).orNone
   ).mapN(Options.apply)
 
   private val Commands = "commands"
@@ -130,12 +132,21 @@ object Demo {
       _ <- shell.info(s"demo: balances: ${summary.get[Long]("accountsChecked").getOrElse(0L)} accounts checked against " +
              s"${summary.get[Long]("events").getOrElse(0L)} balance changes, findings: $findings")
       _ <- if (validated._1 != 0 || findings != 0) fail("balances", s"validation exited ${validated._1}: ${validated._3.trim.linesIterator.toList.takeRight(3).mkString(" | ")}") else IO.unit
+      // 4. The original experiment in brief: probe latency without and with extra load, and its chart.
+      chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
+      latency <- job(shell, ("latency" :: "--load" :: "0,500" :: "--step-duration" :: "5s" :: "--chart" :: chart.toString :: "-o" :: "json" :: dirArgs): _*)
+      _ <- if (latency._1 != 0) fail("latency", latency._3.trim.linesIterator.toList.takeRight(3).mkString(" | ")) else IO.unit
+      p99s = latency._2.linesIterator.flatMap(l => parse(l).toOption).filter(_.hcursor.get[String]("type").contains("step")).map { j =>
+               val c = j.hcursor
+               f"${c.downField("latencyMs").downField("feedback").get[Double]("p99").getOrElse(Double.NaN)}%.0f ms at ${c.downField("load").get[Int]("asked").getOrElse(0)}/s"
+             }.mkString(", ")
+      _ <- shell.info(s"demo: latency: feedback p99 $p99s of extra load; chart $chart")
     } yield ()
   }
 
   val job: Job = Job(
     "demo",
-    "The whole bank at work on the local sandbox, checked: fixtures through the handler, a learning command load, every balance validated.",
+    "The whole bank at work on the local sandbox, checked: fixtures through the handler, a learning command load, every balance validated, a short latency run with its chart.",
     "bankops demo",
     opts.map(o => run(o) _)
   )

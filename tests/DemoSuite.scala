@@ -71,16 +71,19 @@ class DemoSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("bankops demo runs twice in a row, exit 0 both times") {
+  test("bankops demo runs twice in a row, exit 0 both times, with a latency chart") {
+    val chart = os.temp.dir() / "latency.png"
     for {
-      first <- SandboxFixture.cli("demo", "--load", "1000")
-      second <- SandboxFixture.cli("demo", "--load", "1000")
+      first <- SandboxFixture.cli("demo", "--load", "1000", "--chart", chart.toString)
+      second <- SandboxFixture.cli("demo", "--load", "1000", "--chart", chart.toString)
     } yield {
       assertEquals(first.code, 0, first.err)
       assertEquals(second.code, 0, second.err)
+      assertEquals(os.read.bytes(chart).take(4).toList, List(0x89, 'P', 'N', 'G').map(_.toByte))
       List(first, second).foreach { r =>
         assert(r.err.contains("demo: fixtures: 300 answers to 290 commands, each as expected"), r.err)
         assert(r.err.contains("findings: 0"), r.err)
+        assert(r.err.contains("demo: latency: feedback p99") && r.err.contains(s"chart $chart"), r.err)
         assert(r.err.contains("demo: ok"), r.err)
       }
     }
