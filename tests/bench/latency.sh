@@ -40,6 +40,6 @@ print(f"target: timeouts up to 2000/s = {timeouts} (0, over {len(upto2000)} step
 print(f"highest step sustained (load achieved, no timeout): {reached} commands/s")
 PY
 echo "chart: $chart"
-topic=bench-e2e-$$
+topic=bench-e2e
 kafka_tool org.apache.kafka.tools.EndToEndLatency "$bootstrap" "$topic" 2000 all 200 "$client_props" 2>/dev/null | tail -2 |
   sed 's/^/kafka EndToEndLatency (produce, consume, one record at a time, idle broker): /'

@@ -43,6 +43,10 @@ final class HandlerLoop(
   /** Prepared transaction ids: `bankops-handler:<hash of group and topic>:<partition>:<offset>`, within PostgreSQL's 200 bytes. */
   val gidPrefix: String = s"bankops-handler:${HandlerLoop.hash(s"$group\u0000$topic")}:"
   private var producer: Option[KafkaProducer[Array[Byte], Array[Byte]]] = None
+  /** Sends a batch's offsets to its transaction while the database works (their two round trips cost as much as it). */
+  private val offsetSender = java.util.concurrent.Executors.newSingleThreadExecutor { (r: Runnable) =>
+    val t = new Thread(r, "handler-offsets"); t.setDaemon(true); t
+  }
   private var db: Option[LedgerDb] = None
   @volatile private var needsRecovery = true
 
@@ -103,12 +107,16 @@ final class HandlerLoop(
     var applied: Option[Applied] = None
     val t0 = System.nanoTime()
     var (t1, t2, t3, t4) = (t0, t0, t0, t0)
+    var offsetsSent: Option[java.util.concurrent.Future[Unit]] = None
     try {
       p.beginTransaction()
+      // The consumer is not thread-safe: its group metadata is read here, the offsets sent from the other thread.
+      val metadata = consumer.groupMetadata()
+      offsetsSent = Some(offsetSender.submit(() => p.sendOffsetsToTransaction(offsets.asJava, metadata)))
       applied = if (commands.isEmpty) None else Some(applyToDb(commands.map(_._2)))
       t1 = System.nanoTime()
       applied.foreach(_.emitted.foreach(e => p.send(outputs.record(e))))
-      p.sendOffsetsToTransaction(offsets.asJava, consumer.groupMetadata())
+      try offsetsSent.foreach(_.get()) catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
       t2 = System.nanoTime()
       applied match {
         case Some(a) if a.writes =>
@@ -128,6 +136,8 @@ final class HandlerLoop(
       t4 = System.nanoTime()
     } catch {
       case NonFatal(e) =>
+        // The transaction is ended below: the offsets' requests must be over first.
+        offsetsSent.foreach(f => scala.util.Try(f.get()))
         prepared match {
           case None =>
             db.foreach(d => scala.util.Try(d.rollback()))
@@ -220,6 +230,7 @@ final class HandlerLoop(
   def lag: Long = consumer.assignment().asScala.toList.map(tp => consumer.currentLag(tp)).filter(_.isPresent).map(_.getAsLong).sum
 
   def close(): Unit = {
+    offsetSender.shutdown()
     replaceProducer()
     dropDb()
   }
