@@ -44,6 +44,8 @@ object LatencyCommand {
       broken = for { s <- outcome.steps; slo <- o.slos; why <- slo.broken(s) } yield why
       _ <- broken.traverse_(b => shell.info(s"latency: SLO $b"))
       _ <- outcome.stoppedEarly.traverse_(why => shell.info(s"latency: $why"))
+      _ <- shell.info(s"latency: interrupted (Ctrl-C) during step ${outcome.steps.size}: the steps so far are reported, the probes in flight were waited for")
+             .whenA(outcome.interrupted)
       short = outcome.steps.filter(s => s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98)
       _ <- short.traverse_(s => shell.warn(f"step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the broker or this machine could not keep up"))
     } yield

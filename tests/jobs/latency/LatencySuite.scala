@@ -99,6 +99,27 @@ class LatencySuite extends munit.CatsEffectSuite {
     }
   }
 
+  test("Ctrl-C: exit 130, the step so far reported with the probes that were in flight, a line saying so") {
+    val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
+    val proc = IO.blocking(os.proc("env", "--default-signal=INT", "java", "-cp", System.getProperty("java.class.path"),
+      s"-Dbankops.home=${bankops.support.Repo.root}", "bankops.Main", "latency", "--load", "0", "--step-duration", "60s", "-o", "json")
+      .spawn(env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString), stdout = os.PathRedirect(out), stderr = os.PathRedirect(err)))
+    def probes = os.read.lines(out).count(_.contains("\"type\":\"probe\""))
+    for {
+      _ <- SandboxFixture.cli("sandbox", "status")
+      p <- proc
+      _ <- (IO.sleep(500.millis) >> IO.blocking(probes)).iterateUntil(_ >= 2).timeoutTo(60.seconds,
+             IO.raiseError(new AssertionError(s"no probes within 60 s: ${os.read(err)}")))
+      code <- IO.blocking(os.proc("kill", "-INT", p.wrapped.pid().toString).call()) >> IO.blocking { p.waitFor(30000); p.exitCode() }
+    } yield {
+      val steps = os.read.lines(out).filter(_.contains("\"type\":\"step\""))
+      assertEquals(code, 130, os.read(err))
+      assertEquals(steps.size, 1, os.read(out))
+      assert(steps.head.contains(s"\"probes\":$probes"), steps.head)
+      assert(os.read(err).contains("interrupted (Ctrl-C) during step 1"), os.read(err))
+    }
+  }
+
   test("bad input is exit 2 with a line naming it, before anything is sent") {
     val dir = os.temp.dir()
     val link = dir / "link.png"
