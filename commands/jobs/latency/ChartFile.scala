@@ -3,11 +3,8 @@ package bankops.jobs.latency
 import cats.effect.IO
 
 import bankops.base.Failure
-import bankops.services.config.SandboxConnection
 
-/** Where the chart goes, checked before the run (an hour's experiment must not fail at its last step), and the
-  * sandbox handler's pid, the process watched by default.
-  */
+/** Where the chart goes, checked before the run (an hour's experiment must not fail at its last step). */
 object ChartFile {
   def check(path: os.Path): IO[LatencyChart.Format] = IO.blocking {
     val format = LatencyChart.Format.of(path).left.map(Failure.BadInput(_))
@@ -28,15 +25,5 @@ object ChartFile {
       os.move(partial, path, replaceExisting = true, atomicMove = true)
     } finally os.remove(partial, checkExists = false)
     ()
-  }
-
-  /** The sandbox's handler, when one runs: the pid in its pid file, if that process is a bankops handler. */
-  def sandboxHandler(dir: os.Path): IO[Option[Long]] = IO.blocking {
-    val file = SandboxConnection.pidFile(dir, "handler")
-    for {
-      pid <- if (os.exists(file)) os.read(file).trim.toLongOption else None
-      cmd = os.root / "proc" / pid.toString / "cmdline"
-      if os.exists(cmd) && ProcSample.label(os.read(cmd), "") == "handler"
-    } yield pid
   }
 }

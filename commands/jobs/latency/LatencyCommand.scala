@@ -25,7 +25,7 @@ object LatencyCommand {
       chart <- o.chart.traverse(ChartFile.check)
       useDb = o.db.getOrElse(settings.database.url.source != Source.Default)
       pids <- if (o.watchPids.nonEmpty || settings.kafka.bootstrapServers.source != Source.Sandbox) IO.pure(o.watchPids)
-              else ChartFile.sandboxHandler(Connections.sandboxDir(o.flags.sandboxDir, shell)).map(_.toList)
+              else ProcessWatch.sandboxHandler(Connections.sandboxDir(o.flags.sandboxDir, shell)).map(_.toList)
       watched <- ProcessWatch.targets(pids)
       plan = LatencyPlan(o.steps, o.stepDuration, o.interval, o.timeout, o.maxTimeouts,
                List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds)

@@ -4,6 +4,7 @@ import cats.effect.{IO, Ref}
 import cats.syntax.all._
 
 import bankops.base.Failure
+import bankops.services.config.SandboxConnection
 
 /** Samples the watched processes from /proc and the handler group's lag; CPU is the use since the previous sample. */
 final class ProcessWatch private (targets: List[(Long, String)], ticksPerSecond: Long, lag: IO[Option[Long]],
@@ -25,6 +26,16 @@ object ProcessWatch {
   private def read(pid: Long): Option[ProcSample] = {
     val dir = os.root / "proc" / pid.toString
     scala.util.Try(ProcSample.parse(pid, os.read(dir / "stat"), os.read(dir / "status"))).toOption.flatten
+  }
+
+/** The sandbox's handler, when one runs: the pid in its pid file, if that process is a bankops handler. */
+  def sandboxHandler(dir: os.Path): IO[Option[Long]] = IO.blocking {
+    val file = SandboxConnection.pidFile(dir, "handler")
+    for {
+      pid <- if (os.exists(file)) os.read(file).trim.toLongOption else None
+      cmd = os.root / "proc" / pid.toString / "cmdline"
+      if os.exists(cmd) && ProcSample.label(os.read(cmd), "") == "handler"
+    } yield pid
   }
 
   /** Names each pid: exit 2 for one that is not a running process. */
