@@ -28,7 +28,7 @@ object ProcessWatch {
     scala.util.Try(ProcSample.parse(pid, os.read(dir / "stat"), os.read(dir / "status"))).toOption.flatten
   }
 
-/** The sandbox's handler, when one runs: the pid in its pid file, if that process is a bankops handler. */
+  /** The sandbox's handler, when one runs: the pid in its pid file, if that process is a bankops handler. */
   def sandboxHandler(dir: os.Path): IO[Option[Long]] = IO.blocking {
     val file = SandboxConnection.pidFile(dir, "handler")
     for {
