@@ -61,5 +61,6 @@ final class HandlerService(ctx: SandboxContext) {
 object HandlerService {
   val Group = "bankops-command-handler"
   /** A service's footprint, not a streaming job's: the launcher gives `bankops handler` the same (and why). */
-  val JavaOptions: Seq[String] = Seq("-XX:+UseSerialGC", "-Xms16m", "-Xmx48m", "-Xmn8m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=24m")
+  val JavaOptions: Seq[String] = Seq("-XX:+UseSerialGC", "-Xms16m", "-Xmx48m", "-Xmn8m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=24m",
+    "-XX:MetaspaceSize=64m")
 }
