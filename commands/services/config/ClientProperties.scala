@@ -44,10 +44,7 @@ object ClientProperties {
     val noSeparator = logical.collectFirst {
       case (line, no) if !hasSeparator(line) => s"$name:$no: expected key=value, got '${line.trim}'"
     }
-    noSeparator.toLeft(()).flatMap { _ =>
-      val props = new Properties()
-      props.load(new StringReader(text))
-      val values = props.asScala.toMap
+    noSeparator.toLeft(()).flatMap(_ => load(text, name, logical)).flatMap { values =>
       values.keys.toList.sorted.find(k => !known(k)) match {
         case Some(k) => Left(s"$name: unknown property '$k' (not a Kafka client or schema registry key)")
         case None =>
@@ -55,6 +52,18 @@ object ClientProperties {
       }
     }
   }
+
+  /** java.util.Properties' reading; it throws on a backslash-u escape without four hex digits: that line, named. */
+  private def load(text: String, name: String, logical: List[(String, Int)]): Either[String, Map[String, String]] = {
+    val props = new Properties()
+    scala.util.Try(props.load(new StringReader(text))).toEither.map(_ => props.asScala.toMap).left.map { _ =>
+      val at = logical.collectFirst { case (line, no) if badEscape.findFirstIn(line).nonEmpty => s":$no" }.getOrElse("")
+      s"$name$at: malformed unicode escape (a backslash-u must be followed by four hex digits)"
+    }
+  }
+
+  /** A backslash-u escape (after an even run of backslashes) without four hex digits. */
+  private val badEscape = """(?<!\\)(?:\\\\)*\\u(?![0-9a-fA-F]{4})""".r
 
   /** Reads, parses and checks a file, including that the stores it names exist. */
   def load(path: os.Path): IO[Map[String, String]] =

@@ -32,6 +32,12 @@ class ClientPropertiesSuite extends munit.CatsEffectSuite {
     )
   }
 
+  test("a malformed unicode escape names the file and line (Properties threw: 'unexpected error')") {
+    val text = "security.protocol=SSL\nssl.truststore.password=a\\uZZZZ\n"
+    assertEquals(ClientProperties.parse(text, "c.properties"), Left("c.properties:2: malformed unicode escape (a backslash-u must be followed by four hex digits)"))
+    assertEquals(ClientProperties.parse("linger.ms=5\\\\uZZZZ\n", "c.properties").isRight, true)
+  }
+
   test("a misspelt key is refused instead of silently ignored by the Java client") {
     val err = ClientProperties.parse("ssl.truststore.locaton=/x\n", "c.properties").swap.getOrElse(fail("accepted"))
     assert(err.contains("unknown property 'ssl.truststore.locaton'"), err)
