@@ -63,6 +63,7 @@ object InspectCommand {
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       s <- stats.get
       _ <- shell.info(s"inspect: ${s.summary}")
+      _ <- s.filterWarnings(o.filter).traverse_(shell.warn)
     } yield if (o.strict && s.undecodable > 0) ExitCode(Failure.ExitDifference) else ExitCode.Success
   }
 

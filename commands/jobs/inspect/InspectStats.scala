@@ -1,14 +1,39 @@
 package bankops.jobs.inspect
 
 import fs2.Chunk
+import org.apache.avro.Schema
 
-import bankops.services.kafka.Decoded
+import scala.jdk.CollectionConverters._
 
-/** Counts for the closing summary. */
-final case class InspectStats(read: Long, shown: Long, undecodable: Long, byRecord: Map[String, Long]) {
+import bankops.services.kafka.{Decoded, RecordFilter}
+
+/** Counts for the closing summary, and the top-level fields of each record type read (to say when a filter names
+  * a field or type that none of them has).
+  */
+final case class InspectStats(read: Long, shown: Long, undecodable: Long, byRecord: Map[String, Long], fields: Map[String, Set[String]] = Map.empty) {
   def add(d: Decoded, shownNow: Boolean): InspectStats =
     InspectStats(read + 1, if (shownNow) shown + 1 else shown, if (d.ok) undecodable else undecodable + 1,
-      d.envelope.record.fold(byRecord)(r => byRecord.updated(r, byRecord.getOrElse(r, 0L) + 1)))
+      d.envelope.record.fold(byRecord)(r => byRecord.updated(r, byRecord.getOrElse(r, 0L) + 1)),
+      (d.envelope.record, d.schema) match {
+        case (Some(r), Some(schema)) if !fields.contains(r) && schema.getType == Schema.Type.RECORD =>
+          fields.updated(r, schema.getFields.asScala.map(_.name).toSet)
+        case _ => fields
+      })
+
+  /** Filters that can match none of the decoded records read: a record type not among them, a field none of them has. */
+  def filterWarnings(filter: RecordFilter): List[String] =
+    if (byRecord.isEmpty) Nil
+    else {
+      val seen = byRecord.keys.toList.sorted
+      val records = filter.records.filterNot(n => seen.exists(r => r == n || r.endsWith("." + n))).map { n =>
+        s"--record $n: no record of that type among the $read read (types read: ${seen.map(_.split('.').last).mkString(", ")})"
+      }
+      val allFields = fields.values.flatten.toSet
+      val wheres = filter.where.map(_.path).distinct.filterNot(f => allFields.contains(f.head)).map { f =>
+        s"--where: no record read has a field '${f.mkString(".")}' (fields: ${allFields.toList.sorted.mkString(", ")})"
+      }
+      records ++ wheres
+    }
 
   def summary: String = {
     val types = byRecord.toList.sortBy(-_._2).map { case (r, n) => s"$r $n" }

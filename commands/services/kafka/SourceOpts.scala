@@ -34,8 +34,10 @@ object SourceOpts {
   /** Topics and positions as one read; `--follow` and `--to` exclude each other. */
   def spec(topicOpt: Opts[NonEmptyList[String]]): Opts[ReadSpec] =
     (topicOpt, partitions, from, to, follow).tupled.mapValidated { case (ts, ps, start, stop, f) =>
-      (stop, f) match {
-        case (Some(_), true) => "--follow reads until interrupted: it cannot be combined with --to".invalidNel
+      (stop, f, start) match {
+        case (Some(_), true, _) => "--follow reads until interrupted: it cannot be combined with --to".invalidNel
+        case (Some(StopAt.Offset(b)), _, StartAt.Offset(a)) if b < a => s"--to offset:$b is before --from offset:$a: nothing to read".invalidNel
+        case (Some(StopAt.Time(b)), _, StartAt.Time(a)) if b.isBefore(a) => s"--to timestamp:$b is before --from (${a}): nothing to read".invalidNel
         case _ => ReadSpec(ts.toList.distinct, ps, start, if (f) StopAt.Never else stop.getOrElse(StopAt.End)).validNel
       }
     }

@@ -82,4 +82,19 @@ class InspectCoreSuite extends munit.FunSuite {
     val (more, outMore, doneMore) = InspectStats.step(all, chunk, lines, Some(4))
     assertEquals((more.read, more.shown, outMore, doneMore), (8L, 4L, Vector("a1"), true))
   }
+
+  test("filters no record read can match are named: an unknown record type, a field none of their schemas has") {
+    val schema = new Schema.Parser().parse(
+      """{"type": "record", "name": "ConfirmMoneyTransfer", "namespace": "nl.openweb.data", "fields": [{"name": "amount", "type": "long"}, {"name": "to", "type": "string"}]}""")
+    val d = bankops.services.kafka.Decoded(bankops.services.kafka.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1),
+      Some("nl.openweb.data.ConfirmMoneyTransfer"), None, None, None), Some(schema), Some(1))
+    val stats = InspectStats.empty.add(d, shownNow = false).add(d, shownNow = false)
+    def warnings(records: List[String], where: List[String]) =
+      stats.filterWarnings(bankops.services.kafka.RecordFilter(records, None, where.map(w => Condition.parse(w).toOption.get)))
+    assertEquals(warnings(List("ConfirmMoneyTransfer", "nl.openweb.data.ConfirmMoneyTransfer"), List("amount>5", "to=x")), Nil)
+    assertEquals(warnings(List("MoneyTransferConfirmed"), List("amout>5")), List(
+      "--record MoneyTransferConfirmed: no record of that type among the 2 read (types read: ConfirmMoneyTransfer)",
+      "--where: no record read has a field 'amout' (fields: amount, to)"))
+    assertEquals(InspectStats.empty.filterWarnings(bankops.services.kafka.RecordFilter(List("X"), None, Nil)), Nil)
+  }
 }

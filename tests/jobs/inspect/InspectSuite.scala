@@ -180,4 +180,24 @@ class InspectSuite extends munit.CatsEffectSuite {
       assert((System.nanoTime() - started).nanos < 30.seconds)
     }
   }
+
+  test("a range that ends before it starts is exit 2; a filter nothing read can match gets a warning naming what exists") {
+    val topic = TopologyFixture.unique("inspect-warn")
+    val topology = TopologyFixture.write(
+      s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}}}""")
+    for {
+      backwards <- SandboxFixture.cli("inspect", "--topic", "commands", "--from", "offset:10", "--to", "offset:5")
+      applied <- SandboxFixture.cli("apply", "--topology", topology.toString)
+      sent <- SandboxFixture.cli("heartbeat", "--topic", topic, "--count", "3", "--rate", "0")
+      warned <- SandboxFixture.cli("inspect", "--topic", topic, "--where", "bet>5", "--record", "Hartbeat", "-o", "json")
+    } yield {
+      assertEquals(backwards.code, 2, backwards.err)
+      assert(backwards.err.contains("--to offset:5 is before --from offset:10"), backwards.err)
+      assertEquals((applied.code, sent.code), (0, 0), applied.err + sent.err)
+      assertEquals(warned.code, 0, warned.err)
+      assertEquals(warned.outLines, Nil)
+      assert(warned.err.contains("warning: --record Hartbeat: no record of that type among the 3 read (types read: Heartbeat)"), warned.err)
+      assert(warned.err.contains("warning: --where: no record read has a field 'bet' (fields: beat)"), warned.err)
+    }
+  }
 }
