@@ -1,7 +1,6 @@
 package bankops.workflows
 
 import cats.effect.IO
-import cats.syntax.all._
 import fs2.Chunk
 import io.circe.parser.parse
 import org.apache.kafka.clients.producer.ProducerRecord
