@@ -32,3 +32,5 @@
 //> using test.dep org.scalameta::munit:1.2.1
 //> using test.dep org.scalameta::munit-scalacheck:1.2.0
 //> using test.dep org.typelevel::munit-cats-effect:2.1.0
+// The workflow harness (tests/workflows) reads .github/workflows/*.yml.
+//> using test.dep org.yaml:snakeyaml:2.4

@@ -6,7 +6,7 @@ import io.circe.parser.parse
 import java.io.{ByteArrayOutputStream, PrintStream}
 import java.nio.charset.StandardCharsets.UTF_8
 
-import bankops.base.{Cli, Failure}
+import bankops.base.{Cli, Failure, StepSummary}
 import bankops.jobs.sandbox.Sandbox
 
 /** What `sandbox up` does once its services answer: `bankops apply` of the checkout's topology on the sandbox, so
@@ -17,7 +17,9 @@ object SandboxProvision {
   val applyTopology: Sandbox.Provision = (layout, shell) =>
     IO.defer {
       val (out, err) = (new ByteArrayOutputStream(), new ByteArrayOutputStream())
-      val quiet = shell.copy(out = new PrintStream(out, true, "UTF-8"), err = new PrintStream(err, true, "UTF-8"), stdoutIsTerminal = false)
+      val quiet = shell.copy(out = new PrintStream(out, true, "UTF-8"), err = new PrintStream(err, true, "UTF-8"), stdoutIsTerminal = false,
+        // Provisioning, not an apply the operator asked for: it stays out of a GitHub job summary.
+        env = shell.env - StepSummary.Variable)
       Cli.run(List("apply", "--sandbox-dir", layout.dir.toString, "-o", "json"), quiet, Jobs.all).flatMap { code =>
         // The plan's lines: topic changes in one object, then one line per subject with its status.
         val lines = new String(out.toByteArray, UTF_8).linesIterator.flatMap(l => parse(l).toOption).map(_.hcursor).toList

@@ -8,7 +8,7 @@ import org.apache.kafka.common.utils.Utils
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.base.{DurationText, Failure, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.base.{DurationText, Failure, Job, OutputFormat, Shell, StepSummary, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -76,8 +76,7 @@ object BalancesCommand {
         case OutputFormat.Json => report.findings.traverse_(f => shell.println(f.json.noSpaces)) >> shell.println(report.summaryJson.noSpaces)
         case OutputFormat.Table => shell.println(report.table(o.show))
       }
-      val github = shell.env.get("GITHUB_STEP_SUMMARY").filter(_.nonEmpty).traverse_(f =>
-        IO.blocking(os.write.append(os.Path(f, os.pwd), report.markdown(o.show) + "\n")))
+      val github = StepSummary.write(shell, report.stepSummary(o.show))
       print >> github >> shell.info(s"balances: ${report.summaryLine}").whenA(OutputFormat.resolve(o.output, shell) == OutputFormat.Json)
         .as(if (report.findings.isEmpty) ExitCode.Success else ExitCode(Failure.ExitDifference))
     }

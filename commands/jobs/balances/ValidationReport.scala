@@ -3,7 +3,7 @@ package bankops.jobs.balances
 import io.circe.Json
 import io.circe.syntax._
 
-import bankops.base.Table
+import bankops.base.{StepSummary, Table}
 
 /** The outcome of a validation: findings plus the counts and timings of the run. */
 final case class ValidationReport(findings: List[Finding], accountsKafka: Int, accountsDb: Int, accountsChecked: Int, events: Long,
@@ -30,12 +30,14 @@ final case class ValidationReport(findings: List[Finding], accountsKafka: Int, a
       (if (findings.size > show) s"\n... and ${findings.size - show} more (--show N, or --output json for all)" else "")
   }
 
-  /** For `$GITHUB_STEP_SUMMARY`. */
-  def markdown(show: Int): String = {
-    val status = if (findings.isEmpty) "### Balances agree :white_check_mark:" else s"### Balances differ: ${findings.size} findings :x:"
-    val kinds = byKind.map { case (k, n) => s"| $k | $n |" }.mkString("\n")
-    val rows = findings.take(show).map(f => s"| ${f.kind} | `${f.iban}` | ${f.detail.replace("|", "\\|")} |").mkString("\n")
-    s"$status\n\n$accountsChecked accounts, $events events, partitions ${partitions.mkString(",")}.\n\n| finding | count |\n| --- | --- |\n$kinds\n" +
-      (if (findings.isEmpty) "" else s"\n| finding | iban | detail |\n| --- | --- | --- |\n$rows\n")
+  /** For `$GITHUB_STEP_SUMMARY`: the counts, findings per kind and the first `show` findings. */
+  def stepSummary(show: Int): StepSummary = {
+    val headline = if (findings.isEmpty) s"balances agree, $accountsChecked accounts checked" else s"${findings.size} findings in $accountsChecked accounts"
+    StepSummary("balances validate", headline, if (findings.isEmpty) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
+      facts = List("accounts checked" -> s"$accountsChecked ($accountsKafka on Kafka, $accountsDb in the database)", "events" -> events.toString,
+        "partitions" -> partitions.mkString(","), "findings" -> findings.size.toString) ++ Option.when(settled > 0)("re-checked after --settle" -> settled.toString),
+      tables = List(StepSummary.Table(List("finding", "count"), byKind.map { case (k, n) => List(k, n.toString) }, numeric = Set(1))) ++
+        Option.when(findings.nonEmpty)(StepSummary.Table(List("finding", "iban", "detail"),
+          findings.map(f => List(f.kind, StepSummary.code(f.iban), f.detail)), limit = show)))
   }
 }

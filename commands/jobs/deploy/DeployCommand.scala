@@ -2,9 +2,10 @@ package bankops.jobs.deploy
 
 import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
+import com.monovore.decline.Opts
 
-import bankops.base.{Failure, Job, OutputFormat, Shell}
-import bankops.services.plan.{SchemaFlow, SchemaPlan, SchemaSync, TopicPlan, TopicSync}
+import bankops.base.{Failure, Job, OutputFormat, Shell, StepSummary}
+import bankops.services.plan.{Outcome, SchemaFlow, SchemaPlan, SchemaSync, TopicPlan, TopicSync}
 
 /** `bankops plan` / `bankops apply`: topics and schemas as one plan, behind one gate —
   * an incompatible schema or a topic change the broker refuses means nothing at all changes.
@@ -24,13 +25,27 @@ object DeployCommand {
   private def print(tp: TopicPlan, sp: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] =
     TopicSync.printPlan(tp, format, shell) >> SchemaFlow.printPlan(sp, format, shell)
 
+  private val gateOnly: Opts[Boolean] =
+    Opts.flag("gate", "Exit 1 only when apply's gate would refuse: an incompatible schema or a topic change the broker refuses " +
+      "(asked without making it). Pending changes alone exit 0: the check for a pull request.").orFalse
+
   val plan: Job = Job(
     "plan",
-    "Topics and schemas together: what apply would do; exit 1 when anything is pending or incompatible.",
+    "Topics and schemas together: what apply would do; exit 1 when anything is pending or incompatible (--gate: only when apply would be refused).",
     "bankops plan --topology schemas/topology.json",
-    (SchemaFlow.common, SchemaFlow.levelOpt).mapN { (c, level) => (shell: Shell) =>
-      both(c, level, shell) { (_, _, tp, _, _, sp) =>
-        print(tp, sp, OutputFormat.resolve(c.output, shell), shell).as(ExitCode(if (tp.isEmpty && sp.isEmpty) 0 else Failure.ExitDifference))
+    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly).mapN { (c, level, gate) => (shell: Shell) =>
+      both(c, level, shell) { (admin, _, tp, _, _, sp) =>
+        for {
+          refused <- if (gate && !tp.isEmpty) TopicSync.refusals(admin, tp) else IO.pure(Nil)
+          _ <- print(tp, sp, OutputFormat.resolve(c.output, shell), shell)
+          _ <- refused.traverse_(o => shell.info(o.refusal))
+          _ <- StepSummary.write(shell, DeploySummary.plan(tp, sp, refused))
+          code =
+            if (refused.nonEmpty) TopicSync.exitCode(refused)
+            else if (sp.incompatible.nonEmpty) Failure.ExitDifference
+            else if (gate || (tp.isEmpty && sp.isEmpty)) 0
+            else Failure.ExitDifference
+        } yield ExitCode(code)
       }
     }
   )
@@ -42,13 +57,15 @@ object DeployCommand {
     (SchemaFlow.common, SchemaFlow.levelOpt).mapN { (c, level) => (shell: Shell) =>
       val format = OutputFormat.resolve(c.output, shell)
       both(c, level, shell) { (admin, topology, tp, sync, desired, sp) =>
-        if (tp.isEmpty && sp.isEmpty) print(tp, sp, format, shell) >> shell.info("apply: no changes").as(ExitCode.Success)
+        def summary(refused: List[Outcome], outcomes: List[Outcome])(code: ExitCode): IO[Unit] =
+          StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code))
+        if (tp.isEmpty && sp.isEmpty) print(tp, sp, format, shell) >> shell.info("apply: no changes").as(ExitCode.Success).flatTap(summary(Nil, Nil))
         else TopicSync.refusals(admin, tp).flatMap { refused =>
           val gate = refused.map(_.refusal) ++
             sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
           if (gate.nonEmpty)
             print(tp, sp, format, shell) >> gate.traverse_(shell.info) >> shell.info("apply: the gate failed; nothing was changed, neither topics nor schemas")
-              .as(ExitCode(if (refused.nonEmpty) TopicSync.exitCode(refused) else Failure.ExitDifference))
+              .as(ExitCode(if (refused.nonEmpty) TopicSync.exitCode(refused) else Failure.ExitDifference)).flatTap(summary(refused, Nil))
           else for {
             outcomes <- admin.execute(tp, validateOnly = false)
             _ <- TopicSync.printOutcomes(outcomes, format, shell)
@@ -61,6 +78,7 @@ object DeployCommand {
                 else if (sp.isEmpty) shell.info("topics: applied; schemas: no changes").as(ExitCode.Success)
                 else SchemaFlow.register(sync, desired, sp, level, format, shell)
               }
+            _ <- summary(Nil, outcomes)(code)
           } yield code
         }
       }

@@ -5,15 +5,15 @@ import cats.syntax.all._
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.TopicPartition
 
-import bankops.base.{Failure, OutputFormat, Shell, Table}
+import bankops.base.{Failure, OutputFormat, Shell, StepSummary, Table}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, GroupDescription}
 
 /** `groups reset`: facts from the cluster, the pure [[ResetPlan]], and (with --execute) one atomic commit per group. */
 object GroupReset {
 
-  /** The exit code and the plan as Markdown for the step summary. */
+  /** The exit code and the plan for the step summary. */
   def run(admin: Admin, groups: List[String], topics: List[String], only: Option[List[Int]], target: ResetTarget, execute: Boolean,
-          saveTo: Option[os.Path], format: OutputFormat, shell: Shell): IO[(ExitCode, String)] =
+          saveTo: Option[os.Path], format: OutputFormat, shell: Shell): IO[(ExitCode, StepSummary)] =
     for {
       described <- ConsumerGroups.describe(admin, groups)
       partitions <- topics.flatTraverse(partitionsOf(admin, _, only))
@@ -43,7 +43,7 @@ object GroupReset {
         active.traverse_(d => shell.warn(s"consumer group ${d.group} has active members (${d.memberList}): --execute is refused until they stop")) >>
           save(plan, saveTo, shell) >> shell.info(s"groups: ${describe(plan)}${if (plan.isEmpty) "" else "; --execute applies it"}")
             .as(ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference))
-    } yield (code, markdown(plan, executed = execute && code == ExitCode.Success))
+    } yield (code, stepSummary(plan, executed = execute && code == ExitCode.Success))
 
   private def partitionsOf(admin: Admin, topic: String, only: Option[List[Int]]): IO[List[TopicPartition]] =
     EndOffsets.partitions(admin, topic).flatMap { all =>
@@ -93,9 +93,12 @@ object GroupReset {
         r.reread.fold("-")(_.toString), r.skip.fold("-")(_.toString), r.note.getOrElse("")))))
   }
 
-  private def markdown(plan: ResetPlan, executed: Boolean): String =
-    (s"### consumer group reset${if (executed) " (applied)" else " (plan)"}: ${describe(plan)}" :: "" ::
-      "| group | topic | partition | current | new | re-read | skip | note |" :: "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |" ::
-      plan.rows.map(r => s"| ${r.group} | ${r.tp.topic} | ${r.tp.partition} | ${r.current.fold("-")(_.toString)} | ${r.target.fold("-")(_.toString)} | " +
-        s"${r.reread.fold("-")(_.toString)} | ${r.skip.fold("-")(_.toString)} | ${r.note.getOrElse("")} |")).mkString("\n") + "\n"
+  private def stepSummary(plan: ResetPlan, executed: Boolean): StepSummary =
+    StepSummary(if (executed) "groups reset (applied)" else "groups reset (plan)", describe(plan),
+      if (plan.isEmpty || executed) StepSummary.Outcome.Ok else StepSummary.Outcome.Attention,
+      facts = List("partitions" -> plan.rows.size.toString, "moved" -> plan.changed.size.toString, "records to read again" -> plan.reread.toString,
+        "records skipped" -> plan.skip.toString),
+      tables = List(StepSummary.Table(List("group", "topic", "partition", "current", "new", "re-read", "skip", "note"),
+        plan.rows.map(r => List(r.group, r.tp.topic, r.tp.partition.toString, r.current.fold("-")(_.toString), r.target.fold("-")(_.toString),
+          r.reread.fold("-")(_.toString), r.skip.fold("-")(_.toString), r.note.getOrElse(""))), numeric = Set(2, 3, 4, 5, 6))))
 }

@@ -4,7 +4,7 @@ import io.circe.Json
 import io.circe.syntax._
 import org.apache.kafka.common.TopicPartition
 
-import bankops.base.Table
+import bankops.base.{StepSummary, Table}
 import bankops.services.kafka.GroupDescription
 
 /** One partition of a group: committed offset (None: nothing committed yet), end, lag in records and in time
@@ -41,11 +41,14 @@ final case class GroupStatus(description: GroupDescription, partitions: List[Par
     List(head, parts, members).mkString("\n\n")
   }
 
-  def markdown: String =
-    (s"### consumer group `$group`: ${description.state}, lag ${lag.fold("-")(_.toString)}" :: "" ::
-      "| topic | partition | committed | end | lag | lag time |" :: "| --- | ---: | ---: | ---: | ---: | ---: |" ::
-      partitions.map(p => s"| ${p.tp.topic} | ${p.tp.partition} | ${p.committed.fold("-")(_.toString)} | ${p.end} | ${p.lag.fold("-")(_.toString)} | ${p.lagMillis.fold("-")(GroupStatus.age)} |"))
-      .mkString("\n") + "\n"
+  /** For `$GITHUB_STEP_SUMMARY`. */
+  def stepSummary: StepSummary =
+    StepSummary("groups describe", s"${StepSummary.code(group)} ${description.state}, lag ${lag.fold("-")(_.toString)}", StepSummary.Outcome.Info,
+      facts = List("state" -> description.state, "members" -> description.members.size.toString, "lag" -> lag.fold("-")(_.toString),
+        "lag time" -> lagMillis.fold("-")(GroupStatus.age)),
+      tables = List(StepSummary.Table(List("topic", "partition", "committed", "end", "lag", "lag time"),
+        partitions.map(p => List(p.tp.topic, p.tp.partition.toString, p.committed.fold("-")(_.toString), p.end.toString,
+          p.lag.fold("-")(_.toString), p.lagMillis.fold("-")(GroupStatus.age))), numeric = Set(1, 2, 3, 4, 5))))
 }
 
 object GroupStatus {

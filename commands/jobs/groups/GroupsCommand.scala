@@ -9,7 +9,7 @@ import org.apache.kafka.clients.admin.Admin
 import java.time.Instant
 import scala.concurrent.duration._
 
-import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, Table, TimeoutOpt}
+import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, StepSummary, Table, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
 import bankops.services.kafka.{ConsumerGroups, KafkaClients, SourceOpts}
 
@@ -25,15 +25,13 @@ object GroupsCommand {
       KafkaClients.javaAdmin(settings.kafka, c.timeout).use(f(_, settings.kafka)).adaptError(KafkaClients.unreachable(settings.kafka, c.timeout))
     }
 
-  private def summary(shell: Shell, markdown: String): IO[Unit] =
-    shell.env.get("GITHUB_STEP_SUMMARY").filter(_.nonEmpty).traverse_(f => IO.blocking(os.write.append(os.Path(f, os.pwd), markdown + "\n")))
-
   private val listCmd = Opts.subcommand("list", "Every consumer group with its state, members, protocol and total lag.")(common.map { c => (shell: Shell) =>
     withAdmin(c, shell)((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list).flatMap { rows =>
       (OutputFormat.resolve(c.output, shell) match {
         case OutputFormat.Json => rows.traverse_(r => shell.println(r.json.noSpaces))
         case OutputFormat.Table => shell.println(if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells)))
-      }).as(ExitCode.Success)
+      }) >> StepSummary.write(shell, StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
+        tables = List(StepSummary.Table(GroupListing.header, rows.map(_.cells), numeric = Set(2, 4))))).as(ExitCode.Success)
     }
   })
 
@@ -51,7 +49,7 @@ object GroupsCommand {
         clear >> (format match {
           case OutputFormat.Json => statuses.traverse_(s => shell.println(s.json.noSpaces))
           case OutputFormat.Table => shell.println(statuses.map(_.table).mkString("\n\n\n"))
-        }) >> summary(shell, statuses.map(_.markdown).mkString("\n")).whenA(every.isEmpty)
+        }) >> statuses.traverse_(s => StepSummary.write(shell, s.stepSummary)).whenA(every.isEmpty)
       }
       every.fold(once)(e => Interrupt.onCtrlC.use(stop => IO.race((once >> IO.sleep(e)).foreverM, stop).void))
     }.as(ExitCode.Success)
@@ -77,7 +75,7 @@ object GroupsCommand {
 
   private val resetCmd = Opts.subcommand("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.")(
     resetOpts.map(o => (shell: Shell) => withAdmin(o.common, shell)((admin, _) => GroupReset.run(admin, o.groups, o.topics.toList.distinct, o.partitions,
-      o.target, o.execute, o.saveTo, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r => summary(shell, r._2)).map(_._1)))
+      o.target, o.execute, o.saveTo, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r => StepSummary.write(shell, r._2)).map(_._1)))
 
   private val deleteCmd = Opts.subcommand("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).")(
     (common, groups, Opts.flag("yes", "Confirm the deletion.").orFalse).tupled.mapValidated { case (c, gs, yes) =>

@@ -5,6 +5,8 @@ import org.apache.avro.Schema
 
 import scala.jdk.CollectionConverters._
 
+import bankops.base.StepSummary
+
 import bankops.services.kafka.{Decoded, RecordFilter}
 
 /** Counts for the closing summary, and the top-level fields of each record type read (to say when a filter names
@@ -39,6 +41,14 @@ final case class InspectStats(read: Long, shown: Long, undecodable: Long, byReco
     val types = byRecord.toList.sortBy(-_._2).map { case (r, n) => s"$r $n" }
     s"$read read, $shown shown, $undecodable undecodable" + (if (types.isEmpty) "" else types.mkString(" (", ", ", ")"))
   }
+
+  /** For `$GITHUB_STEP_SUMMARY`: the counts and the records per type; undecodable records need a look (fail with --strict). */
+  def stepSummary(topics: List[String], strict: Boolean): StepSummary =
+    StepSummary("inspect", s"$read records read from ${topics.mkString(", ")}, $shown shown",
+      if (undecodable == 0) StepSummary.Outcome.Ok else if (strict) StepSummary.Outcome.Failed else StepSummary.Outcome.Attention,
+      facts = List("topics" -> topics.mkString(", "), "read" -> read.toString, "shown" -> shown.toString, "undecodable" -> undecodable.toString),
+      tables = List(StepSummary.Table(List("record", "count"), byRecord.toList.sortBy { case (r, n) => (-n, r) }.map { case (r, n) => List(r, n.toString) },
+        numeric = Set(1))))
 }
 
 object InspectStats {

@@ -2,6 +2,8 @@ package bankops.jobs.replay
 
 import scala.concurrent.duration.FiniteDuration
 
+import bankops.base.StepSummary
+
 /** What a send to a topic came to: records read, acknowledgements per target partition, records in batches whose
   * delivery failed and, per source partition, the first source offset not delivered (where to resume).
   */
@@ -15,6 +17,16 @@ final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, res
       s"(per partition: ${if (perPartition.isEmpty) "none" else perPartition})" +
       (if (failed > 0) s", $failed in batches with failed deliveries" else ", 0 failed")
   }
+
+  /** For `$GITHUB_STEP_SUMMARY`: the counts, acknowledgements per partition, where to resume; `verified` when --verify ran. */
+  def stepSummary(topic: String, verified: Option[Boolean]): StepSummary =
+    StepSummary("replay", s"$read read, $acknowledged acknowledged on $topic",
+      if (failed == 0 && !verified.contains(false)) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
+      facts = List("target topic" -> topic, "read" -> read.toString, "acknowledged" -> acknowledged.toString, "failed" -> failed.toString,
+        "took" -> DeliveryReport.rate(acknowledged, took)) ++ verified.map(v => "verified" -> (if (v) "identical" else "differences found")),
+      tables = List(StepSummary.Table(List("partition", "acknowledged"), acked.zipWithIndex.filter(_._1 > 0).map { case (c, p) => List(p.toString, c.toString) },
+        numeric = Set(0, 1))),
+      notes = resume.map(r => s"not delivered: resume with --from offset per source partition: $r").toList)
 
   /** Where to resume when something was not delivered: "partition 0 from offset 12, partition 3 from offset 40". */
   def resume: Option[String] =

@@ -8,7 +8,7 @@ import fs2.{Chunk, Stream}
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Job, Shell, TimeoutOpt}
+import bankops.base.{Failure, Job, Shell, StepSummary, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyOpts}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicReader}
@@ -176,12 +176,16 @@ object ReplayCommand {
             RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
           })).flatMap(Stream.chunk)
           val limited = limit.fold(lines)(lines.take)
-          if (dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written"))
+          def summary(headline: String, n: Long) = StepSummary.write(shell, StepSummary("replay", headline, StepSummary.Outcome.Ok,
+            facts = List("source topics" -> spec.topics.mkString(", "), "file" -> file.toString, "records" -> n.toString)))
+          if (dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written") >>
+            summary(s"dry run: $n records read; nothing written", n))
           else cats.effect.Resource.fromAutoCloseable(IO.blocking(java.nio.file.Files.newBufferedWriter(tmp.toNIO, UTF_8))).use { w =>
             limited.chunks.evalMap(c => IO.blocking(c.foreach { l => w.write(l); w.write('\n') })).compile.drain
           } >>
             IO.blocking(os.move(tmp, file, replaceExisting = true)) >>
-            IO.blocking(os.read.lines(file).count(_.nonEmpty)).flatMap(n => shell.info(s"replay: $n records written to $file"))
+            IO.blocking(os.read.lines(file).count(_.nonEmpty)).flatMap(n => shell.info(s"replay: $n records written to $file") >>
+              summary(s"$n records written to ${file.last}", n.toLong))
         }.onError(_ => IO.blocking(os.remove(tmp, checkExists = false)).void).as(ExitCode.Success)
   }
 

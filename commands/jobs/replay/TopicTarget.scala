@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
-import bankops.base.{Failure, Interrupt, Shell}
+import bankops.base.{Failure, Interrupt, Shell, StepSummary}
 import bankops.services.config.ConnectionSettings
 import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
 
@@ -19,7 +19,9 @@ import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, StartAt, S
 object TopicTarget {
 
   def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
-    if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent")).as(ExitCode.Success)
+    if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent") >>
+      StepSummary.write(shell, StepSummary("replay", s"dry run: $n records read and valid; nothing sent to $topic", StepSummary.Outcome.Ok,
+        facts = List("target topic" -> topic, "read" -> n.toString)))).as(ExitCode.Success)
     else for {
       read <- Ref.of[IO, Long](0L)
       started <- IO.monotonic
@@ -59,6 +61,7 @@ object TopicTarget {
       report = DeliveryReport(n, acked.toList.map(_.get), errors.get, failedAt.asScala.toMap.map { case (p, off) => p -> off.longValue }, took)
       _ <- shell.info(report.summary(topic))
       verified <- if (o.verify && report.failed == 0) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
+      _ <- StepSummary.write(shell, report.stepSummary(topic, Option.when(o.verify && report.failed == 0)(verified)))
       code <- report.resume match {
         case Some(resume) =>
           shell.info(s"replay: some records were not delivered; resume with --from offset per source partition: $resume")
