@@ -11,7 +11,8 @@ import scala.util.chaining._
   * matrix leg in turn, every `run:` step in `bash --noprofile --norc -eo pipefail` from the checkout, with
   * `GITHUB_STEP_SUMMARY`, `GITHUB_OUTPUT` and `GITHUB_ENV` as temporary files (GITHUB_ENV carried to the job's later
   * steps) and `${{ }}` expressions substituted as GitHub would. `uses:` steps are the runner's business and
-  * skipped, except `actions/upload-artifact`, whose file must exist (it is kept as the run's artifact).
+  * skipped, except `actions/upload-artifact`, whose file (or directory of files) must exist (it is kept as the run's
+  * artifact). After a failed step only steps with `if: always()` run.
   *
   * Expressions are kept simple on purpose: `inputs.X`, `matrix.X`, `env.X`, `vars.X`, `secrets.X`,
   * `needs.JOB.result`, `runner.temp`, `runner.os`, and `A || 'literal'`. Anything else in a place the harness
@@ -146,14 +147,17 @@ object WorkflowRunner {
       val env0 = jobEnv ++ carried
       val stepCtx = ctx ++ envCtx(env0)
       val label = substitute(String.valueOf(step.getOrElse("name", step.getOrElse("uses", s"step $i"))), stepCtx)
-      if (!failed) step.get("uses").map(String.valueOf) match {
+      // A step runs while the job is going well, or always with `if: always()`.
+      if (!failed || String.valueOf(step.getOrElse("if", "")).contains("always()")) step.get("uses").map(String.valueOf) match {
         case Some(action) if action.startsWith("actions/upload-artifact@") =>
           val w = strings(step.getOrElse("with", "")).map { case (k, v) => k -> substitute(v, stepCtx) }
           val path = os.Path(w("path"), cwd)
-          val ok = os.isFile(path) || w.get("if-no-files-found").forall(_ != "error")
-          if (os.isFile(path)) artifacts += w.getOrElse("name", "artifact") -> path
+          // A file, or a directory with files in it (uploaded whole).
+          val found = os.isFile(path) || (os.isDir(path) && os.walk(path).exists(os.isFile(_)))
+          val ok = found || w.get("if-no-files-found").forall(_ != "error")
+          if (found) artifacts += w.getOrElse("name", "artifact") -> path
           steps += Step(label, if (ok) 0 else 1, "", if (ok) "" else s"upload-artifact: no file at $path")
-          failed = !ok
+          failed = failed || !ok
         case Some(_) => () // checkout, setup-java, cache: the runner's part, already true here
         case None =>
           val output = dir / s"output-$i"
@@ -167,7 +171,7 @@ object WorkflowRunner {
           val r = os.proc("bash", "--noprofile", "--norc", "-eo", "pipefail", script.toString)
             .call(cwd = cwd, env = processEnv, propagateEnv = false, check = false, stdin = "", stdout = os.Pipe, stderr = os.Pipe)
           steps += Step(label, r.exitCode, r.out.text(), r.err.text())
-          failed = r.exitCode != 0
+          failed = failed || r.exitCode != 0
       }
     }
     JobRun(name, leg, steps.result(), os.read(summary), artifacts.result())

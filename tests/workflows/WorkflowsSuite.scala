@@ -23,7 +23,7 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 10.minutes
 
   private val dir = Repo.root / ".github" / "workflows"
-  private val operator = List("topology-plan", "topology-apply", "balances-nightly", "inspect", "replay")
+  private val operator = List("topology-plan", "topology-apply", "balances-nightly", "inspect", "replay", "latency")
 
   /** What a runner's process environment would hold, plus this checkout's sandbox ports (BANKOPS_KAFKA_PORT etc.). */
   private val base: Map[String, String] =
@@ -250,5 +250,31 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       WorkflowRunner.substitute("${{ github.event.pull_request.title }}", Map.empty))
     assertEquals(WorkflowRunner.substitute("a ${{ inputs.x || 'dflt' }} ${{ matrix.y }}", Map("matrix.y" -> "2")), "a dflt 2")
     assertEquals(WorkflowRunner.parseEnvFile("A=1\nB<<EOF\nx=1\ny\nEOF\nC=a=b\n"), Map("A" -> "1", "B" -> "x=1\ny", "C" -> "a=b"))
+  }
+
+  test("latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a broken SLO fails the job and still uploads") {
+    for {
+      ok <- run("latency", inputs = Map("load" -> "0,100", "step-duration" -> "3s", "slo" -> "p99<4s max<5s", "group" -> "bankops-command-handler"))
+      broken <- run("latency", inputs = Map("load" -> "0", "step-duration" -> "2s", "slo" -> "p50<1ms", "group" -> "bankops-command-handler"))
+    } yield {
+      val j = ok.job("latency").head
+      assertEquals(j.code, 0, ok.log)
+      validMarkdown(j, ok.log)
+      assert(j.summary.startsWith("### bankops latency: 2 steps, feedback p99 "), j.summary)
+      assertEquals(fact(j.summary, "SLO p99<4s"), Some("met"))
+      assertEquals(fact(j.summary, "SLO max<5s"), Some("met"))
+      assertEquals(fact(j.summary, "chart"), Some("latency.png"))
+      assertEquals(MarkdownCheck.tableRows(j.summary).map(_.take(2)), List(List("1", "0"), List("2", "100")), j.summary)
+      assert(j.summary.contains("```mermaid\nxychart-beta") && j.summary.contains("x-axis \"extra load (records/s)\" [0, 100]"), j.summary)
+      val dir = j.artifacts("latency")
+      assertEquals(os.read.bytes(dir / "latency.png").take(4).toList, List(0x89, 'P', 'N', 'G').map(_.toByte))
+      assert(os.read.lines(dir / "latency.jsonl").count(_.contains("\"type\":\"step\"")) == 2, os.read(dir / "latency.jsonl"))
+      val b = broken.job("latency").head
+      assertEquals(b.code, 1, broken.log)
+      validMarkdown(b, broken.log)
+      assert(b.summary.contains(":x:") && b.summary.contains("p50<1ms broken"), b.summary)
+      assertEquals(fact(b.summary, "SLO p50<1ms"), Some("broken"))
+      assert(os.isFile(b.artifacts("latency") / "latency.png"), broken.log)
+    }
   }
 }

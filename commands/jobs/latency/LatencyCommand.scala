@@ -5,7 +5,7 @@ import cats.syntax.all._
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Interrupt, Job, OutputFormat, Shell}
+import bankops.base.{Failure, Interrupt, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.config.{ConnectionSettings, Connections, Source}
 import bankops.services.contracts.SubjectNameStrategy
@@ -46,6 +46,8 @@ object LatencyCommand {
       _ <- outcome.stoppedEarly.traverse_(why => shell.info(s"latency: $why"))
       _ <- shell.info(s"latency: interrupted (Ctrl-C) during step ${outcome.steps.size}: the steps so far are reported, the probes in flight were waited for")
              .whenA(outcome.interrupted)
+      _ <- StepSummary.write(shell, LatencyReport.stepSummary(outcome.steps, broken, outcome.stoppedEarly, outcome.interrupted, o.slos, o.chart)) >>
+             StepSummary.append(shell, LatencyReport.mermaid(outcome.steps)).whenA(outcome.steps.nonEmpty)
       short = outcome.steps.filter(s => s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98)
       _ <- short.traverse_(s => shell.warn(f"step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the broker or this machine could not keep up"))
     } yield

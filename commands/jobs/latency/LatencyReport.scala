@@ -1,12 +1,12 @@
 package bankops.jobs.latency
 
-import bankops.base.Table
+import bankops.base.{StepSummary, Table}
 
 /** The run's steps for people: an aligned table on the terminal, the same as Markdown for a job summary. */
 object LatencyReport {
   private def ms(x: Double): String = if (x >= 100) f"$x%.0f" else f"$x%.1f"
 
-  private def header(steps: List[StepResult]): List[String] = {
+  def header(steps: List[StepResult]): List[String] = {
     val measures = Measure.all.filter(m => steps.exists(_.measures.contains(m)))
     val processes = steps.flatMap(_.processes.map(_.label)).distinct
     List("step", "load/s", "achieved/s", "probes", "timeouts") ++
@@ -14,7 +14,7 @@ object LatencyReport {
       processes.flatMap(p => List(s"$p cpu%", s"$p MiB")) ++ List("lag max")
   }
 
-  private def rows(steps: List[StepResult]): List[List[String]] = {
+  def rows(steps: List[StepResult]): List[List[String]] = {
     val measures = Measure.all.filter(m => steps.exists(_.measures.contains(m)))
     val processes = steps.flatMap(_.processes.map(_.label)).distinct
     steps.map { s =>
@@ -31,10 +31,31 @@ object LatencyReport {
 
   def table(steps: List[StepResult]): String = Table.render(header(steps), rows(steps))
 
-  /** A GitHub-flavoured Markdown table with the same columns. */
-  def markdown(steps: List[StepResult]): String = {
-    val h = header(steps)
-    (s"| ${h.mkString(" | ")} |" :: s"|${h.map(_ => " ---: |").mkString}" :: rows(steps).map(r => s"| ${r.mkString(" | ")} |")).mkString("\n")
+  /** The job summary: the verdict, the steps as a table, what broke; then [[mermaid]] draws the latency figure. */
+  def stepSummary(steps: List[StepResult], broken: List[String], stoppedEarly: Option[String], interrupted: Boolean,
+                  slos: List[Slo], chart: Option[os.Path]): StepSummary = {
+    val failed = broken.nonEmpty || stoppedEarly.nonEmpty || interrupted
+    val short = steps.exists(s => s.load.asked > 0 && s.load.achieved < s.load.asked * 0.98)
+    val p99s = steps.flatMap(s => s.measures.get(Measure.Feedback).filter(_.count > 0).map(m => s"${ms(m.p99)} ms at ${s.load.asked}/s"))
+    StepSummary("latency", s"${steps.size} steps, feedback p99 ${if (p99s.isEmpty) "-" else p99s.mkString(", ")}",
+      if (failed) StepSummary.Outcome.Failed else if (short) StepSummary.Outcome.Attention else StepSummary.Outcome.Ok,
+      facts = List("probes" -> steps.map(_.probes).sum.toString, "timeouts" -> steps.map(_.timeouts).sum.toString) ++
+        slos.map(slo => s"SLO ${slo.text}" -> (if (broken.exists(_.contains(s"${slo.text} broken"))) "broken" else "met")) ++
+        chart.map(c => "chart" -> c.last).toList,
+      tables = List(StepSummary.Table(header(steps), rows(steps), numeric = header(steps).indices.toSet)),
+      notes = stoppedEarly.toList ++ broken.map(b => s"SLO $b") ++ (if (interrupted) List("interrupted (Ctrl-C)") else Nil))
+  }
+
+  /** Feedback p50 and p99 against the extra load as a Mermaid chart, which GitHub draws in a job summary (an uploaded
+    * image cannot be shown there).
+    */
+  def mermaid(steps: List[StepResult]): String = {
+    val fb = steps.map(s => s.measures.get(Measure.Feedback).filter(_.count > 0))
+    def line(f: MeasureStats => Double) = fb.map(_.fold("0")(m => f"${f(m)}%.1f")).mkString("[", ", ", "]")
+    val top = fb.flatten.map(_.p99).maxOption.getOrElse(1.0)
+    List("```mermaid", "xychart-beta", "  title \"feedback latency p50 (lower) and p99 (upper), ms, against extra load\"",
+      s"  x-axis \"extra load (records/s)\" ${steps.map(_.load.asked).mkString("[", ", ", "]")}",
+      f"""  y-axis "latency (ms)" 0 --> ${math.ceil(top * 1.1)}%.0f""", s"  line ${line(_.p50)}", s"  line ${line(_.p99)}", "```").mkString("\n")
   }
 
   /** The step's line as it ends (its probes still in flight are counted in the final table). */
