@@ -134,7 +134,8 @@ object Demo {
       _ <- if (validated._1 != 0 || findings != 0) fail("balances", s"validation exited ${validated._1}: ${validated._3.trim.linesIterator.toList.takeRight(3).mkString(" | ")}") else IO.unit
       // 4. The original experiment in brief: probe latency without and with extra load, and its chart.
       chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
-      latency <- job(shell, ("latency" :: "--load" :: "0,500" :: "--step-duration" :: "5s" :: "--chart" :: chart.toString :: "-o" :: "json" :: dirArgs): _*)
+      // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
+      latency <- job(shell, ("latency" :: "--load" :: "0,500" :: "--step-duration" :: "5s" :: "--chart" :: chart.toString :: "--overwrite" :: "-o" :: "json" :: dirArgs): _*)
       _ <- if (latency._1 != 0) fail("latency", latency._3.trim.linesIterator.toList.takeRight(3).mkString(" | ")) else IO.unit
       p99s = latency._2.linesIterator.flatMap(l => parse(l).toOption).filter(_.hcursor.get[String]("type").contains("step")).map { j =>
                val c = j.hcursor

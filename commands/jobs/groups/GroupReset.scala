@@ -5,7 +5,7 @@ import cats.syntax.all._
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.TopicPartition
 
-import bankops.base.{Failure, OutputFormat, Shell, StepSummary, Table}
+import bankops.base.{Failure, OutputFile, OutputFormat, Shell, StepSummary, Table}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, GroupDescription}
 
 /** `groups reset`: facts from the cluster, the pure [[ResetPlan]], and (with --execute) one atomic commit per group. */
@@ -13,8 +13,10 @@ object GroupReset {
 
   /** The exit code and the plan for the step summary. */
   def run(admin: Admin, groups: List[String], topics: List[String], only: Option[List[Int]], target: ResetTarget, execute: Boolean,
-          saveTo: Option[os.Path], format: OutputFormat, shell: Shell): IO[(ExitCode, StepSummary)] =
+          saveTo: Option[os.Path], overwrite: Boolean, format: OutputFormat, shell: Shell): IO[(ExitCode, StepSummary)] =
     for {
+      // A --save-to path that would be refused is named before the cluster is asked anything.
+      _ <- saveTo.traverse_(OutputFile.check("--save-to", _, overwrite))
       described <- ConsumerGroups.describe(admin, groups)
       partitions <- topics.flatTraverse(partitionsOf(admin, _, only))
       entries <- target match {
@@ -39,9 +41,9 @@ object GroupReset {
       plan = ResetPlan(plans.flatMap(_.rows))
       _ <- print(plan, format, shell)
       active = described.filter(_.active)
-      code <- if (execute) apply(admin, plan, active, saveTo, shell) else
+      code <- if (execute) apply(admin, plan, active, saveTo, overwrite, shell) else
         active.traverse_(d => shell.warn(s"consumer group ${d.group} has active members (${d.memberList}): --execute is refused until they stop")) >>
-          save(plan, saveTo, shell) >> shell.info(s"groups: ${describe(plan)}${if (plan.isEmpty) "" else "; --execute applies it"}")
+          save(plan, saveTo, overwrite, shell) >> shell.info(s"groups: ${describe(plan)}${if (plan.isEmpty) "" else "; --execute applies it"}")
             .as(ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference))
     } yield (code, stepSummary(plan, executed = execute && code == ExitCode.Success))
 
@@ -53,11 +55,11 @@ object GroupReset {
       }
     }
 
-  private def apply(admin: Admin, plan: ResetPlan, active: List[GroupDescription], saveTo: Option[os.Path], shell: Shell): IO[ExitCode] =
+  private def apply(admin: Admin, plan: ResetPlan, active: List[GroupDescription], saveTo: Option[os.Path], overwrite: Boolean, shell: Shell): IO[ExitCode] =
     active.headOption match {
       case Some(d) => IO.raiseError(Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; " +
         "stop them before resetting (a stopped static member leaves after its session timeout); nothing was changed"))
-      case None => save(plan, saveTo, shell) >> (
+      case None => save(plan, saveTo, overwrite, shell) >> (
         if (plan.isEmpty) shell.info(s"groups: ${describe(plan)}").as(ExitCode.Success)
         else plan.offsets.toList.sortBy(_._1).traverse_ { case (g, offsets) =>
           ConsumerGroups.alter(admin, g, offsets) >> ConsumerGroups.committed(admin, g).flatMap { now =>
@@ -69,16 +71,10 @@ object GroupReset {
           s"${plan.reread} records to read again, ${plan.skip} skipped${saveTo.fold("")(f => s"; to undo: --to file:$f")}").as(ExitCode.Success))
     }
 
-  private def save(plan: ResetPlan, saveTo: Option[os.Path], shell: Shell): IO[Unit] =
+  /** Written whole through OutputFile: never through a link, over a directory or a device, nor over a file without --overwrite. */
+  private def save(plan: ResetPlan, saveTo: Option[os.Path], overwrite: Boolean, shell: Shell): IO[Unit] =
     saveTo.traverse_ { f =>
-      IO.realTimeInstant.flatMap(now => IO.blocking {
-        // Only a regular file or a new name is written, and whole: never through a link, over a directory or a device.
-        if (os.isLink(f) || (os.exists(f, followLinks = false) && !os.isFile(f, followLinks = false)))
-          throw Failure.BadInput(s"--save-to $f is not a regular file (a directory, link or device): not replaced")
-        val partial = f / os.up / s".${f.last}.partial"
-        os.write.over(partial, OffsetsFile.render(plan.current, now), createFolders = true)
-        os.move(partial, f, replaceExisting = true)
-      }) >>
+      IO.realTimeInstant.flatMap(now => OutputFile.writeText("--save-to", f, overwrite)(OffsetsFile.render(plan.current, now))) >>
         shell.info(s"groups: saved the current offsets of ${plan.current.size} partitions to $f")
     }
 

@@ -59,7 +59,7 @@ object GroupsCommand {
     (common, groups, watch).mapN((c, gs, w) => describe(c, gs, w) _))
 
   private final case class ResetOptions(common: Common, groups: List[String], topics: NonEmptyList[String], partitions: Option[List[Int]],
-                                        target: ResetTarget, execute: Boolean, saveTo: Option[os.Path])
+                                        target: ResetTarget, execute: Boolean, saveTo: Option[os.Path], overwrite: Boolean)
 
   private val resetOpts: Opts[ResetOptions] = (
     common,
@@ -70,12 +70,13 @@ object GroupsCommand {
       "offset), file:PATH (offsets saved by --save-to).", metavar = "POSITION").mapValidated(s => ResetTarget.parse(s, Instant.now(), os.pwd).toValidatedNel),
     Opts.flag("execute", "Apply the plan (without it, print the plan and exit 1 when it would change something).").orFalse,
     Opts.option[String]("save-to", "First write the groups' current offsets of these partitions to FILE, for --to file:FILE to undo the move.", metavar = "FILE")
-      .map(os.Path(_, os.pwd)).orNone
+      .map(os.Path(_, os.pwd)).orNone,
+    Opts.flag("overwrite", "With --save-to: replace the file when it exists (a directory, link or device is never replaced).").orFalse
   ).mapN(ResetOptions.apply)
 
   private val resetCmd = Opts.subcommand("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.")(
     resetOpts.map(o => (shell: Shell) => withAdmin(o.common, shell)((admin, _) => GroupReset.run(admin, o.groups, o.topics.toList.distinct, o.partitions,
-      o.target, o.execute, o.saveTo, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r => StepSummary.write(shell, r._2)).map(_._1)))
+      o.target, o.execute, o.saveTo, o.overwrite, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r => StepSummary.write(shell, r._2)).map(_._1)))
 
   private val deleteCmd = Opts.subcommand("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).")(
     (common, groups, Opts.flag("yes", "Confirm the deletion.").orFalse).tupled.mapValidated { case (c, gs, yes) =>

@@ -22,7 +22,7 @@ object LatencyCommand {
   def run(o: LatencyOptions)(shell: Shell): IO[ExitCode] =
     for {
       settings <- Connections.load(o.flags, shell)
-      chart <- o.chart.traverse(ChartFile.check)
+      chart <- o.chart.traverse(ChartFile.check(_, o.overwrite))
       useDb = o.db.getOrElse(settings.database.url.source != Source.Default)
       pids <- if (o.watchPids.nonEmpty || settings.kafka.bootstrapServers.source != Source.Sandbox) IO.pure(o.watchPids)
               else ProcessWatch.sandboxHandler(Connections.sandboxDir(o.flags.sandboxDir, shell)).map(_.toList)
@@ -38,7 +38,7 @@ object LatencyCommand {
              case OutputFormat.Table => shell.println(LatencyReport.table(outcome.steps))
            }
       _ <- (chart, o.chart).tupled.traverse_ { case (f, path) =>
-             ChartFile.write(path, LatencyChart.render(outcome.steps, o.timeout.toNanos / 1e6, "end-to-end latency against extra load", f)) >>
+             ChartFile.write(path, o.overwrite, LatencyChart.render(outcome.steps, o.timeout.toNanos / 1e6, "end-to-end latency against extra load", f)) >>
                shell.info(s"latency: chart written to $path")
            }
       broken = for { s <- outcome.steps; slo <- o.slos; why <- slo.broken(s) } yield why

@@ -16,7 +16,7 @@ import bankops.services.load.LoadKind
 final case class LatencyOptions(flags: ConnectionFlags, steps: List[Int], stepDuration: FiniteDuration, loadKind: LoadKind, interval: FiniteDuration,
                                 timeout: FiniteDuration, maxTimeouts: Int, account: Option[String], db: Option[Boolean], watchPids: List[Long],
                                 group: String, commandsTopic: String, feedbackTopic: String, balanceTopic: String, heartbeatTopic: String,
-                                chart: Option[os.Path], slos: List[Slo], strategy: Option[SubjectNameStrategy], output: Option[OutputFormat])
+                                chart: Option[os.Path], overwrite: Boolean, slos: List[Slo], strategy: Option[SubjectNameStrategy], output: Option[OutputFormat])
 
 object LatencyOptions {
   val DefaultSteps = List(0, 200, 500, 1000, 2000)
@@ -60,6 +60,7 @@ object LatencyOptions {
     Opts.option[String]("balance-topic", "Topic of the balance changes (default balance_changed).", metavar = "TOPIC").withDefault("balance_changed"),
     Opts.option[String]("heartbeat-topic", "Topic of heartbeat load (default heartbeat).", metavar = "TOPIC").withDefault("heartbeat"),
     Opts.option[String]("chart", "Write the two figures to this .png or .svg file.", metavar = "FILE").map(os.Path(_, os.pwd)).orNone,
+    Opts.flag("overwrite", "Replace the --chart file if it exists (only a regular file: never a directory, a link or a device).").orFalse,
     Opts.options[String]("slo", "A latency objective every step must meet, e.g. p99<200ms or balance:p99.9<1s; exit 1 when one is broken (repeatable).", metavar = "SLO")
       .mapValidated(_.traverse(s => Slo.parse(s).toValidatedNel)).map((l: NonEmptyList[Slo]) => l.toList).withDefault(Nil),
     TopologyOpts.strategy,

@@ -5,10 +5,9 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 import fs2.{Chunk, Stream}
 
-import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Job, Shell, StepSummary, TimeoutOpt}
+import bankops.base.{Failure, Job, OutputFile, Shell, StepSummary, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyOpts}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicReader}
@@ -23,7 +22,8 @@ object ReplayCommand {
   final case class FromFile(file: os.Path) extends From
   sealed trait To
   final case class ToTopic(topic: String) extends To
-  final case class ToFile(file: os.Path) extends To
+  /** `overwrite`: replace an existing regular file (never a directory, link or device). */
+  final case class ToFile(file: os.Path, overwrite: Boolean) extends To
 
   /** The target cluster and registry, when not the source's: --to-bootstrap-server, --to-command-config, --to-registry-url. */
   final case class TargetFlags(bootstrap: Option[String], commandConfig: Option[os.Path], registry: Option[String]) {
@@ -50,7 +50,8 @@ object ReplayCommand {
 
   private val to: Opts[To] =
     Opts.option[String]("to-topic", "Target topic.", metavar = "TOPIC").map(ToTopic(_): To) orElse
-      path("to-file", "Target file: lossless JSON lines (raw value bytes alongside the decoded value).").map(ToFile(_): To)
+      (path("to-file", "Target file: lossless JSON lines (raw value bytes alongside the decoded value); a new name, or an existing regular file with --overwrite."),
+        Opts.flag("overwrite", "With --to-file: replace the file when it exists (a directory, link or device is never replaced).").orFalse).mapN(ToFile(_, _): To)
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts, from, to,
@@ -78,6 +79,8 @@ object ReplayCommand {
 
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     for {
+      // A path that would be refused is named before any service is asked for anything.
+      _ <- o.to match { case ToFile(f, overwrite) => OutputFile.check("--to-file", f, overwrite); case ToTopic(_) => IO.unit }
       source <- Connections.load(o.flags, shell)
       target <- Connections.load(o.target.over(o.flags), shell)
       topology <- TopologyOpts.load(o.topology, shell)
@@ -96,7 +99,7 @@ object ReplayCommand {
             case FromTopic(spec, filter) => IO.pure(fromTopic(spec, filter, o.limit, o.to, o.timeout, source, sourceSchemas, target, strategy))
           }
           code <- o.to match {
-            case ToFile(f) => toFile(f, o.from, o.limit, o.delivery.dryRun, o.timeout, source, sourceSchemas, shell)
+            case ToFile(f, overwrite) => toFile(f, overwrite, o.from, o.limit, o.delivery.dryRun, o.timeout, source, sourceSchemas, shell)
             case ToTopic(t) => TopicTarget.send(o.delivery, t, partitions, records, target, shell)
           }
         } yield code
@@ -144,7 +147,7 @@ object ReplayCommand {
     for {
       _ <- IO.raiseUnless(os.isFile(file))(Failure.BadInput(s"$file: no such file"))
       dir <- input.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
-      topic = to match { case ToTopic(t) => t; case ToFile(_) => "" }
+      topic = to match { case ToTopic(t) => t; case ToFile(_, _) => "" }
       lines <- IO.blocking(os.read.lines(file).zipWithIndex.filter(_._1.trim.nonEmpty).toList)
       results <- RegistryClient.resource(target, timeout).use { registry =>
         val encoder = new FileEncoder(registry, strategy, topic, dir, known, input.exact)
@@ -164,29 +167,24 @@ object ReplayCommand {
     } yield Stream.emits(results.collect { case Right(r) => r }).chunkN(1000)
 
   /** Topic to file: lossless JSON lines, written to a temporary file and moved into place only when complete. */
-  private def toFile(file: os.Path, from: From, limit: Option[Long], dryRun: Boolean, timeout: FiniteDuration, source: ConnectionSettings,
+  private def toFile(file: os.Path, overwrite: Boolean, from: From, limit: Option[Long], dryRun: Boolean, timeout: FiniteDuration, source: ConnectionSettings,
                      sourceSchemas: SchemaResolver, shell: Shell): IO[ExitCode] = from match {
     case FromFile(_) => IO.raiseError(Failure.BadInput("--from-file with --to-file: copy the file instead"))
     case FromTopic(spec, filter) =>
       val decoder = new RecordDecoder(sourceSchemas)
-      val tmp = file / os.up / s".${file.last}.partial"
-      IO.raiseUnless(os.isDir(file / os.up))(Failure.BadInput(s"${file / os.up}: no such directory")) >>
-        TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>
-          val lines = records.chunks.evalMap(c => decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
-            RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
-          })).flatMap(Stream.chunk)
-          val limited = limit.fold(lines)(lines.take)
-          def summary(headline: String, n: Long) = StepSummary.write(shell, StepSummary("replay", headline, StepSummary.Outcome.Ok,
-            facts = List("source topics" -> spec.topics.mkString(", "), "file" -> file.toString, "records" -> n.toString)))
-          if (dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written") >>
-            summary(s"dry run: $n records read; nothing written", n))
-          else cats.effect.Resource.fromAutoCloseable(IO.blocking(java.nio.file.Files.newBufferedWriter(tmp.toNIO, UTF_8))).use { w =>
-            limited.chunks.evalMap(c => IO.blocking(c.foreach { l => w.write(l); w.write('\n') })).compile.drain
-          } >>
-            IO.blocking(os.move(tmp, file, replaceExisting = true)) >>
-            IO.blocking(os.read.lines(file).count(_.nonEmpty)).flatMap(n => shell.info(s"replay: $n records written to $file") >>
-              summary(s"$n records written to ${file.last}", n.toLong))
-        }.onError(_ => IO.blocking(os.remove(tmp, checkExists = false)).void).as(ExitCode.Success)
+      TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>
+        val lines = records.chunks.evalMap(c => decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
+          RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
+        })).flatMap(Stream.chunk)
+        val limited = limit.fold(lines)(lines.take)
+        def summary(headline: String, n: Long) = StepSummary.write(shell, StepSummary("replay", headline, StepSummary.Outcome.Ok,
+          facts = List("source topics" -> spec.topics.mkString(", "), "file" -> file.toString, "records" -> n.toString)))
+        if (dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written") >>
+          summary(s"dry run: $n records read; nothing written", n))
+        else OutputFile.write("--to-file", file, overwrite)(w =>
+          limited.chunks.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid
+        ).flatMap(n => shell.info(s"replay: $n records written to $file") >> summary(s"$n records written to ${file.last}", n))
+      }.as(ExitCode.Success)
   }
 
   val job: Job = Job(

@@ -101,7 +101,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
     BankFixture.create("greset").flatMap { bank =>
       val opened = List.fill(20)(id())
       val again = List.fill(60)(id())
-      val saved = os.temp(suffix = ".json", deleteOnExit = true)
+      // A new name: an existing file (os.temp creates one) is replaced only with --overwrite.
+      val saved = os.temp.dir() / "saved.json"
       for {
         first <- withHandler(bank, "r1") { _ =>
           for {

@@ -124,10 +124,14 @@ class LatencySuite extends munit.CatsEffectSuite {
     val dir = os.temp.dir()
     val link = dir / "link.png"
     os.symlink(link, dir / "elsewhere.png")
+    os.makeDir(dir / "d.png")
+    os.write(dir / "exists.png", "keep")
     val cases = List(
       List("--chart", dir.toString) -> "must end in .png or .svg",
+      List("--chart", (dir / "d.png").toString) -> "is a directory",
+      List("--chart", (dir / "exists.png").toString) -> "already exists: --overwrite replaces it",
       List("--chart", (dir / "x.gif").toString) -> "not .gif",
-      List("--chart", (dir / "missing" / "x.png").toString) -> "does not exist",
+      List("--chart", (dir / "missing" / "x.png").toString) -> "no such directory",
       List("--chart", link.toString) -> "symbolic link",
       List("--load", "0,x") -> "--load must be records per second",
       List("--load", "0", "--ramp", "0:1:2") -> "exclude each other",
@@ -141,6 +145,6 @@ class LatencySuite extends munit.CatsEffectSuite {
         assertEquals(r.code, 2, s"$args: ${r.err}")
         assert(r.err.contains(expected), s"$args: ${r.err}")
       }
-    }.void
+    }.map(_ => assertEquals(os.read(dir / "exists.png"), "keep"))
   }
 }
