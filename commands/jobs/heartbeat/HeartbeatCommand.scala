@@ -48,17 +48,22 @@ object HeartbeatCommand {
       settings <- Connections.load(o.flags, shell)
       spec = LoadSpec(o.kind, o.topic, o.commandsTopic, o.feedbackTopic, o.learn, o.startBeat, o.failShare, o.register,
                o.seed.getOrElse(System.nanoTime()), o.strategy.getOrElse(SubjectNameStrategy.TopicRecord))
+      interrupted <- IO.ref(false)
       summary <- (Interrupt.onCtrlC, LoadGenerator.resource(settings, spec, o.timeout)).tupled.use { case (ctrlC, load) =>
         val deadline = o.duration.fold(IO.never[Unit])(IO.sleep)
-        load.run(o.rate, o.count, IO.race(ctrlC, deadline).void, s => shell.info(s"heartbeat: ${s.line}"))
+        // Ctrl-C stops the making of records; those sent are awaited, so the figures count acknowledgements.
+        load.run(o.rate, o.count, IO.race(ctrlC >> interrupted.set(true), deadline).void, s => shell.info(s"heartbeat: ${s.line}"))
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
+      stopped <- interrupted.get
+      mark = if (stopped) "interrupted (Ctrl-C): " else ""
       _ <- OutputFormat.resolve(o.output, shell) match {
-        case OutputFormat.Json => shell.println(summary.json.noSpaces) >> shell.info(s"heartbeat: done: ${summary.line}")
-        case OutputFormat.Table => shell.println(s"heartbeat: ${summary.line}")
+        case OutputFormat.Json => shell.println(summary.json.deepMerge(io.circe.Json.obj("interrupted" -> io.circe.Json.fromBoolean(stopped))).noSpaces) >>
+            shell.info(s"heartbeat: ${if (stopped) mark else "done: "}${summary.line}")
+        case OutputFormat.Table => shell.println(s"heartbeat: $mark${summary.line}")
       }
       _ <- shell.warn(f"achieved ${summary.recordsPerSecond}%.1f records/s of the ${o.rate} asked for: the broker or this machine could not keep up")
         .whenA(o.rate > 0 && summary.seconds >= 2 && summary.recordsPerSecond < o.rate * 0.98 && o.count.forall(_ > o.rate.toLong * 2))
-    } yield if (summary.errors > 0) ExitCode(Failure.ExitUnavailable) else ExitCode.Success
+    } yield if (summary.errors > 0) ExitCode(Failure.ExitUnavailable) else if (stopped) ExitCode(130) else ExitCode.Success
 
   val job: Job = Job(
     "heartbeat",

@@ -7,13 +7,14 @@ import bankops.base.StepSummary
 /** What a send to a topic came to: records read, acknowledgements per target partition, records in batches whose
   * delivery failed and, per source partition, the first source offset not delivered (where to resume).
   */
-final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, resumeAt: Map[Int, Long], took: FiniteDuration) {
+final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, resumeAt: Map[Int, Long], took: FiniteDuration,
+                                interrupted: Boolean = false) {
   def acknowledged: Long = acked.sum
 
   /** "replay: 30 read, 30 acknowledged on t in 1.20 s, 25 records/s (per partition: 0=10 1=20), 0 failed" */
   def summary(topic: String): String = {
     val perPartition = acked.zipWithIndex.filter(_._1 > 0).map { case (c, p) => s"$p=$c" }.mkString(" ")
-    s"replay: $read read, $acknowledged acknowledged on $topic in ${DeliveryReport.rate(acknowledged, took)} " +
+    s"replay: ${if (interrupted) "interrupted (Ctrl-C): " else ""}$read read, $acknowledged acknowledged on $topic in ${DeliveryReport.rate(acknowledged, took)} " +
       s"(per partition: ${if (perPartition.isEmpty) "none" else perPartition})" +
       (if (failed > 0) s", $failed in batches with failed deliveries" else ", 0 failed")
   }
@@ -21,16 +22,17 @@ final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, res
   /** For `$GITHUB_STEP_SUMMARY`: the counts, acknowledgements per partition, where to resume; `verified` when --verify ran. */
   def stepSummary(topic: String, verified: Option[Boolean]): StepSummary =
     StepSummary("replay", s"$read read, $acknowledged acknowledged on $topic",
-      if (failed == 0 && !verified.contains(false)) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
+      if (failed == 0 && !interrupted && !verified.contains(false)) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
       facts = List("target topic" -> topic, "read" -> read.toString, "acknowledged" -> acknowledged.toString, "failed" -> failed.toString,
         "took" -> DeliveryReport.rate(acknowledged, took)) ++ verified.map(v => "verified" -> (if (v) "identical" else "differences found")),
       tables = List(StepSummary.Table(List("partition", "acknowledged"), acked.zipWithIndex.filter(_._1 > 0).map { case (c, p) => List(p.toString, c.toString) },
         numeric = Set(0, 1))),
-      notes = resume.map(r => s"not delivered: resume with --from offset per source partition: $r").toList)
+      notes = (if (interrupted) List("interrupted (Ctrl-C) before everything due was read") else Nil) ++
+        resume.map(r => s"not delivered: resume with --from offset per source partition: $r").toList)
 
   /** Where to resume when something was not delivered: "partition 0 from offset 12, partition 3 from offset 40". */
   def resume: Option[String] =
-    if (failed == 0) None
+    if (failed == 0 && !interrupted) None
     else Some(resumeAt.toList.sortBy(_._1).map { case (p, off) => s"partition $p from offset $off" }.mkString(", "))
 }
 

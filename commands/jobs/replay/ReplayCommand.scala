@@ -7,7 +7,7 @@ import fs2.{Chunk, Stream}
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Job, OutputFile, Shell, StepSummary, TimeoutOpt}
+import bankops.base.{Failure, Interrupt, Job, OutputFile, Shell, StepSummary, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyOpts}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicReader}
@@ -180,11 +180,17 @@ object ReplayCommand {
         def summary(headline: String, n: Long) = StepSummary.write(shell, StepSummary("replay", headline, StepSummary.Outcome.Ok,
           facts = List("source topics" -> spec.topics.mkString(", "), "file" -> file.toString, "records" -> n.toString)))
         if (dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written") >>
-          summary(s"dry run: $n records read; nothing written", n))
-        else OutputFile.write("--to-file", file, overwrite)(w =>
-          limited.chunks.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid
-        ).flatMap(n => shell.info(s"replay: $n records written to $file") >> summary(s"$n records written to ${file.last}", n))
-      }.as(ExitCode.Success)
+          summary(s"dry run: $n records read; nothing written", n)).as(ExitCode.Success)
+        else {
+          val writing = OutputFile.write("--to-file", file, overwrite)(w =>
+            limited.chunks.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid)
+          // Ctrl-C cancels the writing, which removes the partial file: a file that is there is whole.
+          Interrupt.onCtrlC.use(ctrlC => IO.race(ctrlC, writing)).flatMap {
+            case Left(_) => shell.info(s"replay: interrupted (Ctrl-C): nothing written to $file (it is written only when complete)").as(ExitCode(130))
+            case Right(n) => shell.info(s"replay: $n records written to $file") >> summary(s"$n records written to ${file.last}", n).as(ExitCode.Success)
+          }
+        }
+      }
   }
 
   val job: Job = Job(

@@ -31,13 +31,19 @@ object TopicTarget {
       failedAt = new ConcurrentHashMap[Int, java.lang.Long]() // source partition -> first source offset not delivered
       sent = new ConcurrentHashMap[(Int, Long), Outgoing]()
       errors = new AtomicLong()
+      // Per source partition, the offset after the last record read: where an interrupted run resumes.
+      nextRead = new ConcurrentHashMap[Int, java.lang.Long]()
+      interrupted = new java.util.concurrent.atomic.AtomicBoolean(false)
       paced = o.rate.fold(records)(r => records.flatMap(Stream.chunk).chunkN((r / 10) max 1).metered(100.millis))
       _ <- (Interrupt.onCtrlC, ChunkProducer.resource(target.kafka, o.timeout)).tupled.use { case (ctrlC, producer) =>
         // The producer's connection and metadata are made while the source is read, not at the first send.
-        (ackedOnce >> producer.warmUp(List(topic))).background.surround(paced.interruptWhen(ctrlC.attempt).evalMap { chunk => ackedOnce.flatMap { acked =>
+        // Ctrl-C stops reading; what was handed to the producer is still awaited, so the counts are acknowledgements.
+        val stop = ctrlC >> IO(interrupted.set(true))
+        (ackedOnce >> producer.warmUp(List(topic))).background.surround(paced.interruptWhen(stop.attempt).evalMap { chunk => ackedOnce.flatMap { acked =>
           val bad = chunk.toList.find(r => o.keepPartition && r.sourcePartition >= acked.length)
           IO.raiseError(Failure.BadInput(s"--keep-partition: source partition ${bad.get.sourcePartition} does not exist on $topic (${acked.length} partitions)")).whenA(bad.isDefined) >>
             read.update(_ + chunk.size) >>
+            IO(chunk.foreach(r => nextRead.merge(r.sourcePartition, r.sourceOffset + 1, (a, b) => java.lang.Long.valueOf(a.longValue max b.longValue)))) >>
             {
               val records = chunk.map(r => r.toRecord(topic, if (o.keepPartition) Some(r.sourcePartition) else None, o.keepTimestamps))
               val chunkFailed = new java.util.concurrent.atomic.AtomicBoolean(false)
@@ -58,11 +64,18 @@ object TopicTarget {
       acked <- ackedOnce
       n <- read.get
       took <- IO.monotonic.map(_ - started)
-      report = DeliveryReport(n, acked.toList.map(_.get), errors.get, failedAt.asScala.toMap.map { case (p, off) => p -> off.longValue }, took)
+      failures = failedAt.asScala.toMap.map { case (p, off) => p -> off.longValue }
+      // Interrupted: each source partition resumes at its first failure, else after the last record read.
+      resumeAt = if (!interrupted.get) failures
+                 else nextRead.asScala.toMap.map { case (p, next) => p -> failures.get(p).fold(next.longValue)(_ min next.longValue) } ++ failures
+      report = DeliveryReport(n, acked.toList.map(_.get), errors.get, resumeAt, took, interrupted.get)
       _ <- shell.info(report.summary(topic))
-      verified <- if (o.verify && report.failed == 0) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
+      verified <- if (o.verify && report.failed == 0 && !report.interrupted) verify(o, topic, sent.asScala.toMap, target, shell) else IO.pure(true)
       _ <- StepSummary.write(shell, report.stepSummary(topic, Option.when(o.verify && report.failed == 0)(verified)))
       code <- report.resume match {
+        case Some(resume) if report.interrupted =>
+          shell.info(s"replay: interrupted before everything due was read; resume with --from offset per source partition: $resume (partitions not " +
+            "listed: where this run started)").as(ExitCode(130))
         case Some(resume) =>
           shell.info(s"replay: some records were not delivered; resume with --from offset per source partition: $resume")
             .as(ExitCode(Failure.ExitUnavailable))

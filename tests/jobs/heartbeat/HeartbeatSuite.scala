@@ -7,7 +7,7 @@ import scala.concurrent.duration._
 
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer}
 import bankops.services.load.CommandGenerator
-import bankops.support.{PythonClients, SandboxFixture, TopologyFixture}
+import bankops.support.{CliProcess, PythonClients, SandboxFixture, TopologyFixture}
 
 class HeartbeatSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -82,5 +82,24 @@ class HeartbeatSuite extends munit.CatsEffectSuite {
     assert(BankRules.isValidIban(BankRules.SeededIban))
     assert(!BankRules.isValidIban("NL67OPEN0000000000"))
     assert((1L to 200L).map(BankRules.iban).forall(BankRules.isValidIban))
+  }
+
+  test("Ctrl-C: exit 130, the summary marked interrupted, counting exactly the records that landed") {
+    val topic = TopologyFixture.unique("beats-int")
+    val topology = TopologyFixture.write(
+      s"""{"topics": {"$topic": {"partitions": 2, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}}}""")
+    def landed = SandboxFixture.cli("inspect", "--topic", topic, "-o", "json").map(_.outLines.size)
+    for {
+      applied <- SandboxFixture.cli("apply", "--topology", topology.toString)
+      p <- CliProcess.start("heartbeat", "--topic", topic, "--rate", "500", "-o", "table")
+      _ <- CliProcess.await(60.seconds, "heartbeats on the topic")(landed.map(_ >= 200))
+      code <- p.interrupt
+      n <- landed
+    } yield {
+      assertEquals(applied.code, 0, applied.err)
+      assertEquals(code, 130, os.read(p.err))
+      val counted = """heartbeat: interrupted \(Ctrl-C\): (\d+) records""".r.findFirstMatchIn(os.read(p.out)).map(_.group(1).toInt)
+      assertEquals(counted, Some(n), os.read(p.out))
+    }
   }
 }

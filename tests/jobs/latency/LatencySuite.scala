@@ -7,7 +7,7 @@ import io.circe.parser.parse
 
 import scala.concurrent.duration._
 
-import bankops.support.{BankFixture, SandboxFixture, TestShell}
+import bankops.support.{BankFixture, CliProcess, SandboxFixture, TestShell}
 import bankops.support.BankFixture.{creation, id}
 
 /** `bankops latency` against a bank of the test's own (topics, database, a handler process) on the sandbox. */
@@ -100,23 +100,18 @@ class LatencySuite extends munit.CatsEffectSuite {
   }
 
   test("Ctrl-C: exit 130, the step so far reported with the probes that were in flight, a line saying so") {
-    val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
-    val proc = IO.blocking(os.proc("env", "--default-signal=INT", "java", "-cp", System.getProperty("java.class.path"),
-      s"-Dbankops.home=${bankops.support.Repo.root}", "bankops.Main", "latency", "--load", "0", "--step-duration", "60s", "-o", "json")
-      .spawn(env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString), stdout = os.PathRedirect(out), stderr = os.PathRedirect(err)))
-    def probes = os.read.lines(out).count(_.contains("\"type\":\"probe\""))
     for {
-      _ <- SandboxFixture.cli("sandbox", "status")
-      p <- proc
-      _ <- (IO.sleep(500.millis) >> IO.blocking(probes)).iterateUntil(_ >= 2).timeoutTo(60.seconds,
-             IO.raiseError(new AssertionError(s"no probes within 60 s: ${os.read(err)}")))
-      code <- IO.blocking(os.proc("kill", "-INT", p.wrapped.pid().toString).call()) >> IO.blocking { p.waitFor(30000); p.exitCode() }
+      p <- CliProcess.start("latency", "--load", "0", "--step-duration", "60s", "-o", "json")
+      probes = IO.blocking(os.read.lines(p.out).count(_.contains("\"type\":\"probe\"")))
+      _ <- CliProcess.await(60.seconds, "two probes")(probes.map(_ >= 2))
+      code <- p.interrupt
+      n <- probes
     } yield {
-      val steps = os.read.lines(out).filter(_.contains("\"type\":\"step\""))
-      assertEquals(code, 130, os.read(err))
-      assertEquals(steps.size, 1, os.read(out))
-      assert(steps.head.contains(s"\"probes\":$probes"), steps.head)
-      assert(os.read(err).contains("interrupted (Ctrl-C) during step 1"), os.read(err))
+      val steps = os.read.lines(p.out).filter(_.contains("\"type\":\"step\""))
+      assertEquals(code, 130, os.read(p.err))
+      assertEquals(steps.size, 1, os.read(p.out))
+      assert(steps.head.contains(s"\"probes\":$n"), steps.head)
+      assert(os.read(p.err).contains("interrupted (Ctrl-C) during step 1"), os.read(p.err))
     }
   }
 

@@ -1,0 +1,28 @@
+package bankops.support
+
+import cats.effect.IO
+
+import scala.concurrent.duration._
+
+/** `bankops ARGS` in a JVM of its own against the test sandbox, for what only a real process shows: signals. SIGINT's
+  * default action is restored (a background process of a non-interactive shell would otherwise ignore it).
+  */
+final case class CliProcess(process: os.SubProcess, out: os.Path, err: os.Path) {
+  /** Ctrl-C, then the exit code (within 60 s). */
+  def interrupt: IO[Int] =
+    IO.blocking(os.proc("kill", "-INT", process.wrapped.pid().toString).call()) >> IO.blocking { process.waitFor(60000); process.exitCode() }
+}
+
+object CliProcess {
+  def start(args: String*): IO[CliProcess] = SandboxFixture.connection >> IO.blocking {
+    val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
+    val p = os.proc(List("env", "--default-signal=INT", "java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}",
+      "bankops.Main") ++ args).spawn(env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString),
+      stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
+    CliProcess(p, out, err)
+  }
+
+  /** Waits (at most `within`) until `ready` holds. */
+  def await(within: FiniteDuration, what: String)(ready: IO[Boolean]): IO[Unit] =
+    (IO.sleep(200.millis) >> ready).iterateUntil(identity).void.timeoutTo(within, IO.raiseError(new AssertionError(s"no $what within $within")))
+}
