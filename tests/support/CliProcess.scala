@@ -14,9 +14,15 @@ final case class CliProcess(process: os.SubProcess, out: os.Path, err: os.Path) 
 }
 
 object CliProcess {
+  /** A JVM never handles a signal ignored at its start: where coreutils' env can, the child gets SIGINT's default back. */
+  private lazy val defaultSigint: List[String] =
+    if (scala.util.Try(os.proc("env", "--default-signal=INT", "true").call(check = false, stderr = os.Pipe).exitCode == 0).getOrElse(false))
+      List("env", "--default-signal=INT")
+    else Nil
+
   def start(args: String*): IO[CliProcess] = SandboxFixture.connection >> IO.blocking {
     val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
-    val p = os.proc(List("env", "--default-signal=INT", "java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}",
+    val p = os.proc(defaultSigint ++ List("java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}",
       "bankops.Main") ++ args).spawn(env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString),
       stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
     CliProcess(p, out, err)

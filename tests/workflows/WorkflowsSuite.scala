@@ -1,19 +1,14 @@
 package bankops.workflows
 
 import cats.effect.IO
-import fs2.Chunk
 import io.circe.parser.parse
-import org.apache.kafka.clients.producer.ProducerRecord
 import org.apache.kafka.common.utils.Utils
 
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.services.avro.WireFormat
 import bankops.services.bank.{BalanceChanged, BankRules}
-import bankops.services.kafka.ChunkProducer
-import bankops.services.registry.RegistryClient
-import bankops.support.{BankFixture, MarkdownCheck, Repo, SandboxFixture, TopologyFixture, WorkflowRunner}
+import bankops.support.{BalanceEvents, BankFixture, MarkdownCheck, Repo, SandboxFixture, TopologyFixture, WorkflowRunner}
 import bankops.support.WorkflowRunner.{JobRun, Run}
 
 /** The operator workflows in `.github/workflows/`, their shell steps run here against the sandbox by
@@ -114,15 +109,7 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
   // balances-nightly: a BalanceChanged topic of 9 partitions (the workflow's shares) and a balance table of the test's own.
   private def sql(statement: String): IO[Unit] = SandboxFixture.settings.flatMap(s => BankFixture.withDb(s.database.url.value)(_.createStatement().execute(statement)).void)
 
-  private def produce(topic: String, events: List[BalanceChanged]): IO[Unit] =
-    SandboxFixture.settings.flatMap { s =>
-      RegistryClient.resource(s).use(_.version(s"$topic-nl.openweb.data.BalanceChanged")).map(_.get.id).flatMap { id =>
-        ChunkProducer.resource(s.kafka, 30.seconds).use { p =>
-          val records = events.map(e => new ProducerRecord(topic, e.iban.getBytes(UTF_8), WireFormat.Writer[BalanceChanged](id).apply(e).toOption.get))
-          p.send(Chunk.from(records))((_, _, err) => if (err != null) throw err).flatten
-        }
-      }
-    }
+  private def produce(topic: String, events: List[BalanceChanged]): IO[Unit] = BalanceEvents.produce(topic, events)
 
   test("balances-nightly: each share's findings in its own summary; the share with a changed balance fails, and so does the verdict") {
     val topic = TopologyFixture.unique("balance_changed")

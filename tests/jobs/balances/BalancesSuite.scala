@@ -1,19 +1,13 @@
 package bankops.jobs.balances
 
 import cats.effect.IO
-import fs2.Chunk
 import io.circe.parser.parse
-import org.apache.kafka.clients.producer.ProducerRecord
 
 import java.sql.DriverManager
-import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.services.avro.WireFormat
 import bankops.services.bank.{BalanceChanged, BankRules}
-import bankops.services.kafka.ChunkProducer
-import bankops.services.registry.RegistryClient
-import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{BalanceEvents, SandboxFixture, TestShell, TopologyFixture}
 
 class BalancesSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -37,16 +31,7 @@ class BalancesSuite extends munit.CatsEffectSuite {
     }.void
   }
 
-  /** Produces events through the library: the typed codec, the wire format and the producer every job uses. */
-  private def produce(topic: String, events: List[BalanceChanged]): IO[Unit] =
-    SandboxFixture.settings.flatMap { s =>
-      RegistryClient.resource(s).use(_.version(s"$topic-nl.openweb.data.BalanceChanged")).map(_.get.id).flatMap { id =>
-        ChunkProducer.resource(s.kafka, 30.seconds).use { p =>
-          val records = events.map(e => new ProducerRecord(topic, e.iban.getBytes(UTF_8), WireFormat.Writer[BalanceChanged](id).apply(e).toOption.get))
-          p.send(Chunk.from(records))((_, _, err) => if (err != null) throw err).flatten
-        }
-      }
-    }
+  private def produce(topic: String, events: List[BalanceChanged]): IO[Unit] = BalanceEvents.produce(topic, events)
 
   /** A chain of deposits for an account, and its final balance. */
   private def chain(iban: String, amounts: List[Long]): (List[BalanceChanged], Long) =

@@ -8,7 +8,7 @@ import java.time.Instant
 import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
-import bankops.support.{PythonClients, Repo, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{CliProcess, PythonClients, SandboxFixture, TestShell, TopologyFixture}
 
 class InspectSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -133,37 +133,19 @@ class InspectSuite extends munit.CatsEffectSuite {
     }
   }
 
-  /** A test run started in the background by a non-interactive shell inherits SIGINT ignored, and a JVM never handles
-    * a signal ignored at its start: where coreutils' env can, the child gets SIGINT's default back.
-    */
-  private lazy val defaultSigint: List[String] =
-    if (scala.util.Try(os.proc("env", "--default-signal=INT", "true").call(check = false, stderr = os.Pipe).exitCode == 0).getOrElse(false))
-      List("env", "--default-signal=INT")
-    else Nil
-
   test("--follow prints records produced after it started, and Ctrl-C exits 0 with the summary") {
     val late = s"""{"topic": "$topic", "key": "late", "record": "ConfirmAccountCreation", "value": {"id": "${ids(0)}", "a_type": "AUTO"}}"""
-    IO.fromFuture(IO(once)) >> IO.blocking {
-      val env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
-      val p = os.proc(defaultSigint, "java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
-        "inspect", "--topic", topic, "--from", "end", "--follow", "-o", "json").spawn(env = env, stderr = os.Pipe)
-      p
-    }.flatMap { p =>
-      val out = new StringBuilder
-      val reader = IO.blocking { var l = p.stdout.readLine(); while (l != null) { out.synchronized(out.append(l).append('\n')); l = p.stdout.readLine() } }
-      for {
-        fiber <- reader.start
-        _ <- IO.sleep(6.seconds)
-        _ <- PythonClients.produce(List(late))
-        _ <- (IO.sleep(500.millis) >> IO(out.synchronized(out.toString))).iterateUntil(_.contains("\"key\":\"late\"")).timeout(60.seconds)
-        _ <- IO.blocking(os.proc("kill", "-INT", p.wrapped.pid().toString).call())
-        code <- IO.blocking(p.waitFor(30000)) >> IO(p.exitCode())
-        _ <- fiber.join
-        err <- IO.blocking(p.stderr.text())
-      } yield {
-        assertEquals(code, 0, err)
-        assert(err.contains("1 read, 1 shown"), err)
-      }
+    for {
+      _ <- IO.fromFuture(IO(once))
+      p <- CliProcess.start("inspect", "--topic", topic, "--from", "end", "--follow", "-o", "json")
+      _ <- IO.sleep(6.seconds)
+      _ <- PythonClients.produce(List(late))
+      _ <- CliProcess.await(60.seconds, "the late record")(IO.blocking(os.read(p.out).contains("\"key\":\"late\"")))
+      code <- p.interrupt
+    } yield {
+      val err = os.read(p.err)
+      assertEquals(code, 0, err)
+      assert(err.contains("1 read, 1 shown"), err)
     }
   }
 
