@@ -40,11 +40,12 @@ object Cli {
 
   /** One line, the documented exit code, and the stack trace only when asked for. */
   def report(error: Throwable, shell: Shell): IO[ExitCode] = {
-    val (message, code) = error match {
-      case f: Failure => (f.message, f.exitCode)
-      case other      => Failures.classify(other)
-    }
-    val trace = if (shell.verbose) IO.blocking(error.printStackTrace(shell.err)) else IO.unit
+    val (message, code) = Failures.classify(error)
+    val trace = if (shell.verbose) IO.blocking {
+      val text = new java.io.StringWriter
+      error.printStackTrace(new java.io.PrintWriter(text))
+      shell.err.print(Redact(text.toString))
+    } else IO.unit
     trace >> shell.info(s"bankops: $message").as(ExitCode(code))
   }
 }

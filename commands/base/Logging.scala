@@ -1,6 +1,6 @@
 package bankops.base
 
-/** Library logging (slf4j-simple, on stderr): WARN and above, everything with --verbose.
+/** Library logging (slf4j-simple, on stderr): WARN and above except the Kafka clients', everything with --verbose.
   * Must run before the first logger is created, i.e. before any Kafka client exists.
   */
 object Logging {
@@ -9,13 +9,8 @@ object Logging {
     set("org.slf4j.simpleLogger.logFile", "System.err")
     set("org.slf4j.simpleLogger.defaultLogLevel", if (verbose) "debug" else "warn")
     set("org.slf4j.simpleLogger.showDateTime", "true")
-    if (!verbose) {
-      // Unreachable brokers are reported by bankops itself as one line, not per reconnect attempt.
-      set("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error")
-      // Settings shared by all clients are not an operator's concern.
-      set("org.slf4j.simpleLogger.log.org.apache.kafka.clients.admin.AdminClientConfig", "error")
-      set("org.slf4j.simpleLogger.log.org.apache.kafka.clients.producer.ProducerConfig", "error")
-      set("org.slf4j.simpleLogger.log.org.apache.kafka.clients.consumer.ConsumerConfig", "error")
-    }
+    // The Kafka clients log each reconnect, failed handshake (with its stack trace) and setting; bankops reports
+    // what failed itself, as one line naming the address or setting. --verbose shows everything.
+    if (!verbose) set("org.slf4j.simpleLogger.log.org.apache.kafka", "off")
   }
 }

@@ -18,9 +18,10 @@ final case class Shell(
     home: os.Path
 ) {
   def println(line: String): IO[Unit] = IO.blocking(out.println(line))
-  def info(line: String): IO[Unit] = IO.blocking(err.println(line))
-  def warn(line: String): IO[Unit] = IO.blocking(err.println(s"warning: $line"))
-  def debug(line: String): IO[Unit] = if (verbose) IO.blocking(err.println(line)) else IO.unit
+  // What goes to stderr quotes settings and library messages: secrets are masked there ([[Redact]]).
+  def info(line: String): IO[Unit] = IO.blocking(err.println(Redact(line)))
+  def warn(line: String): IO[Unit] = IO.blocking(err.println(s"warning: ${Redact(line)}"))
+  def debug(line: String): IO[Unit] = if (verbose) IO.blocking(err.println(Redact(line))) else IO.unit
 }
 
 object Shell {

@@ -10,7 +10,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{DurationText, Failure, Job, OutputFormat, Shell, StepSummary, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt}
+import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops balances validate`: the balances on Kafka and in PostgreSQL agree, or here is how they differ. */
@@ -21,7 +21,7 @@ object BalancesCommand {
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
-    Opts.option[String]("topic", "The BalanceChanged topic (default balance_changed).", metavar = "TOPIC").withDefault("balance_changed"),
+    TopicName.option("topic", "The BalanceChanged topic (default balance_changed).").withDefault("balance_changed"),
     Opts.option[String]("table", "The balance table, optionally schema-qualified (default balance).", metavar = "TABLE").withDefault("balance"),
     SourceOpts.partitions,
     Opts.option[String]("settle", "Re-check accounts that differ after this long, with the events and rows that changed meanwhile (e.g. 10s).", metavar = "DURATION")

@@ -35,7 +35,7 @@ object ConfigCommand {
   }
 
   private def show(flags: ConnectionFlags, output: Option[OutputFormat])(shell: Shell): IO[ExitCode] =
-    Connections.load(flags, shell).flatMap { settings =>
+    Connections.load(flags, shell, checked = false).flatMap { settings =>
       val rs = rows(settings)
       OutputFormat.resolve(output, shell) match {
         case OutputFormat.Table =>

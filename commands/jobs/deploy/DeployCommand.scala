@@ -36,7 +36,8 @@ object DeployCommand {
     (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly).mapN { (c, level, gate) => (shell: Shell) =>
       both(c, level, shell) { (admin, _, tp, _, _, sp) =>
         for {
-          refused <- if (gate && !tp.isEmpty) TopicSync.refusals(admin, tp) else IO.pure(Nil)
+          // Asked without --gate too: a change apply would have refused (an unknown config key) is not merely pending.
+          refused <- if (!tp.isEmpty) TopicSync.refusals(admin, tp) else IO.pure(Nil)
           _ <- print(tp, sp, OutputFormat.resolve(c.output, shell), shell)
           _ <- refused.traverse_(o => shell.info(o.refusal))
           _ <- StepSummary.write(shell, DeploySummary.plan(tp, sp, refused))

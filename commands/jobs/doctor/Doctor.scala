@@ -5,14 +5,13 @@ import cats.syntax.all._
 
 import java.net.{InetAddress, InetSocketAddress, Socket, URI}
 import java.security.cert.X509Certificate
-import java.sql.DriverManager
 import java.time.Instant
 import java.time.temporal.ChronoUnit
 import javax.net.ssl.{SSLContext, SSLSocket}
 import scala.concurrent.duration._
 
 import bankops.base.Failures
-import bankops.services.config.{ConnectionSettings, Secrets, TlsProfile}
+import bankops.services.config.{ConnectionSettings, Database, KafkaCheck, Secrets, TlsProfile}
 import bankops.services.kafka.KafkaClients
 import bankops.services.registry.RegistryClient
 
@@ -61,7 +60,14 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
 
   private def sslContext: SSLContext = TlsProfile.sslContext(props, None).getOrElse(SSLContext.getDefault)
 
-  def kafka: IO[List[Check]] = {
+  def kafka: IO[List[Check]] =
+    // A bad setting would fail every later step with a library error: it is the one thing to report.
+    KafkaCheck(settings.kafka) match {
+      case Left(problem) => IO.pure(List(Check("kafka settings", passed = false, problem)))
+      case Right(()) => kafkaSteps.map(Check("kafka settings", passed = true, "bootstrap servers, client properties and stores are valid") :: _)
+    }
+
+  private def kafkaSteps: IO[List[Check]] = {
     val protocol = props.getOrElse("security.protocol", "PLAINTEXT").toUpperCase
     val verifyHost = props.getOrElse("ssl.endpoint.identification.algorithm", "https").nonEmpty
     val brokers = settings.kafka.bootstrapServers.value.split(',').toList.filter(_.nonEmpty).map(hostPort(_, 9092))
@@ -102,9 +108,7 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
 
   def postgres: IO[List[Check]] = {
     val db = settings.database
-    attempt(s"postgres login ${Secrets.maskUrl(db.url.value)} as ${db.user.value}")(IO.blocking {
-      DriverManager.setLoginTimeout(timeout.toSeconds.toInt max 1)
-      val c = DriverManager.getConnection(db.url.value, db.user.value, db.password.map(_.value).orNull)
+    attempt(s"postgres login ${Secrets.maskUrl(db.url.value)} as ${db.user.value}")(Database.connect(db, "doctor", timeout).map { c =>
       try { val rs = c.createStatement().executeQuery("SHOW server_version"); rs.next(); s"PostgreSQL ${rs.getString(1)}" }
       finally c.close()
     }).map(List(_))

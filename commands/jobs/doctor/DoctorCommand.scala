@@ -14,7 +14,7 @@ import bankops.services.config.{ConnectionFlags, Connections}
 object DoctorCommand {
 
   private def run(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)(shell: Shell): IO[ExitCode] =
-    Connections.load(flags, shell).flatMap(s => new Doctor(s, timeout).all).flatMap { checks =>
+    Connections.load(flags, shell, checked = false).flatMap(s => new Doctor(s, timeout).all).flatMap { checks =>
       val print = OutputFormat.resolve(output, shell) match {
         case OutputFormat.Table =>
           val width = checks.map(_.name.length).maxOption.getOrElse(0)

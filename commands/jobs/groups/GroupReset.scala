@@ -5,7 +5,7 @@ import cats.syntax.all._
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.TopicPartition
 
-import bankops.base.{Failure, OutputFile, OutputFormat, Shell, StepSummary, Table}
+import bankops.base.{Failure, OutputFile, OutputFormat, Shell, StepSummary, Table, TextFile}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, GroupDescription}
 
 /** `groups reset`: facts from the cluster, the pure [[ResetPlan]], and (with --execute) one atomic commit per group. */
@@ -20,9 +20,10 @@ object GroupReset {
       described <- ConsumerGroups.describe(admin, groups)
       partitions <- topics.flatTraverse(partitionsOf(admin, _, only))
       entries <- target match {
-        case ResetTarget.File(p) => IO.blocking(if (os.isFile(p)) Some(os.read(p)) else None).flatMap {
+        case ResetTarget.File(p) => IO.blocking(if (os.isFile(p)) Some(TextFile.read(p)) else None).flatMap {
           case None => IO.raiseError(Failure.BadInput(s"offsets file $p does not exist"))
-          case Some(text) => IO.fromEither(OffsetsFile.parse(text, p))
+          case Some(Left(notText)) => IO.raiseError(Failure.BadInput(notText))
+          case Some(Right(text)) => IO.fromEither(OffsetsFile.parse(text, p))
         }
         case _ => IO.pure(Nil)
       }

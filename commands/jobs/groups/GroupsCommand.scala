@@ -11,7 +11,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, StepSummary, Table, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
-import bankops.services.kafka.{ConsumerGroups, KafkaClients, SourceOpts}
+import bankops.services.kafka.{ConsumerGroups, KafkaClients, SourceOpts, TopicName}
 
 /** `bankops groups list|describe|reset|delete`: consumer-group lag, and offset moves that are planned before they are made. */
 object GroupsCommand {
@@ -64,7 +64,7 @@ object GroupsCommand {
   private val resetOpts: Opts[ResetOptions] = (
     common,
     groups,
-    Opts.options[String]("topic", "Move the group's offsets on this topic (repeatable).", "t", "TOPIC"),
+    TopicName.options("topic", "Move the group's offsets on this topic (repeatable).", "t"),
     SourceOpts.partitions,
     Opts.option[String]("to", "Where to: earliest, latest, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m), shift:±N (from the committed " +
       "offset), file:PATH (offsets saved by --save-to).", metavar = "POSITION").mapValidated(s => ResetTarget.parse(s, Instant.now(), os.pwd).toValidatedNel),

@@ -8,7 +8,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{DurationText, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
-import bankops.services.kafka.KafkaClients
+import bankops.services.kafka.{KafkaClients, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
 
@@ -23,7 +23,7 @@ object HandlerCommand {
     ConnectionFlags.opts,
     Opts.option[String]("group", "Consumer group (default bankops-command-handler); handlers in one group share the partitions.", metavar = "GROUP")
       .withDefault("bankops-command-handler"),
-    Opts.option[String]("topic", "Topic of the commands (default commands).", metavar = "TOPIC").withDefault("commands"),
+    TopicName.option("topic", "Topic of the commands (default commands).").withDefault("commands"),
     Opts.option[String]("feedback-topic", "Topic for command feedback (default command_feedback).", metavar = "TOPIC").withDefault("command_feedback"),
     Opts.option[String]("balance-topic", "Topic for BalanceChanged (default balance_changed).", metavar = "TOPIC").withDefault("balance_changed"),
     Opts.option[String]("instance", "This handler's stable name: GROUP-NAME is its Kafka transactional id and static group member id, so a restart " +

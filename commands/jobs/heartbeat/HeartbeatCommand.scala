@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
-import bankops.services.kafka.KafkaClients
+import bankops.services.kafka.{KafkaClients, TopicName}
 import bankops.services.load.{LoadGenerator, LoadKind, LoadSpec}
 
 /** `bankops heartbeat`: heartbeats and bank commands at a set rate, with the figures of a load test. */
@@ -26,7 +26,7 @@ object HeartbeatCommand {
     Opts.option[String]("duration", "Stop after this long (e.g. 30s, 10m).", metavar = "DURATION")
       .mapValidated(s => DurationText.parse(s).toValidatedNel).orNone,
     Opts.option[Long]("count", "Stop after N records.", metavar = "N").mapValidated(n => if (n > 0) n.validNel else s"--count must be positive, not $n".invalidNel).orNone,
-    Opts.option[String]("topic", "Heartbeat topic (default heartbeat).", metavar = "TOPIC").withDefault("heartbeat"),
+    TopicName.option("topic", "Heartbeat topic (default heartbeat).").withDefault("heartbeat"),
     Opts.option[String]("commands-topic", "Topic for bank commands (default commands).", metavar = "TOPIC").withDefault("commands"),
     Opts.option[String]("feedback-topic", "Where the handler answers (default command_feedback): created accounts are learned from it.", metavar = "TOPIC")
       .withDefault("command_feedback"),

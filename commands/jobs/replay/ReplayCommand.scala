@@ -7,10 +7,10 @@ import fs2.{Chunk, Stream}
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Interrupt, Job, OutputFile, Shell, StepSummary, TimeoutOpt}
+import bankops.base.{Failure, Interrupt, Job, OutputFile, Shell, StepSummary, TextFile, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyOpts}
-import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicReader}
+import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicName, TopicReader}
 import bankops.services.plan.TopicSync
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
@@ -49,7 +49,7 @@ object ReplayCommand {
       path("from-file", "Source file: JSON lines as `inspect --output json` or `replay --to-file` write them.").map(FromFile(_): From)
 
   private val to: Opts[To] =
-    Opts.option[String]("to-topic", "Target topic.", metavar = "TOPIC").map(ToTopic(_): To) orElse
+    TopicName.option("to-topic", "Target topic.").map(ToTopic(_): To) orElse
       (path("to-file", "Target file: lossless JSON lines (raw value bytes alongside the decoded value); a new name, or an existing regular file with --overwrite."),
         Opts.flag("overwrite", "With --to-file: replace the file when it exists (a directory, link or device is never replaced).").orFalse).mapN(ToFile(_, _): To)
 
@@ -80,7 +80,12 @@ object ReplayCommand {
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     for {
       // A path that would be refused is named before any service is asked for anything.
-      _ <- o.to match { case ToFile(f, overwrite) => OutputFile.check("--to-file", f, overwrite); case ToTopic(_) => IO.unit }
+      _ <- o.to match {
+        case ToFile(_, _) if o.delivery.rate.isDefined =>
+          IO.raiseError(Failure.BadInput("--rate paces sending to a topic; --to-file writes records as fast as they are read (drop --rate)"))
+        case ToFile(f, overwrite) => OutputFile.check("--to-file", f, overwrite)
+        case ToTopic(_) => IO.unit
+      }
       source <- Connections.load(o.flags, shell)
       target <- Connections.load(o.target.over(o.flags), shell)
       topology <- TopologyOpts.load(o.topology, shell)
@@ -148,7 +153,7 @@ object ReplayCommand {
       _ <- IO.raiseUnless(os.isFile(file))(Failure.BadInput(s"$file: no such file"))
       dir <- input.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
       topic = to match { case ToTopic(t) => t; case ToFile(_, _) => "" }
-      lines <- IO.blocking(os.read.lines(file).zipWithIndex.filter(_._1.trim.nonEmpty).toList)
+      lines <- IO.blocking(TextFile.lines(file)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).map(_.zipWithIndex.filter(_._1.trim.nonEmpty))
       results <- RegistryClient.resource(target, timeout).use { registry =>
         val encoder = new FileEncoder(registry, strategy, topic, dir, known, input.exact)
         lines.traverse { case (text, i) =>

@@ -34,7 +34,8 @@ object TopicTarget {
       // Per source partition, the offset after the last record read: where an interrupted run resumes.
       nextRead = new ConcurrentHashMap[Int, java.lang.Long]()
       interrupted = new java.util.concurrent.atomic.AtomicBoolean(false)
-      paced = o.rate.fold(records)(r => records.flatMap(Stream.chunk).chunkN((r / 10) max 1).metered(100.millis))
+      // A tenth of a second's records every tenth of a second; below 10 records/s, one record every 1/rate s.
+      paced = o.rate.fold(records) { r => val n = (r / 10) max 1; records.flatMap(Stream.chunk).chunkN(n).metered((n * 1000000000L / r).nanos) }
       _ <- (Interrupt.onCtrlC, ChunkProducer.resource(target.kafka, o.timeout)).tupled.use { case (ctrlC, producer) =>
         // The producer's connection and metadata are made while the source is read, not at the first send.
         // Ctrl-C stops reading; what was handed to the producer is still awaited, so the counts are acknowledgements.

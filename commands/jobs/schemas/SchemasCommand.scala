@@ -6,6 +6,7 @@ import com.monovore.decline.Opts
 
 import bankops.base.{Failure, Job, OutputFormat, Shell}
 import bankops.services.contracts.{DesiredSubjects, RecordKey, SchemaFiles, TopicRecord, TopicSpec}
+import bankops.services.kafka.TopicName
 import bankops.services.plan.{SchemaFlow, SchemaPlan}
 
 /** `bankops schemas plan|register|check`: the `.avsc` contracts in the registry, one subject per topic and record. */
@@ -32,7 +33,7 @@ object SchemasCommand {
   )
 
   private val checkCmd = Opts.subcommand("check", "Is one candidate .avsc compatible with its subject on a topic? For CI of schema changes; exit 1 when not.")(
-    (SchemaFlow.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), Opts.option[String]("topic", "The topic the record goes on.", metavar = "TOPIC"))
+    (SchemaFlow.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
       .mapN { (c, file, topic) => (shell: Shell) =>
         SchemaFlow.prepared(c, shell) { (topology, _, sync) =>
           IO.blocking(SchemaFiles.loadOne(file, topology.schemaFiles)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).flatMap { candidate =>

@@ -9,7 +9,7 @@ import scala.concurrent.duration.FiniteDuration
 import bankops.base.{Failure, Job, OutputFormat, Shell, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{Topology, TopologyOpts}
-import bankops.services.plan.{TopicAdmin, TopicPlan, TopicSync}
+import bankops.services.plan.{Outcome, TopicAdmin, TopicPlan, TopicSync}
 
 /** `bankops topics plan|apply`: the topology's topics on the cluster, as code. */
 object TopicsCommand {
@@ -31,8 +31,12 @@ object TopicsCommand {
 
   private val planCmd = Opts.subcommand("plan", "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.")(
     (common, deleteUnlisted).mapN { (c, delete) => (shell: Shell) =>
-      prepared(c, shell)((topology, admin) => TopicSync.plan(admin, topology, delete))
-        .flatTap(TopicSync.printPlan(_, OutputFormat.resolve(c.output, shell), shell)).map(planExit)
+      // The broker checks the changes without making them: what apply would refuse is exit 2 or 3 here too, not "pending".
+      prepared(c, shell)((topology, admin) => TopicSync.plan(admin, topology, delete).flatMap(p =>
+        (if (p.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(admin, p)).map(p -> _))).flatMap { case (plan, refused) =>
+        TopicSync.printPlan(plan, OutputFormat.resolve(c.output, shell), shell) >> refused.traverse_(o => shell.info(o.refusal))
+          .as(if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused)) else planExit(plan))
+      }
     }
   )
 

@@ -44,7 +44,7 @@ object ClientProperties {
     val noSeparator = logical.collectFirst {
       case (line, no) if !hasSeparator(line) => s"$name:$no: expected key=value, got '${line.trim}'"
     }
-    noSeparator.toLeft(()).flatMap(_ => load(text, name, logical)).flatMap { values =>
+    noSeparator.toLeft(()).flatMap(_ => load(text, name, logical)).flatMap(values => duplicate(name, logical).toLeft(values)).flatMap { values =>
       values.keys.toList.sorted.find(k => !known(k)) match {
         case Some(k) => Left(s"$name: unknown property '$k' (not a Kafka client or schema registry key)")
         case None =>
@@ -62,13 +62,28 @@ object ClientProperties {
     }
   }
 
+  /** Properties keeps the last of two lines with one key, silently: the second is named, with the first. Each line's
+    * key is read by Properties itself, escapes and all.
+    */
+  private def duplicate(name: String, logical: List[(String, Int)]): Option[String] = {
+    val keyed = logical.flatMap { case (line, no) =>
+      val one = new Properties()
+      scala.util.Try(one.load(new StringReader(line))).toOption.flatMap(_ => one.stringPropertyNames().asScala.headOption).map(_ -> no)
+    }
+    keyed.groupBy(_._1).values.filter(_.size > 1).map(_.map(_._2).sorted).toList.sortBy(_(1)).headOption.map { lines =>
+      val key = keyed.find(_._2 == lines(1)).get._1
+      s"$name:${lines(1)}: property '$key' is set again (first on line ${lines.head}); remove one"
+    }
+  }
+
   /** A backslash-u escape (after an even run of backslashes) without four hex digits. */
   private val badEscape = """(?<!\\)(?:\\\\)*\\u(?![0-9a-fA-F]{4})""".r
 
   /** Reads, parses and checks a file, including that the stores it names exist. */
   def load(path: os.Path): IO[Map[String, String]] =
-    IO.blocking(os.read(path))
+    IO.blocking(bankops.base.TextFile.read(path))
       .adaptError { case e: java.io.IOException => Failure.BadInput(s"cannot read --command-config $path: ${describe(e)}") }
+      .flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))
       .flatMap(text => IO.fromEither(parse(text, path.toString).left.map(Failure.BadInput(_))))
       .flatTap { props =>
         val missing = props.collect {

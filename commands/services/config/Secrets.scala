@@ -2,7 +2,7 @@ package bankops.services.config
 
 /** Which values are secret, and how they are shown: never. */
 object Secrets {
-  val Mask = "****"
+  val Mask: String = bankops.base.Redact.Mask
 
   def isSecretKey(key: String): Boolean = {
     val k = key.toLowerCase
@@ -13,10 +13,15 @@ object Secrets {
   def maskProperty(key: String, value: String): String = if (isSecretKey(key)) Mask else value
 
   /** Masks the password in `scheme://user:password@host` and in `?password=` query parameters. */
-  def maskUrl(url: String): String =
-    url
-      .replaceAll("(://[^/@:]*):[^/@]*@", "$1:" + Mask + "@")
-      .replaceAll("(?i)([?&]password=)[^&]*", "$1" + Mask)
+  def maskUrl(url: String): String = bankops.base.Redact.url(url)
+
+  /** The secret values of `settings`, so that no line bankops writes shows them, wherever they are quoted. */
+  def remember(settings: ConnectionSettings): Unit =
+    bankops.base.Redact.remember(
+      settings.kafka.properties.collect { case (k, v) if isSecretKey(k) => v } ++
+        settings.registry.userInfo.map(_.value.dropWhile(_ != ':').drop(1)) ++
+        settings.database.password.map(_.value)
+    )
 
   /** `user:password` becomes `user:****`. */
   def maskUserInfo(userInfo: String): String = userInfo.takeWhile(_ != ':') + ":" + Mask

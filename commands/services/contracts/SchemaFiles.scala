@@ -30,8 +30,7 @@ object SchemaFiles {
     else checkJson(file).flatMap(text => parseWith(file, text, knownTypes(known.values)).left.map(e => s"$file: $e"))
 
   private def checkJson(f: os.Path): Either[String, String] = {
-    val text = os.read(f)
-    parse(text).left.map(e => s"$f: not valid JSON: ${e.message}").map(_ => text)
+    bankops.base.TextFile.read(f).flatMap(text => parse(text).left.map(e => s"$f: not valid JSON: ${e.message}").map(_ => text))
   }
 
   /** Parses files whose dependencies are parsed, repeating until all are done or none progresses. */

@@ -20,8 +20,9 @@ object TopologyFile {
 
   def load(file: os.Path): R[Topology] =
     for {
-      text <- if (os.isFile(file)) Right(os.read(file)) else Left(s"$file: no such topology file")
+      text <- if (os.isFile(file)) bankops.base.TextFile.read(file) else Left(s"$file: no such topology file")
       json <- parse(text).left.map(e => s"$file: not valid JSON: ${e.message}")
+      _ <- DuplicateKeys.find(text).map(d => s"$file: $d").toLeft(())
       schemas <- SchemaFiles.load(file / os.up)
       topology <- fromJson(file, json, schemas).left.map(e => s"$file: $e")
     } yield topology

@@ -111,10 +111,20 @@ object KafkaClients {
     new org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]](javaProperties(settings.properties), bytes, bytes)
   }
 
-  /** A client timeout becomes exit 3 naming the brokers and the time waited. */
-  def unreachable(kafka: KafkaSettings, timeout: FiniteDuration): PartialFunction[Throwable, Throwable] = {
-    case e: org.apache.kafka.common.errors.TimeoutException =>
-      bankops.base.Failure.Unavailable(s"Kafka at ${kafka.bootstrapServers.value} did not answer within ${timeout.toSeconds} s (${e.getMessage})", e)
+  /** A client timeout, a failed TLS handshake or refused credentials become exit 3 naming the brokers: the Java
+    * client's own messages name neither the address nor what to check. Found anywhere in the cause chain (the clients
+    * wrap them), unless bankops already said what failed.
+    */
+  def unreachable(kafka: KafkaSettings, timeout: FiniteDuration): PartialFunction[Throwable, Throwable] = Function.unlift { (error: Throwable) =>
+    import org.apache.kafka.common.errors.{AuthenticationException, SslAuthenticationException, TimeoutException}
+    val at = kafka.bootstrapServers.value
+    def msg(e: Throwable) = Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
+    Iterator.iterate(error)(_.getCause).takeWhile(_ != null).takeWhile(!_.isInstanceOf[bankops.base.Failure]).collectFirst {
+      case e: TimeoutException => bankops.base.Failure.Unavailable(s"Kafka at $at did not answer within ${timeout.toSeconds} s (${msg(e)})", error)
+      case e: SslAuthenticationException => bankops.base.Failure.Unavailable(
+        s"Kafka at $at: TLS handshake failed (${msg(e)}); is this a Kafka SSL listener, and does ssl.truststore.location hold its CA?", error)
+      case e: AuthenticationException => bankops.base.Failure.Unavailable(s"Kafka at $at refused the client's credentials: ${msg(e)}", error)
+    }
   }
 
   /** An idempotent, acks=all producer of raw bytes, batched for throughput; the command-config file's

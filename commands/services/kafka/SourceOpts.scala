@@ -12,7 +12,7 @@ object SourceOpts {
   private def ints(s: String): Either[String, List[Int]] =
     s.split(",").toList.map(_.trim).filter(_.nonEmpty).traverse(p => p.toIntOption.filter(_ >= 0).toRight(s"--partition: '$p' is not a partition number"))
 
-  def topics(name: String, help: String): Opts[NonEmptyList[String]] = Opts.options[String](name, help, metavar = "TOPIC")
+  def topics(name: String, help: String): Opts[NonEmptyList[String]] = TopicName.options(name, help)
 
   val partitions: Opts[Option[List[Int]]] =
     Opts.options[String]("partition", "Only these partitions (repeatable, or comma-separated).", "p", "N[,N]")

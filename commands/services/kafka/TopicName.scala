@@ -1,0 +1,21 @@
+package bankops.services.kafka
+
+import cats.data.{NonEmptyList, ValidatedNel}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+import org.apache.kafka.common.errors.InvalidTopicException
+import org.apache.kafka.common.internals.Topic
+
+/** Topic names given on the command line, checked by Kafka's own rule before any client is made: an illegal name would
+  * otherwise reach the broker as a metadata error or a wait until the timeout.
+  */
+object TopicName {
+  def check(flag: String)(name: String): ValidatedNel[String, String] =
+    try { Topic.validate(name); name.validNel }
+    catch { case e: InvalidTopicException => s"--$flag: ${e.getMessage}".invalidNel }
+
+  def option(flag: String, help: String): Opts[String] = Opts.option[String](flag, help, metavar = "TOPIC").mapValidated(check(flag))
+
+  def options(flag: String, help: String, short: String = ""): Opts[NonEmptyList[String]] =
+    Opts.options[String](flag, help, short, "TOPIC").mapValidated(_.traverse(check(flag)))
+}

@@ -1,0 +1,135 @@
+package bankops.jobs
+
+import cats.effect.IO
+import cats.syntax.all._
+import munit.CatsEffectSuite
+
+import scala.concurrent.duration._
+
+import bankops.services.kafka.{EndOffsets, KafkaClients}
+import bankops.support.{Repo, SandboxFixture, TestShell}
+
+/** Issue 17's table: one row per class of bad input an operator can fix, each run through the CLI against the sandbox,
+  * with the exit code, a fragment of the one line expected, and that nothing was written where a topic or file is
+  * involved. Never "unexpected error" (that is for bugs), never a stack trace or a library log line without --verbose,
+  * never a secret.
+  */
+class BadInputSuite extends CatsEffectSuite {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  /** `lines`: a file's checks name each bad line (up to 10), then say nothing was sent. */
+  private final case class Row(name: String, args: List[String], code: Int, fragment: String, env: Map[String, String] = Map.empty,
+                               absent: List[os.Path] = Nil, lines: Int = 1)
+
+  private val dir = os.temp.dir(prefix = "bad-input")
+  private val sandboxEnv = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
+
+  /** The sandbox's client properties with some keys replaced (or added), as a new command-config file. */
+  private def config(name: String, changes: (String, String)*): String = {
+    val kept = os.read.lines(SandboxFixture.layout.clientProperties).filterNot(l => changes.exists { case (k, _) => l.startsWith(s"$k=") })
+    val file = dir / name
+    os.write.over(file, (kept ++ changes.map { case (k, v) => s"$k=$v" }).mkString("", "\n", "\n"))
+    file.toString
+  }
+
+  private def file(name: String, bytes: Array[Byte]): String = { val f = dir / name; os.write.over(f, bytes); f.toString }
+  private def text(name: String, content: String): String = file(name, content.getBytes("UTF-8"))
+
+  private val secret = "Sup3rSecretPassw0rd"
+
+  private def rows: List[Row] = {
+    val truststore = SandboxFixture.layout.dir / "tls" / "truststore.p12"
+    val line = """{"record":"Heartbeat","key":null,"value":{"beat":1}}"""
+    val topology = os.read(Repo.root / "schemas" / "topology.json")
+    val dupTopology = dir / "dup" / "topology.json"
+    os.makeDir.all(dupTopology / os.up)
+    os.list(Repo.root / "schemas").filter(_.ext == "avsc").foreach(f => os.copy.over(f, dupTopology / os.up / f.last))
+    // The first topic's partitions given twice: JSON parsers keep the last one silently.
+    os.write.over(dupTopology, topology.replaceFirst("\"partitions\"\\s*:\\s*(\\d+)", "\"partitions\": 1, \"partitions\": $1"))
+    val unknownConfig = dir / "cfg" / "topology.json"
+    os.makeDir.all(unknownConfig / os.up)
+    os.list(Repo.root / "schemas").filter(_.ext == "avsc").foreach(f => os.copy.over(f, unknownConfig / os.up / f.last))
+    os.write.over(unknownConfig, topology.replaceFirst("\"config\"\\s*:\\s*\\{", "\"config\": { \"no.such.setting\": \"1\","))
+    val toFile = dir / "out.jsonl"
+    List(
+      Row("wrong truststore password", List("inspect", "--topic", "heartbeat", "--command-config", config("wrong-trust.properties", "ssl.truststore.password" -> secret)),
+        2, "ssl.truststore.password does not open"),
+      Row("wrong keystore password", List("inspect", "--topic", "heartbeat", "--command-config", config("wrong-key.properties", "ssl.keystore.password" -> secret)),
+        2, "ssl.keystore.password does not open"),
+      Row("a store path that is a directory", List("inspect", "--topic", "heartbeat", "--command-config", config("dir-store.properties", "ssl.truststore.location" -> dir.toString)),
+        2, s"ssl.truststore.location $dir is a directory"),
+      Row("a file that is no key store", List("inspect", "--topic", "heartbeat", "--command-config", config("not-store.properties", "ssl.truststore.location" -> text("plain.txt", "hello"))),
+        2, "is not a PKCS12 store"),
+      Row("security.protocol=SSLX", List("inspect", "--topic", "heartbeat", "--command-config", config("sslx.properties", "security.protocol" -> "SSLX")),
+        2, "Invalid value SSLX for configuration security.protocol"),
+      Row("a value the Java client refuses", List("heartbeat", "--count", "1", "--command-config", config("acks.properties", "acks" -> "some")),
+        2, "Invalid value some for configuration acks"),
+      Row("a key given twice in a command-config", List("inspect", "--topic", "heartbeat", "--command-config", text("dup.properties", "acks=1\n# again\nacks=all\n")),
+        2, "dup.properties:3: property 'acks' is set again (first on line 1)"),
+      Row("a bootstrap server without a port", List("inspect", "--topic", "heartbeat", "--bootstrap-server", "localhost"), 2,
+        "flag --bootstrap-server: bootstrap server 'localhost' is not host:port"),
+      Row("an empty bootstrap server", List("inspect", "--topic", "heartbeat"), 2, "env KAFKA_BROKERS: no bootstrap server given",
+        env = Map("KAFKA_BROKERS" -> " , ")),
+      Row("an invalid topic name to read", List("inspect", "--topic", "no such topic"), 2, "--topic: Topic name is invalid"),
+      Row("an invalid topic name to write", List("replay", "--from-topic", "heartbeat", "--to-topic", "a/b"), 2, "--to-topic: Topic name is invalid"),
+      Row("a replay file that is not UTF-8", List("replay", "--from-file", file("latin1.jsonl", (line + "\n").getBytes("UTF-8") ++ "caf\u00e9\n".getBytes("ISO-8859-1")),
+        "--to-topic", "heartbeat"), 2, "latin1.jsonl:2: not UTF-8 text"),
+      Row("--exact with a raw value shorter than the frame", List("replay", "--from-file",
+        text("short.jsonl", """{"key":null,"raw":"AAE="}""" + "\n"), "--to-topic", "heartbeat", "--exact"), 2, "raw: not a Confluent-framed Avro value (2 bytes", lines = 2),
+      Row("--exact with a raw value without the magic byte", List("replay", "--from-file",
+        text("magic.jsonl", """{"key":null,"raw":"AQAAAAEC"}""" + "\n"), "--to-topic", "heartbeat", "--exact"), 2, "not the magic byte", lines = 2),
+      Row("--rate with --to-file", List("replay", "--from-topic", "heartbeat", "--to-file", toFile.toString, "--rate", "5"), 2,
+        "--rate paces sending to a topic", absent = List(toFile)),
+      Row("a JDBC URL for another driver", List("balances", "validate", "--db-url", "jdbc:mysql://localhost/balancedb"), 2,
+        "flag --db-url: 'jdbc:mysql://localhost/balancedb' is not a PostgreSQL JDBC URL"),
+      Row("a key given twice in topology.json", List("topics", "plan", "--topology", dupTopology.toString), 2,
+        s"$dupTopology: line"),
+      Row("an unknown topic config key in plan (as apply refuses it)", List("topics", "plan", "--topology", unknownConfig.toString), 2,
+        "no.such.setting"),
+      Row("an unknown topic config key in the combined plan", List("plan", "--topology", unknownConfig.toString), 2, "no.such.setting"),
+      Row("a database password that is wrong, with --verbose", List("balances", "validate", "--verbose"), 3, "PostgreSQL",
+        env = Map("DB_PASSWORD" -> secret)),
+      // The port of the sandbox's PostgreSQL speaks no Kafka: the TLS handshake fails (the clients log it with a trace).
+      Row("Kafka pointed at a port that speaks another protocol", List("inspect", "--topic", "heartbeat", "--timeout", "5", "--bootstrap-server",
+        s"localhost:${SandboxFixture.sandboxSettings.dbPort}"), 3, s"localhost:${SandboxFixture.sandboxSettings.dbPort}")
+    )
+  }
+
+  private def ends(topic: String): IO[Long] = SandboxFixture.settings.flatMap(s =>
+    KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, topic)).map(_.values.sum))
+
+  test("every class of bad input: its exit code and one line naming the file and key, flag or address; nothing sent or written") {
+    for {
+      _ <- SandboxFixture.connection
+      table = rows
+      before <- ends("heartbeat")
+      results <- table.traverse(r => TestShell.run(r.args, sandboxEnv ++ r.env, Repo.root).map(r -> _))
+      after <- ends("heartbeat")
+    } yield {
+      val failures = results.flatMap { case (row, res) =>
+        val lines = res.err.linesIterator.filter(_.nonEmpty).toList
+        val verbose = row.args.contains("--verbose")
+        List(
+          Option.when(res.code != row.code)(s"exit ${res.code}, expected ${row.code}"),
+          Option.when(!res.err.contains(row.fragment))(s"no '${row.fragment}'"),
+          Option.when(res.err.contains("unexpected error"))("'unexpected error'"),
+          Option.when(!verbose && lines.size != row.lines)(s"${lines.size} lines, expected ${row.lines}"),
+          Option.when(res.err.contains(secret) || res.out.contains(secret))("the secret is shown"),
+          row.absent.find(os.exists(_)).map(p => s"$p was written")
+        ).flatten.map(problem => s"${row.name}: $problem\n${res.err.take(2000)}")
+      }
+      assertEquals(failures, Nil, failures.mkString("\n\n"))
+      assertEquals(after, before, "nothing was sent to heartbeat")
+      assert(results.size >= 20, results.size.toString)
+    }
+  }
+
+  test("doctor names a bad setting as its check, never an internal class") {
+    val args = List("doctor", "--command-config", config("doctor-sslx.properties", "security.protocol" -> "SSLX"), "--timeout", "5", "-o", "table")
+    TestShell.run(args, sandboxEnv, Repo.root).map { r =>
+      assertEquals(r.code, 3, r.err)
+      assert(r.out.linesIterator.exists(l => l.startsWith("FAIL") && l.contains("kafka settings") && l.contains("Invalid value SSLX for configuration security.protocol")), r.out)
+      assert(!(r.out + r.err).contains("$"), r.out + r.err)
+    }
+  }
+}

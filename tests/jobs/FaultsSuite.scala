@@ -1,0 +1,34 @@
+package bankops.jobs
+
+import cats.effect.IO
+import munit.CatsEffectSuite
+
+import scala.concurrent.duration._
+
+import bankops.support.{Repo, SandboxFixture, SilentListener, TestShell}
+
+/** Issue 17's faults: a service that accepts connections and never answers. `--timeout` is a deadline for the whole
+  * operation, retries included: exit 3 within the timeout plus a second, naming the address.
+  */
+class FaultsSuite extends CatsEffectSuite {
+  override val munitIOTimeout: Duration = 3.minutes
+
+  private val sandboxEnv = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
+
+  private def timed(args: List[String]): IO[(TestShell.Result, FiniteDuration)] =
+    SandboxFixture.connection >> TestShell.run(args, sandboxEnv, Repo.root).timed.map(_.swap)
+
+  private def hangs(name: String, args: Int => List[String], fragment: Int => String): Unit =
+    test(s"$name that accepts and never answers: exit 3 within 6 s with --timeout 5, naming it") {
+      SilentListener.resource.use(port => timed(args(port) ++ List("--timeout", "5")).map { case (r, took) =>
+        assertEquals(r.code, 3, r.err)
+        assert(r.err.contains(fragment(port)), r.err)
+        assert(took < 6.seconds, s"took $took")
+        assertEquals(r.err.linesIterator.count(_.nonEmpty), 1, r.err)
+      })
+    }
+
+  hangs("Kafka", port => List("inspect", "--topic", "heartbeat", "--bootstrap-server", s"127.0.0.1:$port"), port => s"Kafka at 127.0.0.1:$port")
+  hangs("Kafka (an admin job)", port => List("topics", "plan", "--bootstrap-server", s"127.0.0.1:$port"), port => s"127.0.0.1:$port")
+  hangs("PostgreSQL", port => List("balances", "validate", "--db-url", s"jdbc:postgresql://127.0.0.1:$port/balancedb"), port => s"127.0.0.1:$port")
+}
