@@ -41,6 +41,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
 
   def up(settings: SandboxSettings, handler: Boolean = true): IO[SandboxConnection] =
     for {
+      _ <- IO.blocking(SandboxDir.checkForUp(layout)).flatMap(IO.fromEither(_))
       previous <- recordedSettings
       ctx <- context(settings)
       _ <- IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false))
@@ -156,7 +157,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
 
   /** Stops whatever runs; returns the services that were stopped. */
   def down(wipe: Boolean): IO[List[String]] =
-    existing.flatMap {
+    IO.blocking(SandboxDir.checkForWipe(layout)).flatMap(IO.fromEither(_)).whenA(wipe) >> existing.flatMap {
       case None => IO.pure(Nil)
       case Some(ctx) =>
         val pg = new PostgresService(ctx)

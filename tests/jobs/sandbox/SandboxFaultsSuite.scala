@@ -42,6 +42,30 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
     }
   }
 
+  test("--sandbox-dir that is not the sandbox's: up into a non-empty directory, onto a file or a link is exit 2 and writes nothing; down --wipe deletes nothing") {
+    val home = os.temp.dir()
+    os.write(home / "notes.txt", "mine")
+    val file = home / "notes.txt"
+    val link = os.temp.dir() / "link"
+    os.symlink(link, home)
+    def up(dir: os.Path) = TestShell.run(List("sandbox", "up", "--sandbox-dir", dir.toString, "--db-port", "29980", "--kafka-port", "29981",
+      "--controller-port", "29982", "--registry-port", "29983"))
+    for {
+      nonEmpty <- up(home)
+      onFile <- up(file)
+      onLink <- up(link)
+      wipe <- TestShell.run(List("sandbox", "down", "--wipe", "--sandbox-dir", home.toString))
+    } yield {
+      assertEquals((nonEmpty.code, nonEmpty.err.trim), (2, s"bankops: --sandbox-dir $home is not empty and holds no sandbox (no secrets.json); give a new or empty directory"))
+      assertEquals((onFile.code, onFile.err.trim), (2, s"bankops: --sandbox-dir $file is a file, not a directory"))
+      assertEquals(onLink.code, 2, onLink.err)
+      assert(onLink.err.contains("is a symbolic link"), onLink.err)
+      assertEquals((wipe.code, wipe.err.trim), (2, s"bankops: --sandbox-dir $home holds no sandbox (no secrets.json): nothing removed"))
+      assertEquals(os.list(home).map(_.last).toList, List("notes.txt"), "nothing written or removed")
+      assertEquals(os.read(file), "mine")
+    }
+  }
+
   test("logs for an unknown service is a usage error") {
     TestShell.run(List("sandbox", "logs", "zookeeper")).map(r => assertEquals(r.code, 2))
   }
