@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The command handler at saturation and its memory at a steady rate, on the sandbox (broker, registry, PostgreSQL and
-# the handler on this one machine). Usage: tests/bench/handler-throughput.sh [COMMANDS] [RATE_SECONDS]
+# the handler on this one machine). Usage: tests/bench/handler-throughput.sh [COMMANDS] [RATE_SECONDS] (COMMANDS=0: step 2 only)
 #  1. 1,000 accounts are created through the handler; then COMMANDS (default 100,000) commands (a tenth creations,
 #     deposits from cash, transfers between the accounts with their tokens, a tenth failing on a wrong token) are
 #     produced as fast as `bankops replay --from-file` sends them while the handler runs: throughput is COMMANDS over
@@ -69,6 +69,7 @@ with open(sys.argv[2], "w") as f:
             rec, value = "ConfirmMoneyTransfer", {"id": i, "token": token, "amount": random.randint(1, 5000), "from": frm, "to": b, "description": "bench"}
         f.write(json.dumps({"record": rec, "key": i, "value": value}) + "\n")
 PY
+if [ "$n" -gt 0 ]; then
 start_ms=$(date +%s%3N)
 ./bankops replay --from-file "$work/load.jsonl" --to-topic "$p-commands" 2>"$work/replay.err"
 await_feedback $(( 1000 + n ))
@@ -86,6 +87,9 @@ n = int(sys.argv[3])
 print(f"saturation: {n} commands from the first command to the last feedback in {last - first:.1f} s = {n / (last - first):.0f} commands/s "
       f"(target >= 3000); sending alone: {sys.argv[5]}; handler peak RSS {sys.argv[4]} MiB")
 PY
+else
+  stop_handler # COMMANDS=0: the steady phase only
+fi
 
 start_handler
 sleep 5

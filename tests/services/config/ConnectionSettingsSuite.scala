@@ -31,7 +31,7 @@ class ConnectionSettingsSuite extends munit.FunSuite {
     assertEquals(s.kafka.bootstrapServers, Sourced("file:9093", Source.File(file)))
     assertEquals(s.registry.url.value, "http://flag:8081")
     assertEquals(s.registry.userInfo, Some(Sourced("u:p", Source.File(file))))
-    assertEquals(s.kafka.clientProperties, Map("bootstrap.servers" -> "file:9093"))
+    assertEquals(s.kafka.clientProperties, KafkaSettings.defaults + ("bootstrap.servers" -> "file:9093"))
   }
 
   test("config show masks every secret") {
