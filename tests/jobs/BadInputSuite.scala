@@ -87,6 +87,12 @@ class BadInputSuite extends CatsEffectSuite {
       Row("an unknown topic config key in plan (as apply refuses it)", List("topics", "plan", "--topology", unknownConfig.toString), 2,
         "no.such.setting"),
       Row("an unknown topic config key in the combined plan", List("plan", "--topology", unknownConfig.toString), 2, "no.such.setting"),
+      Row("a registry URL with bad syntax", List("schemas", "plan", "--registry-url", "http//localhost:18081"), 2,
+        "flag --registry-url: 'http//localhost:18081' is not a registry URL"),
+      Row("credentials in the registry URL and in --registry-user-info", List("schemas", "plan", "--registry-url",
+        s"http://alice:$secret@localhost:18081", "--registry-user-info", s"bob:$secret"), 2, "the URL carries credentials and flag --registry-user-info gives them too"),
+      Row("a missing --registry-ca", List("schemas", "plan", "--registry-ca", (dir / "none.pem").toString), 2, s"flag --registry-ca: ${dir / "none.pem"} does not exist"),
+      Row("a --registry-ca that is not PEM", List("schemas", "plan", "--registry-ca", text("ca.pem", "-----BEGIN NOTHING-----\n")), 2, "holds no PEM certificate"),
       Row("a database password that is wrong, with --verbose", List("balances", "validate", "--verbose"), 3, "PostgreSQL",
         env = Map("DB_PASSWORD" -> secret)),
       // The port of the sandbox's PostgreSQL speaks no Kafka: the TLS handshake fails (the clients log it with a trace).

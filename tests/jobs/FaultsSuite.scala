@@ -30,5 +30,7 @@ class FaultsSuite extends CatsEffectSuite {
 
   hangs("Kafka", port => List("inspect", "--topic", "heartbeat", "--bootstrap-server", s"127.0.0.1:$port"), port => s"Kafka at 127.0.0.1:$port")
   hangs("Kafka (an admin job)", port => List("topics", "plan", "--bootstrap-server", s"127.0.0.1:$port"), port => s"127.0.0.1:$port")
+  hangs("The schema registry", port => List("schemas", "plan", "--registry-url", s"http://127.0.0.1:$port"),
+    port => s"schema registry at http://127.0.0.1:$port did not answer within 5 s")
   hangs("PostgreSQL", port => List("balances", "validate", "--db-url", s"jdbc:postgresql://127.0.0.1:$port/balancedb"), port => s"127.0.0.1:$port")
 }

@@ -13,7 +13,7 @@ import scala.concurrent.duration._
 import bankops.base.Failures
 import bankops.services.config.{ConnectionSettings, Database, KafkaCheck, Secrets, TlsProfile}
 import bankops.services.kafka.KafkaClients
-import bankops.services.registry.RegistryClient
+import bankops.services.registry.{RegistryClient, RegistryEndpoint}
 
 /** Walks each connection step by step, so a failure names the step that broke:
   * name resolution, TCP, TLS (trust, expiry, hostname), then the protocol itself.
@@ -90,15 +90,15 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
   def registry: IO[List[Check]] = {
     val url = settings.registry.url.value
     val shown = Secrets.maskUrl(url)
-    IO(URI.create(url)).attempt.flatMap {
-      case Left(e) => IO.pure(List(Check(s"registry url $shown", passed = false, e.getMessage)))
+    RegistryEndpoint.from(settings.registry).map(e => URI.create(e.url)) match {
+      case Left(problem) => IO.pure(List(Check(s"registry url $shown", passed = false, problem)))
       case Right(uri) =>
         val https = uri.getScheme == "https"
         val port = if (uri.getPort > 0) uri.getPort else if (https) 443 else 80
         val host = uri.getHost
         val steps = List(attempt(s"registry dns $host")(dns(host)), attempt(s"registry tcp $host:$port")(tcp(host, port))) ++
           (if (https) List(attempt(s"registry tls $host:$port")(IO.defer(tls(host, port,
-            TlsProfile.sslContext(props, settings.registry.caFile.map(_.value)).getOrElse(SSLContext.getDefault), verifyHost = true))))
+            TlsProfile.sslContext(RegistryEndpoint.tlsProperties(props), settings.registry.caFile.map(_.value)).getOrElse(SSLContext.getDefault), verifyHost = true))))
           else Nil) :+
           attempt(s"registry api $shown")(RegistryClient.resource(settings, timeout).use(_.subjects).map(s =>
             s"${s.size} subject(s)${settings.registry.userInfo.fold("")(_ => ", credentials accepted")}"))

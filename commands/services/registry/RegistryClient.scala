@@ -42,7 +42,8 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
 
   private def enc(s: String) = URLEncoder.encode(s, UTF_8).replace("+", "%20")
 
-  private def once(method: String, path: String, body: Option[Json]): IO[Json] = IO.blocking {
+  // Interruptible: the whole request is bounded by the deadline in [[request]], and a request it cancels stops.
+  private def once(method: String, path: String, body: Option[Json]): IO[Json] = IO.interruptible {
     val r0 = basicRequest.method(sttp.model.Method(method), uri"${base + path}").readTimeout(timeout)
       .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
     val r1 = body.fold(r0)(b => r0.body(b.noSpaces).contentType(contentType))
@@ -52,10 +53,21 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
     Failure.Unavailable(s"schema registry at $describe could not be reached: ${Option(e.getCause).map(_.toString).getOrElse(e.toString)}", e)
   }.flatMap { resp =>
     val text = resp.body.fold(identity, identity)
-    if (resp.code.isSuccess) IO.fromEither(parse(if (text.trim.isEmpty) "null" else text).left.map(e => RegistryError(resp.code.code, None, s"unparseable answer: ${e.message}")))
-    else IO.raiseError(RegistryError.from(resp.code.code, text))
+    val json = parse(if (text.trim.isEmpty) "null" else text).toOption
+    // A Confluent-compatible registry answers in JSON, errors included: anything else is another server at this address.
+    def notARegistry(what: String) = Failure.Unavailable(s"no Confluent-compatible registry at $describe ($what)")
+    val where = path.takeWhile(_ != '?')
+    json match {
+      case Some(j) if resp.code.isSuccess => IO.pure(j)
+      case None if resp.code.isSuccess => IO.raiseError(notARegistry(s"the answer to $where is not JSON"))
+      case None if resp.code.code == 404 => IO.raiseError(notARegistry(s"404 on $where"))
+      case _ => IO.raiseError(RegistryError.from(resp.code.code, text))
+    }
   }
 
+  /** One request with its retries, all within `timeout`: a registry that accepts and never answers costs the timeout,
+    * not the timeout per attempt.
+    */
   private def request(method: String, path: String, body: Option[Json] = None): IO[Json] = {
     def attempt(n: Int): IO[Json] = once(method, path, body).handleErrorWith {
       case e @ (_: Failure.Unavailable | RegistryError(_, _, _)) if n < retries && retryable(e) =>
@@ -63,12 +75,12 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
       case e: RegistryError if e.status >= 500 => IO.raiseError(Failure.Unavailable(s"schema registry at $describe: ${e.getMessage}", e))
       case e => IO.raiseError(e)
     }
-    attempt(0)
+    attempt(0).timeoutTo(timeout, IO.raiseError(Failure.Unavailable(s"schema registry at $describe did not answer within ${timeout.toSeconds} s")))
   }
 
   private def retryable(e: Throwable): Boolean = e match {
     case r: RegistryError => r.status >= 500
-    case _: Failure.Unavailable => true
+    case Failure.Unavailable(m, _) => !m.startsWith("no Confluent-compatible registry")
     case _ => false
   }
 
@@ -153,7 +165,9 @@ object RegistryClient {
 
   /** The registry of `settings`, its HTTP client closed when the resource is released. */
   def resource(settings: ConnectionSettings, timeout: FiniteDuration = 30.seconds): Resource[IO, RegistryClient] =
-    resource(settings.registry.url.value, settings.kafka.properties, settings.registry.caFile.map(_.value), settings.registry.userInfo.map(_.value), timeout)
+    Resource.eval(IO.blocking(RegistryEndpoint.from(settings.registry)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))).flatMap { endpoint =>
+      resource(endpoint.url, RegistryEndpoint.tlsProperties(settings.kafka.properties), settings.registry.caFile.map(_.value), endpoint.userInfo, timeout)
+    }
 
   /** `tlsProperties`: Kafka `ssl.*` keys, the one TLS profile for broker and registry. */
   def resource(url: String, tlsProperties: Map[String, String], ca: Option[os.Path], userInfo: Option[String],
