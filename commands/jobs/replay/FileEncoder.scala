@@ -48,8 +48,11 @@ final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, t
   /** The value bytes for a line, or the reason it cannot be sent. */
   def encode(l: RecordLine): IO[Either[String, Array[Byte]]] =
     if (exact) IO.pure(l.raw.toRight("--exact needs the raw value bytes (raw), which this line lacks").flatMap(bytes =>
-      // Sent as they are: a value consumers cannot take (no Confluent frame) is refused here, before anything is sent.
-      WireFormat.schemaIdOf(bytes).left.map(e => s"raw: not a Confluent-framed Avro value (${e.reason})").map(_ => bytes)))
+      // Sent as they are: a value consumers cannot take (no Confluent frame) is refused here, before anything is sent,
+      // unless the line itself says the original was undecodable (its `error`, as --to-file writes it): restoring a
+      // topic exactly restores that record too.
+      if (l.error.isDefined) Right(bytes)
+      else WireFormat.schemaIdOf(bytes).left.map(e => s"raw: not a Confluent-framed Avro value (${e.reason})").map(_ => bytes)))
     else (l.record, l.value) match {
       case (Some(r), Some(v)) =>
         schemaFor(fullName(r)).map(_.flatMap { case (id, schema) =>

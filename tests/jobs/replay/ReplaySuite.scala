@@ -74,6 +74,23 @@ class ReplaySuite extends munit.CatsEffectSuite {
     }
   }
 
+  test("--rate holds for an --exact file replay too: 10 records at 5/s take about 2 s, not 1") {
+    val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))
+    val file = os.temp.dir() / "slice.jsonl"
+    for {
+      _ <- apply(src, dst)
+      _ <- seed(src)
+      _ <- SandboxFixture.cli("replay", "--from-topic", src, "--to-file", file.toString, "--limit", "10")
+      timed <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--exact", "--rate", "5").timed
+    } yield {
+      val (took, r) = timed
+      assertEquals(r.code, 0, r.err)
+      assert(r.err.contains("10 acknowledged"), r.err)
+      // One record every 200 ms: at least nine intervals (before, ten records went at 10/s, whatever the rate below 10).
+      assert(took >= 1800.millis, s"took $took")
+    }
+  }
+
   test("fixtures to topic: hand-written values become valid Avro; inspect shows the same JSON") {
     val dst = TopologyFixture.unique("dst")
     val file = os.temp(suffix = ".jsonl", contents = (1 to 5).map(i =>
