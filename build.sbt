@@ -30,8 +30,9 @@ lazy val root = (project in file("."))
     Test / unmanagedResourceDirectories := Nil,
     testFrameworks := Seq(new TestFramework("munit.Framework")),
     Test / fork := true,
-    // Tests see library logging as the CLI does: WARN and above.
-    Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn") ++
+    // Tests see library logging as the CLI does without --verbose (bankops.base.Logging): WARN and above, the Kafka clients silent.
+    Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+      "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=off") ++
       // The Python with confluent-kafka that ./bankops test prepared (tests/support/PythonClients.scala).
       sys.env.get("BANKOPS_PYTHON").map(p => s"-Dbankops.python=$p"),
     // A script body runs inside main(args), as scala-cli runs it with `args` in scope.
