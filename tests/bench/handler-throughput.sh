@@ -7,6 +7,7 @@
 #     the time from the first command's timestamp to the last feedback's.
 #  2. Commands at 1,000/s for RATE_SECONDS (default 60) from `bankops heartbeat --kind commands`: the handler's peak
 #     RSS (VmHWM) with the launcher's JVM options for it.
+#  3. Kafka's own ConsoleConsumer and ProducerPerformance at the same rate with the same JVM options: the floor.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 n=${1:-100000}
@@ -99,3 +100,20 @@ hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$handler/status")
 stop_handler
 sent=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["records"])' "$work/load.json")
 echo "steady: $sent commands at 1000/s for ${seconds} s; handler peak RSS ${hwm} MiB (target <= 150); its last status: $(tail -1 "$work/handler.json")"
+
+# 3. The floor: Kafka's own console consumer and producer-performance tool, each doing one half of the handler's Kafka
+#    work at 1,000 records/s for RATE_SECONDS, with the launcher's JVM options for the handler (read from the launcher).
+jvm=$(grep -o 'JAVA_OPTIONS+=(-XX:-UseParallelGC[^)]*' bankops | sed 's/^JAVA_OPTIONS+=(//')
+peak() { awk '/VmHWM/ {print int($2/1024)}' "/proc/$1/status"; }
+# shellcheck disable=SC2086
+MALLOC_ARENA_MAX=2 java $jvm -cp "$kafka_cp" org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$bootstrap" \
+  --consumer.config "$client_props" --topic "$p-balance" --group "$p-floor" >/dev/null 2>&1 &
+consumer=$!
+# shellcheck disable=SC2086
+MALLOC_ARENA_MAX=2 java $jvm -cp "$kafka_cp" org.apache.kafka.tools.ProducerPerformance --topic "$p-balance" --num-records $(( seconds * 1000 )) \
+  --record-size 100 --throughput 1000 --producer.config "$client_props" --producer-props "bootstrap.servers=$bootstrap" >"$work/perf.out" 2>&1 &
+producer=$!
+sleep $(( seconds - 2 ))
+floor_c=$(peak $consumer); floor_p=$(peak $producer)
+wait $producer || true; kill $consumer 2>/dev/null; wait $consumer 2>/dev/null || true
+echo "floor: Kafka's ConsoleConsumer alone ${floor_c} MiB and ProducerPerformance alone ${floor_p} MiB peak RSS at 1000/s with the same JVM options; the handler (consumer, transactional producer, PostgreSQL, registry, Avro) ${hwm} MiB"
