@@ -196,11 +196,14 @@ class ReplaySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("unknown source topic: exit 2") {
-    TestShell.run(List("replay", "--from-topic", "no-such-source", "--to-file", "/tmp/x.jsonl"),
+  test("unknown source topic: exit 2 naming it, no file written") {
+    // A new name in a directory of its own: an existing file would be refused (exit 2) for another reason.
+    val out = os.temp.dir() / "x.jsonl"
+    TestShell.run(List("replay", "--from-topic", "no-such-source", "--to-file", out.toString),
       Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString), bankops.support.Repo.root).map { r =>
       assertEquals(r.code, 2, r.err)
-      assert(!os.exists(os.Path("/tmp/x.jsonl")))
+      assert(r.err.contains("no-such-source"), r.err)
+      assert(!os.exists(out))
     }
   }
 
