@@ -16,7 +16,8 @@ object RegistryError {
   def from(status: Int, body: String): RegistryError = {
     val json = parse(body).toOption
     val errorCode = json.flatMap(_.hcursor.get[Int]("error_code").toOption)
-    val message = json.flatMap(_.hcursor.get[String]("message").toOption).getOrElse(body.take(200))
+    // A body that is not Confluent's JSON (a proxy's error page) is shown as one line, shortened.
+    val message = json.flatMap(_.hcursor.get[String]("message").toOption).getOrElse(body.replaceAll("\\s+", " ").trim.take(200))
     RegistryError(status, errorCode, message)
   }
 }

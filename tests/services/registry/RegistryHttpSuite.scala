@@ -1,36 +1,20 @@
 package bankops.services.registry
 
 import cats.effect.{IO, Resource}
-import com.sun.net.httpserver.{HttpExchange, HttpServer}
-
-import java.net.{InetAddress, InetSocketAddress}
 import java.util.concurrent.atomic.AtomicReference
 import scala.concurrent.duration._
 
 import bankops.base.Failure
 import bankops.services.config.{ConnectionFlags, ConnectionSettings}
-import bankops.support.SilentListener
+import bankops.support.{HttpStub, SilentListener}
 
 /** The registry client against servers that are not a registry: a web server's HTML 404 and 200, a port that never
   * answers; and what it sends for credentials given in the URL.
   */
 class RegistryHttpSuite extends munit.CatsEffectSuite {
 
-  /** A local HTTP server answering every request with `status` and `body`, remembering the last Authorization header. */
   private def server(status: Int, body: String, seen: AtomicReference[String] = new AtomicReference("")): Resource[IO, Int] =
-    Resource.make(IO.blocking {
-      val s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress, 0), 0)
-      s.createContext("/", (x: HttpExchange) => {
-        seen.set(Option(x.getRequestHeaders.getFirst("Authorization")).getOrElse(""))
-        val bytes = body.getBytes("UTF-8")
-        x.getResponseHeaders.add("Content-Type", "text/html")
-        x.sendResponseHeaders(status, bytes.length.toLong)
-        x.getResponseBody.write(bytes)
-        x.close()
-      })
-      s.start()
-      s
-    })(s => IO.blocking(s.stop(0))).map(_.getAddress.getPort)
+    HttpStub.resource(status, body, seen)
 
   private def client(url: String, timeout: FiniteDuration = 5.seconds): Resource[IO, RegistryClient] =
     RegistryClient.resource(ConnectionSettings.resolve(ConnectionFlags(registryUrl = Some(url)), Map.empty, None), timeout)
