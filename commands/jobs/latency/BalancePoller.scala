@@ -46,14 +46,19 @@ final class BalancePoller private (db: DatabaseSettings, connection: Connection,
 }
 
 object BalancePoller {
-  /** Whether the account exists, read once (`--account` names an account the bank must have). */
+  /** Whether the account exists (`--account` names an account the bank must have), waiting up to `timeout`: the handler
+    * publishes a batch on Kafka before its database commit completes (two-phase, see HandlerLoop), so an account just
+    * confirmed on `command_feedback` can be a moment from visible in PostgreSQL.
+    */
   def resource(db: DatabaseSettings, iban: String, timeout: FiniteDuration): Resource[IO, BalancePoller] =
     Resource.make(Database.connect(db, "latency", timeout))(c => IO.blocking(c.close())).evalMap { c =>
       for {
         expected <- Ref[IO].of(0L)
         waiting <- Ref[IO].of(List.empty[(Long, Deferred[IO, Long])])
         poller = new BalancePoller(db, c, iban, expected, waiting)
-        start <- poller.amount.flatMap(IO.fromOption(_)(Failure.BadInput(s"account $iban is not in the balance table of ${Secrets.maskUrl(db.url.value)}")))
+        appears = poller.amount.flatTap(a => IO.sleep(20.millis).whenA(a.isEmpty)).iterateUntil(_.isDefined)
+        start <- appears.timeoutTo(timeout, poller.amount).flatMap(
+                   IO.fromOption(_)(Failure.BadInput(s"account $iban is not in the balance table of ${Secrets.maskUrl(db.url.value)}")))
         _ <- expected.set(start)
       } yield poller
     }
