@@ -53,13 +53,16 @@ class ReplaySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("topic to file to topic (--exact) restores every record exactly, the undecodable one included") {
+  /** A seeded source topic, an empty target and the source replayed to a new file (with `extra` flags). */
+  private def sliced(extra: String*): IO[(String, String, os.Path, TestShell.Result)] = {
     val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))
     val file = os.temp.dir() / "slice.jsonl"
-    for {
-      _ <- apply(src, dst)
-      _ <- seed(src)
-      out <- SandboxFixture.cli("replay", "--from-topic", src, "--to-file", file.toString)
+    apply(src, dst) >> seed(src) >>
+      SandboxFixture.cli(List("replay", "--from-topic", src, "--to-file", file.toString) ++ extra: _*).map(out => (src, dst, file, out))
+  }
+
+  test("topic to file to topic (--exact) restores every record exactly, the undecodable one included") {
+    sliced().flatMap { case (src, dst, file, out) => for {
       back <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--exact", "--keep-partition")
       a <- raw(src)
       b <- raw(dst)
@@ -71,16 +74,11 @@ class ReplaySuite extends munit.CatsEffectSuite {
       assertEquals(lines.count(_.get[String]("error").isRight), 1)
       assertEquals(back.code, 0, back.err)
       assertEquals(b, a)
-    }
+    }}
   }
 
   test("--rate holds for an --exact file replay too: 10 records at 5/s take about 2 s, not 1") {
-    val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))
-    val file = os.temp.dir() / "slice.jsonl"
-    for {
-      _ <- apply(src, dst)
-      _ <- seed(src)
-      _ <- SandboxFixture.cli("replay", "--from-topic", src, "--to-file", file.toString, "--limit", "10")
+    sliced("--limit", "10").flatMap { case (_, dst, file, _) => for {
       timed <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--exact", "--rate", "5").timed
     } yield {
       val (took, r) = timed
@@ -88,7 +86,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
       assert(r.err.contains("10 acknowledged"), r.err)
       // One record every 200 ms: at least nine intervals (before, ten records went at 10/s, whatever the rate below 10).
       assert(took >= 1800.millis, s"took $took")
-    }
+    }}
   }
 
   test("fixtures to topic: hand-written values become valid Avro; inspect shows the same JSON") {
