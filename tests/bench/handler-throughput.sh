@@ -19,6 +19,7 @@ rec() { local out=""; for r in "$@"; do out+="${out:+, }{\"type\": \"nl.openweb.
 cat > "$dir/topology.json" <<JSON
 {"topics": {
   "$p-commands": {"partitions": 9, "replicationFactor": 1, "records": [$(rec ConfirmAccountCreation ConfirmMoneyTransfer)]},
+  "$p-commands.dlq": {"partitions": 1, "replicationFactor": 1, "records": []},
   "$p-feedback": {"partitions": 9, "replicationFactor": 1, "records": [$(rec AccountCreationConfirmed AccountCreationFailed MoneyTransferConfirmed MoneyTransferFailed)]},
   "$p-balance": {"partitions": 9, "replicationFactor": 1, "records": [$(rec BalanceChanged)]}}}
 JSON

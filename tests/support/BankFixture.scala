@@ -14,26 +14,34 @@ import bankops.jobs.sandbox.BalanceDb
   * (so validation sees only its accounts), and command handlers run as real processes (to be killed for real).
   */
 final case class BankFixture(commands: String, feedback: String, balance: String, dbUrl: String, group: String) {
+  /** The handler's dead-letter topic (its default name). */
+  def deadLetters: String = s"$commands.dlq"
+
   def handlerArgs: List[String] =
     List("handler", "--topic", commands, "--feedback-topic", feedback, "--balance-topic", balance, "--group", group, "--db-url", dbUrl)
 
-  /** `bankops handler` in a JVM of its own, stdout and stderr appended to `log`. */
-  def spawnHandler(instance: String, log: os.Path, crash: Option[String] = None): os.SubProcess = {
-    val env = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString) ++ crash.map("BANKOPS_HANDLER_CRASH" -> _)
+  /** `bankops handler` in a JVM of its own, stdout and stderr appended to `log`; `instance` None: a dynamic member.
+    * `env` sets fault points (BANKOPS_HANDLER_PAUSE etc.), `args` more options (a later one wins).
+    */
+  def spawnHandler(instance: String, log: os.Path, crash: Option[String] = None, env: Map[String, String] = Map.empty,
+                   args: List[String] = Nil, dynamic: Boolean = false): os.SubProcess = {
+    val environment = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString) ++ crash.map("BANKOPS_HANDLER_CRASH" -> _) ++ env
+    val member = if (dynamic) Nil else List("--instance", instance)
     os.proc("java", "-Xmx256m", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
-      handlerArgs ++ List("--instance", instance, "--status-every", "1s", "-o", "json"))
-      .spawn(env = env, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
+      handlerArgs ++ member ++ List("--status-every", "1s", "-o", "json") ++ args)
+      .spawn(env = environment, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
   }
 
   /** Sends commands (JSON lines as `replay --from-file` reads them) to the commands topic. */
-  def send(lines: Seq[String], rate: Option[Int] = None): IO[Unit] =
+  def send(lines: Seq[String], rate: Option[Int] = None, to: Option[String] = None): IO[Unit] =
     IO.blocking(os.temp(lines.mkString("", "\n", "\n"), suffix = ".jsonl")).flatMap { f =>
-      SandboxFixture.cli(List("replay", "--from-file", f.toString, "--to-topic", commands) ++ rate.toList.flatMap(r => List("--rate", r.toString)): _*)
+      SandboxFixture.cli(List("replay", "--from-file", f.toString, "--to-topic", to.getOrElse(commands)) ++ rate.toList.flatMap(r => List("--rate", r.toString)): _*)
     }.flatMap { r =>
     IO.raiseUnless(r.code == 0)(new AssertionError(s"replay failed: ${r.err}"))
   }
 
-  private def read(topic: String): IO[List[Json]] =
+  /** Every record of a topic as `inspect -o json` prints it. */
+  def read(topic: String): IO[List[Json]] =
     SandboxFixture.cli("inspect", "--topic", topic, "-o", "json").flatMap { r =>
       if (r.code != 0) IO.raiseError(new AssertionError(s"inspect failed: ${r.err}"))
       else IO(r.outLines.map(l => parse(l).fold(throw _, identity)))
@@ -74,6 +82,7 @@ object BankFixture {
     def records(names: String*) = names.map(n => s"""{"type": "nl.openweb.data.$n", "key": "${if (n == "BalanceChanged") "iban" else "id"}"}""").mkString(", ")
     val file = TopologyFixture.write(s"""{"topics": {
       "$commands": {"partitions": 3, "replicationFactor": 1, "records": [${records("ConfirmAccountCreation", "ConfirmMoneyTransfer")}]},
+      "$commands.dlq": {"partitions": 1, "replicationFactor": 1, "records": []},
       "$feedback": {"partitions": 3, "replicationFactor": 1, "records": [${records("AccountCreationConfirmed", "AccountCreationFailed", "MoneyTransferConfirmed", "MoneyTransferFailed")}]},
       "$balance": {"partitions": 3, "replicationFactor": 1, "records": [${records("BalanceChanged")}]}}}""")
     val db = prefix.replaceAll("[^a-z0-9]", "_")
@@ -108,6 +117,11 @@ object BankFixture {
   /** Stops a spawned handler: SIGTERM (finish the batch, exit 0) or SIGKILL. */
   def signal(p: os.SubProcess, name: String): IO[Int] =
     IO.blocking(os.proc("kill", s"-$name", p.wrapped.pid().toString).call(check = false)) >> IO.blocking { p.waitFor(60000); p.exitCode() }
+
+  /** Waits until the log has a line containing `text`. */
+  def awaitLog(log: os.Path, text: String, within: FiniteDuration = 90.seconds): IO[Unit] =
+    (IO.sleep(100.millis) >> IO.blocking(os.read(log))).iterateUntil(_.contains(text)).timeoutTo(within,
+      IO.raiseError(new AssertionError(s"no '$text' in the log within $within:\n${tail(log)}"))).void
 
   /** Lines of a handler log, for assertion messages. */
   def tail(log: os.Path): String = if (os.exists(log)) os.read.lines(log).takeRight(30).mkString("\n") else ""

@@ -11,11 +11,13 @@ import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.registry.{RegistryError, SchemaResolver}
 
 /** Turns `commands` values (Confluent wire format) into the bank's two commands, or the reason a record is
-  * skipped: not framed, a schema id the registry does not know, another record type, a payload that does
-  * not parse. Writer schemas are fetched once per id; an unreachable registry is an error, never a skip.
+  * dead-lettered: not framed, a schema id the registry does not know, another record type, a payload that does
+  * not parse. Writer schemas are fetched once per id; an id the registry does not know is asked for again in each
+  * batch that has it (registering the schema is how such records are mended, then replayed from the dead-letter
+  * topic). An unreachable registry is an error, never a dead letter.
   */
 final class CommandDecoder(resolver: SchemaResolver) {
-  private val schemas = TrieMap.empty[Int, Either[String, Schema]]
+  private val schemas = TrieMap.empty[Int, Schema]
   private val creations = new WireFormat.Reader[ConfirmAccountCreation]
   private val transfers = new WireFormat.Reader[ConfirmMoneyTransfer]
   private val CreationName = "nl.openweb.data.ConfirmAccountCreation"
@@ -25,17 +27,17 @@ final class CommandDecoder(resolver: SchemaResolver) {
   def resolve(values: Iterable[Array[Byte]]): IO[Unit] =
     values.iterator.flatMap(v => WireFormat.schemaIdOf(v).toOption).toSet.filterNot(schemas.contains).toList.traverse_ { id =>
       resolver.byId(id).attempt.flatMap {
-        case Right(s) => IO(schemas.put(id, Right(s))).void
-        case Left(e: RegistryError) if e.status == 404 || e.status == 422 => IO(schemas.put(id, Left(s"schema id $id is unknown to the registry"))).void
+        case Right(s) => IO(schemas.put(id, s)).void
+        case Left(e: RegistryError) if e.status == 404 || e.status == 422 => IO.unit
         case Left(e) => IO.raiseError(e)
       }
     }
 
-  /** After [[resolve]]: the command, or why the record is skipped. */
+  /** After [[resolve]]: the command, or why the record is dead-lettered. */
   def decode(value: Array[Byte]): Either[String, Ledger.Command] =
     for {
       id <- WireFormat.schemaIdOf(value).left.map(_.reason)
-      schema <- schemas.getOrElse(id, Left(s"schema id $id is unknown to the registry"))
+      schema <- schemas.get(id).toRight(s"schema id $id is unknown to the registry")
       command <- schema.getFullName match {
         case CreationName => creations(value, _ => Some(schema)).map(Left(_)).left.map(_.reason)
         case TransferName => transfers(value, _ => Some(schema)).map(Right(_)).left.map(_.reason)

@@ -16,7 +16,7 @@ import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
 object HandlerCommand {
 
   final case class Options(flags: ConnectionFlags, group: String, topic: String, feedbackTopic: String, balanceTopic: String,
-                           instance: Option[String], strategy: Option[SubjectNameStrategy], maxBatch: Int, statusEvery: FiniteDuration,
+                           deadLetterTopic: String, instance: Option[String], strategy: Option[SubjectNameStrategy], maxBatch: Int, statusEvery: FiniteDuration,
                            output: Option[OutputFormat], timeout: FiniteDuration)
 
   private val opts: Opts[Options] = (
@@ -26,6 +26,8 @@ object HandlerCommand {
     TopicName.option("topic", "Topic of the commands (default commands).").withDefault("commands"),
     Opts.option[String]("feedback-topic", "Topic for command feedback (default command_feedback).", metavar = "TOPIC").withDefault("command_feedback"),
     Opts.option[String]("balance-topic", "Topic for BalanceChanged (default balance_changed).", metavar = "TOPIC").withDefault("balance_changed"),
+    TopicName.option("dead-letter-topic", "Topic for records the handler cannot read, kept as they came with headers saying why " +
+      "(default: the commands topic's name + .dlq).").orNone,
     Opts.option[String]("instance", "This handler's stable name: GROUP-NAME is its Kafka transactional id and static group member id, so a restart " +
       "under the same name takes its partitions back and ends the transaction a crash left open at once (default: host and pid, a dynamic " +
       "member; after a crash its partitions move after 10 s). Names must differ between running handlers.", metavar = "NAME")
@@ -37,7 +39,8 @@ object HandlerCommand {
       .mapValidated(s => DurationText.parse(s).filterOrElse(_ > Duration.Zero, s"'$s' must be more than 0").toValidatedNel).withDefault(10.seconds),
     OutputFormat.opts,
     TimeoutOpt.opts(30)
-  ).mapN(Options.apply)
+  ).mapN((flags, group, topic, feedback, balance, dlq, instance, strategy, maxBatch, every, output, timeout) =>
+    Options(flags, group, topic, feedback, balance, dlq.getOrElse(s"$topic.dlq"), instance, strategy, maxBatch, every, output, timeout))
 
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     Connections.load(o.flags, shell).flatMap { settings =>
@@ -47,19 +50,19 @@ object HandlerCommand {
   private def serve(o: Options, settings: ConnectionSettings, registry: RegistryClient, shell: Shell): IO[ExitCode] = {
     val strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
     for {
-      _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic), o.timeout)
-      outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic)
+      _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout)
+      outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic)
       _ <- Database.connect(settings.database, "handler", o.timeout).flatMap(c => IO.blocking(c.close()))
       instance = o.instance.getOrElse(s"${java.net.InetAddress.getLocalHost.getHostName}-${ProcessHandle.current.pid}")
       json = OutputFormat.resolve(o.output, shell) == OutputFormat.Json
       code <- (Interrupt.onStop, KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
-               KafkaClients.javaAdmin(settings.kafka, o.timeout)).tupled.use { case (stopped, consumer, admin) =>
+               KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1))).tupled.use { case (stopped, consumer, markers) =>
         val decoder = new CommandDecoder(new SchemaResolver(registry))
         val log = (line: String) => shell.err.println(line)
-        val loop = new HandlerLoop(o.group, o.topic, consumer, admin,
+        val loop = new HandlerLoop(o.group, o.topic, consumer, new KafkaOutcome(markers, o.feedbackTopic),
           () => KafkaClients.transactionalProducer(settings.kafka, s"${o.group}-$instance", o.timeout),
           () => { val c = Database.open(settings.database, "handler", o.timeout); c.createStatement().execute("SET lock_timeout = '5s'"); new LedgerDb(c) },
-          decoder, outputs, new HandlerStats, log, crashAt(shell), line => if (shell.verbose) log(line))
+          decoder, outputs, new HandlerStats, log, HandlerFaults(shell.env, log), line => if (shell.verbose) log(line))
         val report = (previous: HandlerStatus, now: HandlerStatus) =>
           if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
         IO.blocking(loop.start()).adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)) >>
@@ -69,17 +72,9 @@ object HandlerCommand {
     } yield code
   }
 
-  /** Fault injection for the crash tests: `BANKOPS_HANDLER_CRASH=after-prepare|after-kafka-commit` halts the JVM
-    * (as kill -9 would) at that point of the first batch that writes, leaving exactly that crash to recover from.
-    */
-  private def crashAt(shell: Shell): String => Unit = shell.env.get("BANKOPS_HANDLER_CRASH") match {
-    case None => _ => ()
-    case Some(point) => at => if (at == point) { shell.err.println(s"handler: crashing $at (BANKOPS_HANDLER_CRASH)"); Runtime.getRuntime.halt(137) }
-  }
-
   val job: Job = Job(
     "handler",
-    "The bank's command handler: applies commands to PostgreSQL and publishes feedback and balance changes, exactly once.",
+    "The bank's command handler: applies commands to PostgreSQL and publishes feedback and balance changes, exactly once; records it cannot read go to a dead-letter topic.",
     "bankops handler --group bankops-command-handler --instance handler-1",
     opts.map(o => run(o) _)
   )

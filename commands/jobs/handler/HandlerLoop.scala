@@ -1,8 +1,7 @@
 package bankops.jobs.handler
 
-import org.apache.kafka.clients.admin.{Admin, ListConsumerGroupOffsetsOptions, ListConsumerGroupOffsetsSpec}
 import org.apache.kafka.clients.consumer.{ConsumerRebalanceListener, ConsumerRecord, KafkaConsumer, OffsetAndMetadata}
-import org.apache.kafka.clients.producer.KafkaProducer
+import org.apache.kafka.clients.producer.{KafkaProducer, RecordMetadata}
 import org.apache.kafka.common.TopicPartition
 import org.apache.kafka.common.errors.{AuthenticationException, AuthorizationException, ProducerFencedException}
 
@@ -14,20 +13,21 @@ import scala.util.control.NonFatal
 import bankops.services.bank.BankRules
 import bankops.base.Failure
 
-/** One batch at a time, exactly once: a poll's commands are applied in one PostgreSQL transaction that ends
-  * PREPAREd (durable, locks held); their feedback and balance changes and the consumed offsets go out in one
-  * Kafka transaction; only after Kafka committed does the database commit. A crash in between leaves a
-  * prepared transaction named after the batch's last applied offset, and [[recover]] settles it by the group's
-  * committed offset: committed past it, Kafka published the batch (COMMIT PREPARED); not, the batch will be
-  * read again (ROLLBACK PREPARED). Because the locks are held until both commits, every account's balance
-  * changes reach Kafka in the order the database applied them, even with several handlers in one group.
-  * All Kafka and database calls run on one blocking thread at a time.
+/** One batch at a time, exactly once: a poll's commands are applied in one PostgreSQL transaction; their feedback and
+  * balance changes, the records it cannot read (to the dead-letter topic) and the consumed offsets go out in one Kafka
+  * transaction. Once one of the batch's feedback records is acknowledged, the database transaction is PREPAREd
+  * (durable, locks held) under an id naming that record, the [[Marker]]; only after Kafka committed does the database
+  * commit. A crash in between leaves a prepared transaction that [[recoverIfNeeded]] settles by the marker, read as any
+  * read_committed consumer reads it ([[KafkaOutcome]]): there, committed (COMMIT PREPARED); skipped, aborted (ROLLBACK
+  * PREPARED, and the batch is read again); still open, it waits, never guesses. Because the locks are held until both
+  * commits, every account's balance changes reach Kafka in the order the database applied them, even with several
+  * handlers in one group. All Kafka and database calls run on one blocking thread at a time.
   */
 final class HandlerLoop(
     group: String,
     topic: String,
     consumer: KafkaConsumer[Array[Byte], Array[Byte]],
-    admin: Admin,
+    outcomes: KafkaOutcome,
     newProducer: () => KafkaProducer[Array[Byte], Array[Byte]],
     connect: () => LedgerDb,
     decoder: CommandDecoder,
@@ -40,8 +40,10 @@ final class HandlerLoop(
   type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
 
   private val random = new java.security.SecureRandom()
-  /** Prepared transaction ids: `bankops-handler:<hash of group and topic>:<partition>:<offset>`, within PostgreSQL's 200 bytes. */
-  val gidPrefix: String = s"bankops-handler:${HandlerLoop.hash(s"$group\u0000$topic")}:"
+  /** Prepared transaction ids: `bankops-handler:<hash of group, topic and feedback topic>:<partition>@<offset>` of the
+    * marker, within PostgreSQL's 200 bytes.
+    */
+  val gidPrefix: String = s"${LedgerDb.GidRoot}${HandlerLoop.hash(s"$group\u0000$topic\u0000${outputs.feedbackTopic}")}:"
   private var producer: Option[KafkaProducer[Array[Byte], Array[Byte]]] = None
   /** Sends a batch's offsets to its transaction while the database works (their two round trips cost as much as it). */
   private val offsetSender = java.util.concurrent.Executors.newSingleThreadExecutor { (r: Runnable) =>
@@ -53,41 +55,73 @@ final class HandlerLoop(
   private def producerNow = producer.getOrElse { val p = newProducer(); p.initTransactions(); producer = Some(p); p }
   private def dbNow = db.getOrElse { val d = connect(); db = Some(d); d }
 
-  /** Prepared batches of this group's handlers only become locks once partitions move: settle them on every assignment. */
+  /** Prepared batches of this group's handlers only become locks once partitions move: settle them on every assignment.
+    * One that cannot be settled yet is tried again before the next batch.
+    */
   val listener: ConsumerRebalanceListener = new ConsumerRebalanceListener {
     def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit = ()
-    def onPartitionsAssigned(partitions: java.util.Collection[TopicPartition]): Unit = { needsRecovery = true; recoverIfNeeded() }
+    def onPartitionsAssigned(partitions: java.util.Collection[TopicPartition]): Unit = {
+      needsRecovery = true
+      try recoverIfNeeded() catch { case NonFatal(e) => log(s"handler: recovery waits: ${HandlerLoop.describe(e)}") }
+    }
   }
 
   def start(): Unit = {
     if (dbNow.maxPreparedTransactions <= 0) throw Failure.BadInput(
       "PostgreSQL has max_prepared_transactions = 0: the handler commits each batch in two phases (PREPARE TRANSACTION) " +
         "so a crash never separates the database from Kafka; set max_prepared_transactions (e.g. 20) and restart PostgreSQL")
-    producerNow
     recoverIfNeeded()
     consumer.subscribe(List(topic).asJava, listener)
   }
 
-  /** Settles prepared batches left by a handler of this group (this one or one that died). */
+  /** Settles the prepared batches left by handlers of this group (this one, one that died, or a live peer's mid-commit,
+    * which is waited for). Our own producer is made first: its `initTransactions` ends a transaction our previous
+    * producer left open, so our own batches are decided at once. Throws when one is still undecided.
+    */
   def recoverIfNeeded(): Unit = if (needsRecovery) {
-    val gids = dbNow.prepared(gidPrefix)
-    if (gids.nonEmpty) {
-      val parsed = gids.flatMap(g => HandlerLoop.parseGid(gidPrefix, g).map(g -> _))
-      // require_stable: waits for a transaction still carrying offsets (a live handler mid-commit, or one that died
-      // until its transaction times out), so the answer is final.
-      val spec = new ListConsumerGroupOffsetsSpec().topicPartitions(parsed.map(p => new TopicPartition(topic, p._2._1)).distinct.asJava)
-      val committed = admin.listConsumerGroupOffsets(Map(group -> spec).asJava, new ListConsumerGroupOffsetsOptions().requireStable(true))
-        .partitionsToOffsetAndMetadata(group).get().asScala
-      parsed.foreach { case (gid, (partition, offset)) =>
-        val done = committed.get(new TopicPartition(topic, partition)).flatMap(Option(_)).exists(_.offset > offset)
-        try {
-          if (done) dbNow.commitPrepared(gid) else dbNow.rollbackPrepared(gid)
-          log(s"handler: recovered the batch up to $topic-$partition@$offset: ${if (done) "published by Kafka, committed" else "not published, rolled back (it is read again)"}")
-        } catch { case e: SQLException if e.getSQLState == "42704" => () } // settled meanwhile by the handler that prepared it
-      }
-    }
+    producerNow
+    val undecided = dbNow.prepared(gidPrefix).filterNot(settle)
+    if (undecided.nonEmpty) throw new PreparedBatchPending(undecided.head)
     needsRecovery = false
   }
+
+  /** True when the batch is settled (or can never be by us). */
+  private def settle(gid: String): Boolean = HandlerLoop.parseGid(gidPrefix, gid) match {
+    case None =>
+      log(s"warning: prepared transaction $gid names no feedback record (an older bankops handler made it): settle it by hand " +
+        "(COMMIT PREPARED if its batch's feedback is on Kafka, else ROLLBACK PREPARED)")
+      true
+    case Some(marker) =>
+      val at = s"${outputs.feedbackTopic}-${marker.partition}@${marker.offset}"
+      val first = outcomes.of(marker, java.time.Duration.ofMillis(200))
+      val outcome = if (first != Outcome.Open) first else {
+        log(s"handler: the batch marked by $at is still open on Kafka (a handler mid-commit, or one that died until its transaction " +
+          s"times out): waiting up to ${HandlerLoop.OutcomeWait.toSeconds} s for its outcome")
+        outcomes.of(marker, HandlerLoop.OutcomeWait)
+      }
+      outcome match {
+        case Outcome.Open =>
+          log(s"handler: the batch marked by $at is still undecided on Kafka: asked again before the next batch")
+          false
+        case Outcome.Unknowable(reason) =>
+          log(s"error: prepared transaction $gid cannot be settled: $reason; settle it by hand (COMMIT PREPARED if its batch's feedback is on Kafka)")
+          true
+        case decided =>
+          val commit = decided == Outcome.Committed
+          fault("during-recovery")
+          finish(gid, commit)
+          log(s"handler: recovered the batch marked by $at: ${if (commit) "published by Kafka, committed" else "not published, rolled back (it is read again)"}")
+          true
+      }
+  }
+
+  /** COMMIT or ROLLBACK PREPARED; done all the same when another handler settled it first (by the same final outcome). */
+  private def finish(gid: String, commit: Boolean): Unit =
+    try { if (commit) dbNow.commitPrepared(gid) else dbNow.rollbackPrepared(gid) }
+    catch {
+      case e: SQLException if e.getSQLState == "42704" => () // settled meanwhile
+      case e: SQLException if e.getSQLState == "55000" => dbNow.awaitSettled(Set(gid)) // being settled by another session right now
+    }
 
   /** One poll and its batch; false when the poll was empty. */
   def step(): Option[Vector[Raw]] = {
@@ -98,8 +132,9 @@ final class HandlerLoop(
 
   /** Applies a polled batch exactly once; on failure everything is undone and the consumer rewound to the batch. */
   def apply(records: Vector[Raw]): Unit = {
+    try recoverIfNeeded() catch { case NonFatal(e) => rewind(records); throw e }
     val decoded = records.map(r => r -> decoder.decode(r.value))
-    decoded.foreach { case (r, d) => d.left.foreach(reason => log(s"warning: skipped ${r.topic}-${r.partition}@${r.offset}: $reason")) }
+    val poison = decoded.collect { case (r, Left(reason)) => r -> reason }
     val commands = decoded.collect { case (r, Right(c)) => (r, c) }
     val offsets = records.groupBy(r => new TopicPartition(r.topic, r.partition)).map { case (tp, rs) => tp -> new OffsetAndMetadata(rs.map(_.offset).max + 1) }
     val p = producerNow
@@ -113,18 +148,23 @@ final class HandlerLoop(
       // The consumer is not thread-safe: its group metadata is read here, the offsets sent from the other thread.
       val metadata = consumer.groupMetadata()
       offsetsSent = Some(offsetSender.submit(() => p.sendOffsetsToTransaction(offsets.asJava, metadata)))
+      val now = java.time.Instant.now()
+      poison.foreach { case (r, reason) => p.send(outputs.deadLetter(r, reason, now)) }
       applied = if (commands.isEmpty) None else Some(applyToDb(commands.map(_._2)))
       t1 = System.nanoTime()
-      applied.foreach(_.emitted.foreach(e => p.send(outputs.record(e))))
+      var marker: Option[java.util.concurrent.Future[RecordMetadata]] = None
+      applied.foreach(_.emitted.foreach { e =>
+        val sent = p.send(outputs.record(e))
+        if (Outputs.isFeedback(e)) marker = Some(sent)
+      })
       try offsetsSent.foreach(_.get()) catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
       t2 = System.nanoTime()
       applied match {
         case Some(a) if a.writes =>
-          // Named after the last command that wrote: no later batch can commit past it without reading it again,
-          // which waits on this transaction's locks, so "committed past it" means exactly "Kafka published this batch".
-          val written = a.creations.map(_.id).toSet ++ a.transfers.map(_._1)
-          val last = commands.filter { case (_, c) => written(c.fold(_.id, _.id)) }.map(_._1).last
-          val gid = s"$gidPrefix${last.partition}:${last.offset}"
+          // Every command that writes has feedback: the batch's last feedback record, acknowledged, names the batch.
+          val m = try marker.get.get() catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
+          fault("before-prepare")
+          val gid = s"$gidPrefix${m.partition}@${m.offset}"
           dbNow.prepare(gid)
           prepared = Some(gid)
           fault("after-prepare")
@@ -132,7 +172,9 @@ final class HandlerLoop(
         case None => ()
       }
       t3 = System.nanoTime()
+      if (prepared.isDefined) fault("before-kafka-commit")
       p.commitTransaction()
+      if (prepared.isDefined) fault("after-kafka-commit")
       t4 = System.nanoTime()
     } catch {
       case NonFatal(e) =>
@@ -143,8 +185,8 @@ final class HandlerLoop(
             db.foreach(d => scala.util.Try(d.rollback()))
             if (scala.util.Try(p.abortTransaction()).isFailure) replaceProducer()
           case Some(_) =>
-            // The commit's outcome is unknown: a new producer with the same transactional.id ends the transaction,
-            // and recovery settles the prepared batch by the committed offsets.
+            // The commit's outcome is unknown: a new producer with the same transactional.id ends the transaction
+            // (recovery makes it first), and recovery settles the prepared batch by its marker.
             replaceProducer()
             needsRecovery = true
         }
@@ -152,27 +194,27 @@ final class HandlerLoop(
         throw e
     }
     prepared.foreach { gid =>
-      fault("after-kafka-commit")
-      try dbNow.commitPrepared(gid)
+      try finish(gid, commit = true)
       catch { case NonFatal(e) => needsRecovery = true; dropDb(); log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): retried") }
     }
     debug(f"handler: batch of ${records.size} records from ${offsets.size} partitions: database ${(t1 - t0) / 1e6}%.1f ms, " +
-      f"sends and offsets ${(t2 - t1) / 1e6}%.1f ms, prepare ${(t3 - t2) / 1e6}%.1f ms, Kafka commit ${(t4 - t3) / 1e6}%.1f ms, " +
+      f"sends and offsets ${(t2 - t1) / 1e6}%.1f ms, marker and prepare ${(t3 - t2) / 1e6}%.1f ms, Kafka commit ${(t4 - t3) / 1e6}%.1f ms, " +
       f"commit prepared ${(System.nanoTime() - t4) / 1e6}%.1f ms")
+    poison.foreach { case (r, reason) => log(s"warning: dead-lettered ${r.topic}-${r.partition}@${r.offset} to ${outputs.deadLetterTopic}: $reason") }
     applied.foreach(a => stats.add(a.counts))
-    stats.skip(records.size - commands.size)
+    stats.deadLettered(poison.size)
     ()
   }
 
 
   private def applyToDb(commands: Vector[Ledger.Command]): Applied = {
     val d = dbNow
+    val ids = commands.map(_.fold(_.id, _.id)).toSet
     val creationIds = commands.collect { case Left(c) => c.id }.toSet
-    val transferIds = commands.collect { case Right(t) => t.id }.toSet
     val a = System.nanoTime()
-    val known0 = d.known(creationIds, transferIds, Ledger.ibansOf(commands))
+    val known0 = d.known(ids, Ledger.ibansOf(commands))
     val b = System.nanoTime()
-    val fresh = freshAccounts(d, (creationIds -- known0.creations.keySet).toVector, known0.accounts.keySet)
+    val fresh = freshAccounts(d, (creationIds -- known0.creations.keySet -- known0.transfers.keySet).toVector, known0.accounts.keySet)
     val c = System.nanoTime()
     val applied = Ledger(commands, known0, fresh)
     val e = System.nanoTime()
@@ -240,11 +282,15 @@ object HandlerLoop {
   def hash(s: String): String =
     java.security.MessageDigest.getInstance("SHA-256").digest(s.getBytes("UTF-8")).take(6).map("%02x".format(_)).mkString
 
-  def parseGid(prefix: String, gid: String): Option[(Int, Long)] =
-    gid.stripPrefix(prefix).split(':') match {
-      case Array(p, o) => for { pi <- p.toIntOption; oi <- o.toLongOption } yield (pi, oi)
+  /** The marker a prepared transaction's id names; None for ids of another form (an older handler's). */
+  def parseGid(prefix: String, gid: String): Option[Marker] =
+    gid.stripPrefix(prefix).split('@') match {
+      case Array(p, o) => for { pi <- p.toIntOption; oi <- o.toLongOption } yield Marker(pi, oi)
       case _ => None
     }
+
+  /** How long recovery waits for an open transaction at a time: a handler's transactions time out after 10 s. */
+  val OutcomeWait: java.time.Duration = java.time.Duration.ofSeconds(12)
 
   /** Errors no retry mends: another handler holds our transactional id, or Kafka refuses us. */
   def fatal(e: Throwable): Boolean = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists {

@@ -5,16 +5,16 @@ import io.circe.Json
 /** The handler's running totals (updated by the batch thread, read by the status reporter). */
 final class HandlerStats {
   @volatile private var counts = Counts()
-  @volatile private var skipped = 0L
+  @volatile private var dead = 0L
 
   def add(c: Counts): Unit = synchronized { counts = counts + c }
-  def skip(n: Int): Unit = if (n > 0) synchronized { skipped += n }
+  def deadLettered(n: Int): Unit = if (n > 0) synchronized { dead += n }
 
-  def snapshot(lag: Long, nanos: Long): HandlerStatus = synchronized { HandlerStatus(counts, skipped, lag, nanos) }
+  def snapshot(lag: Long, nanos: Long): HandlerStatus = synchronized { HandlerStatus(counts, dead, lag, nanos) }
 }
 
 /** One status report: totals since start, the rate since the previous report, the group's lag. */
-final case class HandlerStatus(counts: Counts, skipped: Long, lag: Long, nanos: Long) {
+final case class HandlerStatus(counts: Counts, deadLettered: Long, lag: Long, nanos: Long) {
   def rate(previous: HandlerStatus): Double = {
     val seconds = (nanos - previous.nanos) / 1e9
     if (seconds <= 0) 0.0 else (counts.commands - previous.counts.commands) / seconds
@@ -25,7 +25,7 @@ final case class HandlerStatus(counts: Counts, skipped: Long, lag: Long, nanos: 
     val failures = if (c.failed.isEmpty) "" else c.failed.toList.sortBy(-_._2).map { case (r, n) => s"$r $n" }.mkString(" (", ", ", ")")
     f"${c.commands} commands (${rate(previous)}%.1f/s): ${c.created} accounts created, ${c.creationFailed} creations failed, " +
       s"${c.confirmed} transfers confirmed, ${c.failed.values.sum} failed$failures, ${c.repeated} repeated; ${c.balanceChanges} balance changes; " +
-      s"lag $lag; $skipped skipped"
+      s"lag $lag; $deadLettered dead-lettered"
   }
 
   def json(previous: HandlerStatus): Json = Json.obj(
@@ -37,7 +37,7 @@ final case class HandlerStatus(counts: Counts, skipped: Long, lag: Long, nanos: 
     "failed" -> Json.obj(counts.failed.toList.sortBy(_._1).map { case (r, n) => r -> Json.fromLong(n) }: _*),
     "repeated" -> Json.fromLong(counts.repeated),
     "balanceChanges" -> Json.fromLong(counts.balanceChanges),
-    "skipped" -> Json.fromLong(skipped),
+    "deadLettered" -> Json.fromLong(deadLettered),
     "lag" -> Json.fromLong(lag)
   )
 }

@@ -60,6 +60,8 @@ object Ledger {
   val IbanExists = "generated iban already exists, try again"
   /** Not in the original (whose longs wrapped around): a balance that would leave the range of a bigint. */
   val OutOfRange = "amount out of range"
+  /** Not in the original, which never checked: `cash` with -500 drained an account without its token. */
+  val NotPositive = "amount must be positive"
   val NewAccountLimit = -50000L
 
   /** `fresh`: for each new creation id, an unused iban and token, or None when none was found. */
@@ -83,12 +85,16 @@ object Ledger {
     def set(a: Account): Unit = { accounts += a.iban -> a; changed(a.iban) = a.amount }
 
     commands.foreach {
+      // A command id is unique across kinds: an id seen before, as either command, gets that command's stored outcome again.
       case Left(c) =>
-        creations.get(c.id) match {
-          case Some(row) =>
+        (creations.get(c.id), transfers.get(c.id)) match {
+          case (Some(row), _) =>
             counts = counts.copy(repeated = counts.repeated + 1)
             out += creationFeedback(row, Atype.values.find(_.name == row.aType).getOrElse(c.aType))
-          case None =>
+          case (None, Some(reason)) =>
+            counts = counts.copy(repeated = counts.repeated + 1)
+            out += transferFeedback(c.id, reason)
+          case (None, None) =>
             val row = fresh.get(c.id).flatten match {
               case Some((iban, token)) if !accounts.contains(iban) =>
                 val account = Account(iban, token, 0L, NewAccountLimit)
@@ -105,11 +111,14 @@ object Ledger {
             out += creationFeedback(row, c.aType)
         }
       case Right(t) =>
-        transfers.get(t.id) match {
-          case Some(reason) =>
+        (transfers.get(t.id), creations.get(t.id)) match {
+          case (Some(reason), _) =>
             counts = counts.copy(repeated = counts.repeated + 1)
             out += transferFeedback(t.id, reason)
-          case None =>
+          case (None, Some(row)) =>
+            counts = counts.copy(repeated = counts.repeated + 1)
+            out += creationFeedback(row, Atype.values.find(_.name == row.aType).getOrElse(Atype.Auto))
+          case (None, None) =>
             val (reason, changes) = transfer(t, accounts)
             changes.foreach { case (account, _) => set(account) }
             transfers += t.id -> reason
@@ -127,7 +136,8 @@ object Ledger {
   def transfer(t: ConfirmMoneyTransfer, accounts: Map[String, Account]): (Option[String], List[(Account, BalanceChanged)]) = {
     def local(iban: String) = if (BankRules.isValidIban(iban)) accounts.get(iban) else None
     def credit(a: Account, other: String) = add(a.amount, t.amount).map(n => a.copy(amount = n) -> BalanceChanged(a.iban, n, t.amount, other, t.description))
-    if (t.from != BankRules.Cash && !BankRules.isValidIban(t.from)) (Some(FromInvalid), Nil)
+    if (t.amount <= 0) (Some(NotPositive), Nil)
+    else if (t.from != BankRules.Cash && !BankRules.isValidIban(t.from)) (Some(FromInvalid), Nil)
     else if (t.from == t.to) (Some(SameAccounts), Nil)
     else local(t.from) match {
       case Some(from) =>

@@ -31,17 +31,49 @@ final class LedgerDb(val connection: Connection) {
     try { bind(st); st.executeUpdate(); () } finally st.close()
   }
 
-  /** Earlier outcomes of these command ids, and the accounts of `ibans`, locked until the batch ends. */
-  def known(creationIds: Set[UUID], transferIds: Set[UUID], ibans: Set[String]): Known = {
-    val creations = if (creationIds.isEmpty) Vector.empty else
-      query("SELECT uuid, iban, token, type, reason FROM cac WHERE uuid = ANY (?)")(_.setArray(1, uuidArray(creationIds))) { rs =>
+  /** Earlier outcomes of these command ids (as either kind: an id is unique across kinds), and the accounts of `ibans`,
+    * locked until the batch ends.
+    */
+  def known(ids: Set[UUID], ibans: Set[String]): Known = {
+    val creations = if (ids.isEmpty) Vector.empty else
+      query("SELECT uuid, iban, token, type, reason FROM cac WHERE uuid = ANY (?)")(_.setArray(1, uuidArray(ids))) { rs =>
         val id = rs.getObject(1, classOf[UUID])
         id -> CreationRow(id, Option(rs.getString(2)), Option(rs.getString(3)), rs.getString(4), Option(rs.getString(5)))
       }
-    val transfers = if (transferIds.isEmpty) Vector.empty else
-      query("SELECT uuid, reason FROM cmt WHERE uuid = ANY (?)")(_.setArray(1, uuidArray(transferIds)))(rs =>
+    val transfers = if (ids.isEmpty) Vector.empty else
+      query("SELECT uuid, reason FROM cmt WHERE uuid = ANY (?)")(_.setArray(1, uuidArray(ids)))(rs =>
         rs.getObject(1, classOf[UUID]) -> Option(rs.getString(2)))
-    Known(creations.toMap, transfers.toMap, accounts(ibans))
+    Known(creations.toMap, transfers.toMap, accountsAwaitingCreations(ibans))
+  }
+
+  /** The accounts, including any whose creation another handler has prepared but not yet committed. Such a batch's
+    * AccountCreationConfirmed may already be on Kafka (COMMIT PREPARED follows the Kafka commit), and a row inserted by
+    * a prepared transaction is neither seen nor waited for by `FOR UPDATE`: so when an account number is missing while
+    * bankops handlers' batches are prepared, those batches are waited for and the missing numbers read again. Listing
+    * the prepared batches before reading again is what makes it exact: a creation confirmed to anyone was prepared
+    * before, so it is either listed (and waited for) or committed before the second read.
+    */
+  private def accountsAwaitingCreations(ibans: Set[String]): Map[String, Account] = {
+    val found = accounts(ibans)
+    val missing = ibans -- found.keySet
+    if (missing.isEmpty) found
+    else {
+      val pending = query(s"SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE '${LedgerDb.GidRoot}%'")(_ => ())(_.getString(1))
+      if (pending.nonEmpty) awaitSettled(pending.toSet)
+      found ++ accounts(missing)
+    }
+  }
+
+  /** Waits until none of these prepared transactions is left (settled by the handler that prepared them, or by recovery). */
+  def awaitSettled(gids: Set[String]): Unit = {
+    val deadline = System.nanoTime() + LedgerDb.PreparedWait.toNanos
+    def left = query("SELECT gid FROM pg_prepared_xacts WHERE gid = ANY (?)")(_.setArray(1, textArray(gids)))(_.getString(1))
+    var waiting = left
+    while (waiting.nonEmpty) {
+      if (System.nanoTime() > deadline) throw new PreparedBatchPending(waiting.head)
+      Thread.sleep(2)
+      waiting = left
+    }
   }
 
   /** Accounts by iban, locked (FOR UPDATE) in iban order. */
@@ -114,3 +146,16 @@ final class LedgerDb(val connection: Connection) {
 
   def close(): Unit = scala.util.Try(connection.close())
 }
+
+object LedgerDb {
+  /** Every prepared transaction a bankops handler makes starts with this. */
+  val GidRoot = "bankops-handler:"
+  /** How long a batch waits for another handler's prepared batch that may hold an account it needs (the lock timeout). */
+  val PreparedWait: java.time.Duration = java.time.Duration.ofSeconds(5)
+}
+
+/** A prepared batch that may hold an account this batch needs was not settled in time (its handler may have died): the
+  * batch is undone and retried after recovery has settled it.
+  */
+final class PreparedBatchPending(gid: String)
+    extends RuntimeException(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid, which may hold an account this batch needs")

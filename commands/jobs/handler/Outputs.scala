@@ -2,10 +2,13 @@ package bankops.jobs.handler
 
 import cats.effect.IO
 import cats.syntax.all._
+import org.apache.kafka.clients.consumer.ConsumerRecord
 import org.apache.kafka.clients.producer.ProducerRecord
+import org.apache.kafka.common.header.internals.RecordHeaders
 import vulcan.Codec
 
 import java.nio.charset.StandardCharsets.UTF_8
+import scala.jdk.CollectionConverters._
 
 import bankops.services.avro.WireFormat
 import bankops.services.bank._
@@ -14,9 +17,10 @@ import bankops.services.registry.{Lookup, RegistryClient}
 import bankops.services.contracts.SubjectNameStrategy
 
 /** Encodes what the handler publishes: feedback on the feedback topic keyed by the command id, balance changes on
-  * the balance topic keyed by the iban, each under the schema id its subject holds for bankops' record.
+  * the balance topic keyed by the iban, each under the schema id its subject holds for bankops' record; and records it
+  * cannot apply, as they came, on the dead-letter topic.
   */
-final class Outputs(feedbackTopic: String, balanceTopic: String, created: WireFormat.Writer[AccountCreationConfirmed],
+final class Outputs(val feedbackTopic: String, balanceTopic: String, val deadLetterTopic: String, created: WireFormat.Writer[AccountCreationConfirmed],
                     creationFailed: WireFormat.Writer[AccountCreationFailed], confirmed: WireFormat.Writer[MoneyTransferConfirmed],
                     failed: WireFormat.Writer[MoneyTransferFailed], changed: WireFormat.Writer[BalanceChanged]) {
 
@@ -30,11 +34,32 @@ final class Outputs(feedbackTopic: String, balanceTopic: String, created: WireFo
     case Emitted.TransferFailed(r) => feedback(r.id, bytes(failed, r))
     case Emitted.Changed(r) => new ProducerRecord(balanceTopic, r.iban.getBytes(UTF_8), bytes(changed, r))
   }
+
+  /** The record as it came (key, value, headers), plus headers naming where it came from, why, and when: an earlier
+    * dead letter's own headers are replaced, so a record replayed from the dead-letter topic and refused again says
+    * only why it was refused this time.
+    */
+  def deadLetter(r: ConsumerRecord[Array[Byte], Array[Byte]], reason: String, at: java.time.Instant): ProducerRecord[Array[Byte], Array[Byte]] = {
+    val headers = new RecordHeaders()
+    r.headers.asScala.filterNot(_.key.startsWith(Outputs.DeadLetterHeader)).foreach(headers.add)
+    def add(name: String, value: String) = headers.add(s"${Outputs.DeadLetterHeader}$name", value.getBytes(UTF_8))
+    add("topic", r.topic); add("partition", r.partition.toString); add("offset", r.offset.toString)
+    add("timestamp", java.time.Instant.ofEpochMilli(r.timestamp).toString); add("reason", reason); add("time", at.toString)
+    new ProducerRecord(deadLetterTopic, null, r.key, r.value, headers)
+  }
 }
 
 object Outputs {
+  /** Headers the handler adds to a dead letter: `bankops.dlq.topic`, `.partition`, `.offset`, `.timestamp`, `.reason`, `.time`. */
+  val DeadLetterHeader = "bankops.dlq."
+
+  def isFeedback(e: Emitted): Boolean = e match {
+    case _: Emitted.Changed => false
+    case _ => true
+  }
+
   /** The schema ids of the five records under their subjects; a subject without bankops' schema is exit 2. */
-  def resolve(registry: RegistryClient, strategy: SubjectNameStrategy, feedbackTopic: String, balanceTopic: String): IO[Outputs] = {
+  def resolve(registry: RegistryClient, strategy: SubjectNameStrategy, feedbackTopic: String, balanceTopic: String, deadLetterTopic: String): IO[Outputs] = {
     def id[A](topic: String)(implicit codec: Codec[A]): IO[WireFormat.Writer[A]] = {
       val schema = codec.schema.fold(e => throw new IllegalStateException(e.message), identity)
       val subject = strategy.subject(topic, schema.getFullName)
@@ -45,6 +70,6 @@ object Outputs {
       }
     }
     (id[AccountCreationConfirmed](feedbackTopic), id[AccountCreationFailed](feedbackTopic), id[MoneyTransferConfirmed](feedbackTopic),
-      id[MoneyTransferFailed](feedbackTopic), id[BalanceChanged](balanceTopic)).mapN(new Outputs(feedbackTopic, balanceTopic, _, _, _, _, _))
+      id[MoneyTransferFailed](feedbackTopic), id[BalanceChanged](balanceTopic)).mapN(new Outputs(feedbackTopic, balanceTopic, deadLetterTopic, _, _, _, _, _))
   }
 }

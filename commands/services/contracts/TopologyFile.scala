@@ -54,7 +54,6 @@ object TopologyFile {
       config <- o("config").fold[R[Map[String, String]]](Right(Map.empty))(config(s"$at.config", _))
       recordsJson <- o("records").get.asArray.toRight(s"$at.records: must be a list")
       records <- recordsJson.toList.zipWithIndex.traverse { case (r, i) => record(s"$at.records[$i]", r, schemas) }
-      _ <- if (records.isEmpty) Left(s"$at.records: a topic must carry at least one record type") else Right(())
       _ <- records.groupBy(_.fullName).collectFirst { case (n, rs) if rs.size > 1 => s"$at.records: $n is listed twice" }.toLeft(())
     } yield TopicSpec(name, partitions, rf, config, records)
 

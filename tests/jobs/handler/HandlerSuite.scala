@@ -3,12 +3,14 @@ package bankops.jobs.handler
 import cats.effect.IO
 import io.circe.Json
 import org.apache.kafka.clients.producer.ProducerRecord
+import org.apache.kafka.common.header.Header
+import org.apache.kafka.common.header.internals.RecordHeader
 
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
 import bankops.services.avro.WireFormat
-import bankops.services.bank.{BankRules, Heartbeat}
+import bankops.services.bank.{BankRules, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.kafka.ChunkProducer
 import bankops.support.{BankFixture, SandboxFixture}
 import bankops.support.BankFixture.{creation, id, transfer}
@@ -46,7 +48,9 @@ class HandlerSuite extends munit.CatsEffectSuite {
             transfer(id(), "x", 10, outside, BankRules.iban(999999998L)) -> Some("both to and from not known at this bank"),
             transfer(id(), "x", 50, outside, ib, "from outside") -> None,
             transfer(id(), ta, 100, ia, outside, "to outside") -> None,
-            transfer(id(), "0" * 20, 5, seeded, ia, "from the seeded account") -> None
+            transfer(id(), "0" * 20, 5, seeded, ia, "from the seeded account") -> None,
+            transfer(id(), "x", -500, "cash", ia, "a negative deposit") -> Some("amount must be positive"),
+            transfer(id(), ta, 0, ia, ib, "nothing") -> Some("amount must be positive")
           )
           ids = transfers.map { case (line, _) => value(io.circe.parser.parse(line).toOption.get.hcursor.downField("value").focus.get, "id") }
           _ <- bank.send(transfers.map(_._1))
@@ -57,7 +61,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
           validated <- bank.validate
           // The same commands once more: the same feedback again, nothing applied twice.
           _ <- bank.send(List(creation(a, "AUTO"), creation(b, "MANUAL")) ++ transfers.map(_._1))
-          again <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.size >= 24).timeout(90.seconds)
+          again <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.size >= 28).timeout(90.seconds)
           changesAfter <- bank.balanceChanges
           amountsAfter <- bank.query("SELECT iban, amount, type FROM balance")(rs => rs.getString(1) -> (rs.getLong(2), rs.getString(3)))
         } yield {
@@ -80,9 +84,9 @@ class HandlerSuite extends munit.CatsEffectSuite {
           assertEquals(amounts.toMap.get(ia), Some((605L, "AUTO")))
           assertEquals(amounts.toMap.get(ib), Some((350L, "MANUAL")))
           assertEquals(amounts.toMap.get(seeded).map(_._1), Some(BankRules.SeededAmount - 5))
-          assertEquals(cmt, List(10L))
+          assertEquals(cmt, List(12L))
           assertEquals(validated.code, 0, validated.out + validated.err)
-          assertEquals(again.size, 24, os.read(log))
+          assertEquals(again.size, 28, os.read(log))
           assertEquals(again.groupBy(_._1).map { case (i, fs) => i -> fs.map(f => (f._2, f._3)).distinct.size }.values.toSet, Set(1))
           assertEquals(changesAfter, changes)
           assertEquals(amountsAfter.toMap, amounts.toMap)
@@ -91,31 +95,80 @@ class HandlerSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("garbage, an unknown schema id and another record type on the commands topic: skipped with a warning naming each, the handler goes on") {
-    BankFixture.create("garbage").flatMap { bank =>
-      withHandler(bank, "garbage") { (h, log) =>
-        val after = id()
+  test("garbage, an unknown schema id and another record type go to the dead-letter topic as they came, with headers saying why; " +
+    "offsets move past them; once the missing schema is registered, a replay from the dead-letter topic applies that command once") {
+    BankFixture.create("dlq").flatMap { bank =>
+      withHandler(bank, "dlq") { (h, log) =>
+        val (account, after, late) = (id(), id(), id())
         val heartbeat = Heartbeat.codec.schema.toOption.get
+        val transferSchema = ConfirmMoneyTransfer.codec.schema.toOption.get
+        def produce(values: List[Array[Byte]]) = SandboxFixture.settings.flatMap { settings =>
+          ChunkProducer.resource(settings.kafka, 30.seconds).use { p =>
+            val header = new RecordHeader("trace", "t-1".getBytes(UTF_8))
+            p.send(fs2.Chunk.from(values.map(v => new ProducerRecord(bank.commands, 0, "k".getBytes(UTF_8), v, java.util.List.of[Header](header)))))((_, _, _) => ()).flatten
+          }
+        }
+        def header(j: Json, key: String) = j.hcursor.downField("headers").focus.flatMap(_.asArray).flatMap(_.collectFirst {
+          case h if h.hcursor.get[String]("key").toOption.contains(key) => h.hcursor.get[String]("value").toOption.get
+        })
+        def replayDeadLetters = SandboxFixture.cli("replay", "--from-topic", bank.deadLetters, "--to-topic", bank.commands).flatMap { r =>
+          IO.raiseUnless(r.code == 0)(new AssertionError(r.err))
+        }
         for {
           registry <- SandboxFixture.registry
+          _ <- bank.send(List(creation(account)))
+          iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
           beatId <- registry.register(s"${bank.commands}-nl.openweb.data.Heartbeat", heartbeat.toString)
-          settings <- SandboxFixture.settings
-          bad = List("not avro at all".getBytes(UTF_8), WireFormat.frame(987654, Array[Byte](2, 4)), WireFormat.Writer[Heartbeat](beatId).apply(Heartbeat(1)).toOption.get)
-          _ <- ChunkProducer.resource(settings.kafka, 30.seconds).use { p =>
-            p.send(fs2.Chunk.from(bad.map(v => new ProducerRecord(bank.commands, 0, "k".getBytes(UTF_8), v))))((_, _, _) => ()).flatten
-          }
+          // The next id the registry gives out: a deposit framed with it names a schema that does not exist yet.
+          fillerId <- registry.register(s"${bank.commands}-filler", s"""{"type": "record", "name": "F${after.replace("-", "")}", "fields": []}""")
+          lateId = fillerId + 1
+          deposit = ConfirmMoneyTransfer(java.util.UUID.fromString(late), "x", 400, "cash", iban, late)
+          bad = List("not avro at all".getBytes(UTF_8), WireFormat.frame(987654, Array[Byte](2, 4)),
+            WireFormat.Writer[Heartbeat](beatId).apply(Heartbeat(1)).toOption.get, WireFormat.Writer[ConfirmMoneyTransfer](lateId).apply(deposit).toOption.get)
+          _ <- produce(bad)
           _ <- bank.send(List(creation(after)))
-          feedback <- bank.awaitFeedback(Set(after))
-          _ <- IO.sleep(2.seconds)
+          _ <- bank.awaitFeedback(Set(after))
+          dead <- (IO.sleep(500.millis) >> bank.read(bank.deadLetters)).iterateUntil(_.size >= 4).timeout(60.seconds)
+          lag <- SandboxFixture.cli("groups", "describe", bank.group, "-o", "json")
+          // The fix: the schema the deposit names is registered (a copy of the bank's, with a doc of its own), under that id.
+          fixed <- registry.register(s"${bank.commands}-nl.openweb.data.ConfirmMoneyTransfer",
+            transferSchema.toString.replace("\"name\":\"ConfirmMoneyTransfer\"", "\"name\":\"ConfirmMoneyTransfer\",\"doc\":\"registered late, " + late + "\""),
+            normalize = false) // normalized, the doc is dropped and the bank's own schema (and id) found instead
+          _ = assertEquals(fixed, lateId, "the registry gave the late schema the id the deposit names")
+          _ <- replayDeadLetters
+          feedback <- bank.awaitFeedback(Set(late))
+          _ <- replayDeadLetters
+          _ <- (IO.sleep(500.millis) >> bank.read(bank.deadLetters)).iterateUntil(_.size >= 4 + 3 + 6).timeout(60.seconds)
+          again <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.count(_._1 == late) >= 2).timeout(60.seconds)
+          amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
+          validated <- bank.validate
           text <- IO.blocking(os.read(log))
         } yield {
-          assertEquals(feedback.map(_._2), List("AccountCreationConfirmed"))
-          val warnings = text.linesIterator.filter(_.startsWith(s"warning: skipped ${bank.commands}-0@")).toList
-          assertEquals(warnings.size, 3, text)
-          assert(warnings.exists(_.contains("first byte is 0x6e, not the magic byte")), text)
-          assert(warnings.exists(_.contains("schema id 987654 is unknown to the registry")), text)
-          assert(warnings.exists(_.contains("record type nl.openweb.data.Heartbeat is not a bank command")), text)
-          assert(text.contains("\"skipped\":3"), text)
+          assertEquals(dead.size, 4, dead.map(_.noSpaces).mkString("\n"))
+          val reasons = dead.map(d => header(d, "bankops.dlq.reason").getOrElse(""))
+          assertEquals(reasons(0), "first byte is 0x6e, not the magic byte 0x00", reasons.toString)
+          assertEquals(reasons(1), "schema id 987654 is unknown to the registry")
+          assertEquals(reasons(2), "record type nl.openweb.data.Heartbeat is not a bank command")
+          assertEquals(reasons(3), s"schema id $lateId is unknown to the registry")
+          assertEquals(dead.flatMap(header(_, "bankops.dlq.offset")).map(_.toLong).distinct.size, 4, "each names its own source offset")
+          dead.zipWithIndex.foreach { case (d, i) =>
+            assertEquals(header(d, "bankops.dlq.topic"), Some(bank.commands))
+            assertEquals(header(d, "bankops.dlq.partition"), Some("0"))
+            assert(header(d, "bankops.dlq.offset").exists(_.toLongOption.isDefined), d.noSpaces)
+            assert(header(d, "bankops.dlq.time").isDefined, d.noSpaces)
+            assertEquals(header(d, "trace"), Some("t-1"), "the record's own headers are kept")
+            assertEquals(d.hcursor.get[String]("key").toOption, Some("k"))
+            if (i == 2) assertEquals(d.hcursor.get[String]("record").toOption, Some("nl.openweb.data.Heartbeat"), "the value as it came")
+          }
+          assert(!lag.out.contains("\"lag\":1"), lag.out)
+          assertEquals(feedback.filter(_._1 == late).map(_._2).distinct, List("MoneyTransferConfirmed"))
+          assertEquals(again.filter(_._1 == late).map(f => (f._2, f._3)).distinct.size, 1)
+          assertEquals(amount, List(400L), "replayed twice, applied once")
+          assertEquals(validated.code, 0, validated.out + validated.err)
+          // Replayed: the 4 (3 refused again), then the dead-letter topic's 7 (6 refused again, the deposit a repeat).
+          val warnings = text.linesIterator.filter(_.startsWith(s"warning: dead-lettered ${bank.commands}-")).toList
+          assertEquals(warnings.size, 4 + 3 + 6, text)
+          assert(text.contains("\"deadLettered\":13"), text)
           assert(h.isAlive())
         }
       }
@@ -217,8 +270,26 @@ class HandlerSuite extends munit.CatsEffectSuite {
     }
   }
 
+  test("dynamic members: a handler joins late under load, then its peer is killed with SIGKILL; nothing lost or doubled") {
+    BankFixture.create("dynamic").flatMap { bank =>
+      val (logA, logB) = (os.temp(prefix = "dynamic-a", suffix = ".log"), os.temp(prefix = "dynamic-b", suffix = ".log"))
+      for {
+        a <- IO.blocking(bank.spawnHandler("a", logA, dynamic = true))
+        loaded <- load(bank, 3000, 3)
+        (accounts, transfers) = loaded
+        sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
+        _ <- IO.sleep(2.seconds)
+        b <- IO.blocking(bank.spawnHandler("b", logB, dynamic = true))
+        _ <- BankFixture.awaitLog(logB, "handler: applying") >> IO.sleep(3.seconds)
+        killed <- BankFixture.signal(a, "KILL")
+        _ <- sending.joinWithNever
+        _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
+      } yield assertEquals(killed, 137)
+    }
+  }
+
   List("after-prepare" -> "rolled back", "after-kafka-commit" -> "committed").foreach { case (point, settled) =>
-    test(s"a crash $point: the restarted handler finds the prepared batch, $settled by the committed offsets, and every command counts once") {
+    test(s"a crash $point: the restarted handler finds the prepared batch, $settled by its marker on Kafka, and every command counts once") {
       BankFixture.create("halt").flatMap { bank =>
         val log = os.temp(prefix = "handler-halt", suffix = ".log")
         val (a, deposit, move) = (id(), id(), id())

@@ -85,14 +85,43 @@ class LedgerSuite extends munit.FunSuite {
   test("amounts that would leave a bigint fail instead of wrapping around") {
     val rich = a.copy(amount = Long.MaxValue - 5)
     assertEquals(Ledger.transfer(t("x", 10, "cash", rich.iban), Map(rich.iban -> rich))._1, Some(Ledger.OutOfRange))
-    assertEquals(Ledger.transfer(t(a.token, Long.MinValue, a.iban, b.iban), known.accounts)._1, Some(Ledger.OutOfRange))
   }
 
-  test("prepared transaction ids: short, per group and topic, and parsed back") {
-    val prefix = s"bankops-handler:${HandlerLoop.hash("g\u0000commands")}:"
+  test("zero and negative amounts fail, before any other check: no money moves backwards with the payer's token") {
+    val cases = List(t("x", -500, "cash", a.iban), t("x", 0, "cash", a.iban), t(b.token, -10, a.iban, b.iban), t(a.token, Long.MinValue, a.iban, b.iban),
+      t(a.token, -1, "nobody", b.iban))
+    cases.foreach(c => assertEquals(Ledger.transfer(c, known.accounts), (Some(Ledger.NotPositive), Nil), c.toString))
+    val applied = run(cases.map(Right(_)): _*)
+    assertEquals(applied.amounts, Map.empty[String, Long])
+    assertEquals(applied.counts.failed, Map(Ledger.NotPositive -> cases.size.toLong))
+  }
+
+  test("a command id is unique across kinds: a transfer reusing a creation's id (or the reverse) gets that outcome again, nothing applied") {
+    val creation = ConfirmAccountCreation(UUID.randomUUID(), Atype.Manual)
+    val transfer = t(a.token, 10, a.iban, b.iban)
+    val earlier = known.copy(creations = Map(creation.id -> CreationRow(creation.id, Some(outside), Some("3" * 20), "MANUAL", None)),
+      transfers = Map(transfer.id -> Some(Ledger.InvalidToken)))
+    val reusing = Vector[Ledger.Command](Right(t("x", 99, "cash", a.iban).copy(id = creation.id)), Left(ConfirmAccountCreation(transfer.id, Atype.Auto)))
+    val applied = Ledger(reusing, earlier, Map(transfer.id -> Some(BankRules.iban(55) -> "5" * 20)))
+    assertEquals(applied.emitted, Vector(
+      Emitted.Created(AccountCreationConfirmed(creation.id, outside, "3" * 20, Atype.Manual)),
+      Emitted.TransferFailed(MoneyTransferFailed(transfer.id, Ledger.InvalidToken))))
+    assert(!applied.writes)
+    assertEquals(applied.counts.repeated, 2L)
+    // Within one batch too: the second command with an id is the first's repeat, whatever its kind.
+    val fresh = ConfirmAccountCreation(UUID.randomUUID(), Atype.Auto)
+    val same = Ledger(Vector(Left(fresh), Right(t("x", 5, "cash", a.iban).copy(id = fresh.id))), known, Map(fresh.id -> Some(BankRules.iban(56) -> "6" * 20)))
+    assertEquals(same.amounts, Map.empty[String, Long])
+    assertEquals(same.emitted.map(_.getClass.getSimpleName), Vector("Created", "Created"))
+  }
+
+  test("prepared transaction ids: short, per group and topics, naming the marker, parsed back; an older handler's form is not") {
+    val prefix = s"bankops-handler:${HandlerLoop.hash("g\u0000commands\u0000command_feedback")}:"
     assert(prefix.length < 40)
     assertNotEquals(HandlerLoop.hash("g\u0000commands"), HandlerLoop.hash("h\u0000commands"))
-    assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}7:123456"), Some((7, 123456L)))
-    assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}x:1"), None)
+    assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}7@123456"), Some(Marker(7, 123456L)))
+    assert(s"${prefix}8@${Long.MaxValue}".length < 200)
+    assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}x@1"), None)
+    assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}7:123456"), None)
   }
 }

@@ -1,0 +1,44 @@
+package bankops.jobs.handler
+
+
+import bankops.base.DurationText
+
+/** Deterministic fault points for the exactly-once tests, from the environment; each fires once, the first time its
+  * point is reached (the batch points only in a batch that writes):
+  *  - `BANKOPS_HANDLER_CRASH=POINT` halts the JVM there, as kill -9 would;
+  *  - `BANKOPS_HANDLER_PAUSE=POINT:DURATION` holds the handler there (a long GC pause, a stalled host);
+  *  - `BANKOPS_HANDLER_LOSE=POINT` throws there as if Kafka's answer never came (at `before-kafka-commit` the commit
+  *    request was never sent, at `after-kafka-commit` it was and committed).
+  * Points: `before-prepare` (database written, marker acknowledged), `after-prepare`, `before-kafka-commit`,
+  * `after-kafka-commit`, `during-recovery` (an outcome decided, the prepared transaction not yet settled).
+  */
+object HandlerFaults {
+  def apply(env: Map[String, String], log: String => Unit): String => Unit = {
+    val crash = env.get("BANKOPS_HANDLER_CRASH")
+    val pause = env.get("BANKOPS_HANDLER_PAUSE").flatMap { s =>
+      s.split(':') match {
+        case Array(point, d) => DurationText.parse(d).toOption.map(point -> _)
+        case _ => None
+      }
+    }
+    val lose = env.get("BANKOPS_HANDLER_LOSE")
+    if (crash.isEmpty && pause.isEmpty && lose.isEmpty) _ => ()
+    else {
+      var fired = Set.empty[String]
+      point => if (!fired(point)) {
+        if (crash.contains(point)) { log(s"handler: crashing $point (BANKOPS_HANDLER_CRASH)"); Runtime.getRuntime.halt(137) }
+        pause.filter(_._1 == point).foreach { case (_, d) =>
+          fired += point
+          log(s"handler: pausing $point for ${d.toMillis} ms (BANKOPS_HANDLER_PAUSE)")
+          Thread.sleep(d.toMillis)
+        }
+        if (lose.contains(point)) {
+          fired += point
+          log(s"handler: losing Kafka's answer $point (BANKOPS_HANDLER_LOSE)")
+          throw new org.apache.kafka.common.errors.TimeoutException(s"fault: Kafka's answer lost $point (BANKOPS_HANDLER_LOSE)")
+        }
+      }
+    }
+  }
+
+}

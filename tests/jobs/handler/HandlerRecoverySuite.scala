@@ -1,0 +1,207 @@
+package bankops.jobs.handler
+
+import cats.effect.IO
+import cats.syntax.all._
+import io.circe.Json
+
+import scala.concurrent.duration._
+
+import bankops.support.{BankFixture, SandboxFixture, TopologyFixture}
+import bankops.support.BankFixture.{creation, id, transfer}
+
+/** Every crash point and race of the handler's two-phase commit, each made to happen deterministically (the fault
+  * points of [[HandlerFaults]]), each followed by the same checks: one outcome per command, `cac`/`cmt` as the
+  * feedback says, no prepared transaction left, `balances validate` clean.
+  */
+class HandlerRecoverySuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 6.minutes
+
+  private def str(j: Json, field: String) = j.hcursor.get[String](field).toOption.get
+  private val preparedSql = "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()"
+
+  /** The exactly-once checks for these command ids; the feedback by id. */
+  private def consistent(bank: BankFixture, ids: Set[String], logs: => String): IO[Map[String, (String, Json)]] =
+    for {
+      feedback <- bank.awaitFeedback(ids)
+      _ <- IO.sleep(1.second) // a last COMMIT PREPARED follows the feedback by a moment
+      prepared <- bank.query(preparedSql)(_.getLong(1))
+      cac <- bank.query("SELECT uuid::text, iban FROM cac")(rs => rs.getString(1) -> Option(rs.getString(2)))
+      cmt <- bank.query("SELECT uuid::text, reason FROM cmt")(rs => rs.getString(1) -> Option(rs.getString(2)))
+      validated <- bank.validate
+    } yield {
+      val outcomes = feedback.groupBy(_._1).map { case (i, fs) => i -> fs.map(f => (f._2, f._3)).distinct }
+      assertEquals(outcomes.filter(_._2.size > 1).keys.toList, Nil, s"commands with two outcomes\n$logs")
+      val byId = outcomes.map { case (i, o) => i -> o.head }
+      val (cacMap, cmtMap) = (cac.toMap, cmt.toMap)
+      ids.foreach { i =>
+        byId(i) match {
+          case ("AccountCreationConfirmed", v) => assertEquals(cacMap.get(i), Some(Some(str(v, "iban"))), s"$i\n$logs")
+          case ("MoneyTransferConfirmed", _) => assertEquals(cmtMap.get(i), Some(None), s"$i\n$logs")
+          case ("MoneyTransferFailed", v) => assertEquals(cmtMap.get(i), Some(Some(str(v, "reason"))), s"$i\n$logs")
+          case (other, v) => fail(s"$i: $other ${v.noSpaces}")
+        }
+      }
+      assertEquals(prepared, List(0L), logs)
+      assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+      byId
+    }
+
+  private def halted(p: os.SubProcess): IO[Int] = IO.blocking { p.waitFor(60000); p.exitCode() }
+  private def logs(files: os.Path*): String = files.map(BankFixture.tail).mkString("\n---\n")
+
+  /** An account made by the handler, then a deposit into it and a transfer out of it: the commands of each test. */
+  private def scenario(bank: BankFixture, start: IO[os.SubProcess], log: os.Path, more: => IO[Unit] = IO.unit): IO[(os.SubProcess, Map[String, (String, Json)])] = {
+    val (account, deposit, move) = (id(), id(), id())
+    for {
+      h <- start
+      _ <- bank.send(List(creation(account)))
+      created <- bank.awaitFeedback(Set(account), 150.seconds)
+      (iban, token) = bank.accounts(created)(account)
+      _ <- more
+      _ <- bank.send(List(transfer(deposit, "x", 700, "cash", iban, deposit), transfer(move, token, 200, iban, bankops.services.bank.BankRules.SeededIban, move)))
+      checked <- consistent(bank, Set(account, deposit, move), logs(log))
+    } yield {
+      assertEquals(checked(deposit)._1, "MoneyTransferConfirmed")
+      assertEquals(checked(move)._1, "MoneyTransferConfirmed")
+      (h, checked)
+    }
+  }
+
+  test("a handler held after PREPARE while a second handler starts: the second waits for Kafka's outcome instead of rolling back, and the batch counts once") {
+    BankFixture.create("held").flatMap { bank =>
+      val (logA, logB) = (os.temp(prefix = "held-a", suffix = ".log"), os.temp(prefix = "held-b", suffix = ".log"))
+      var spawned = List.empty[os.SubProcess]
+      def spawn(p: => os.SubProcess) = IO.blocking { val h = p; spawned ::= h; h }
+      val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> spawn(bank.spawnHandler("b", logB))
+      (for {
+        a <- spawn(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:8s")))
+        _ <- BankFixture.awaitLog(logA, "handler: applying")
+        _ <- secondStarts.start
+        _ <- scenario(bank, IO.pure(a), logA)
+        text = os.read(logA) + os.read(logB)
+      } yield {
+        assert(text.contains("still open on Kafka"), logs(logA, logB))
+        assert(!text.contains("rolled back"), logs(logA, logB))
+      }).guarantee(IO.defer(spawned.traverse_(BankFixture.signal(_, "TERM"))))
+    }
+  }
+
+  List("after-kafka-commit" -> "published by Kafka, committed", "before-kafka-commit" -> "not published, rolled back").foreach { case (point, settled) =>
+    test(s"Kafka's answer to the commit lost ($point): the handler's own recovery finds the batch $settled, every command once") {
+      BankFixture.create("lost").flatMap { bank =>
+        val log = os.temp(prefix = "lost", suffix = ".log")
+        scenario(bank, IO.blocking(bank.spawnHandler("lost", log, env = Map("BANKOPS_HANDLER_LOSE" -> point))), log).flatMap { case (h, _) =>
+          BankFixture.signal(h, "TERM").map { _ =>
+            val text = os.read(log)
+            assert(text.contains(s"losing Kafka's answer $point"), text)
+            assert(text.contains(settled), text)
+          }
+        }
+      }
+    }
+  }
+
+  test("a crash after the database writes and before PREPARE: nothing is left prepared, the restarted handler applies the batch once") {
+    BankFixture.create("unprepared").flatMap { bank =>
+      val log = os.temp(prefix = "unprepared", suffix = ".log")
+      val start = for {
+        crashing <- IO.blocking(bank.spawnHandler("u", log, crash = Some("before-prepare")))
+        _ <- BankFixture.awaitLog(log, "handler: applying")
+      } yield crashing
+      val account = id()
+      for {
+        crashing <- start
+        _ <- bank.send(List(creation(account)))
+        code <- halted(crashing)
+        prepared <- bank.query(preparedSql)(_.getLong(1))
+        h <- IO.blocking(bank.spawnHandler("u", log))
+        checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+      } yield {
+        assertEquals(code, 137, logs(log))
+        assertEquals(prepared, List(0L))
+        assertEquals(checked(account)._1, "AccountCreationConfirmed")
+      }
+    }
+  }
+
+  test("a crash during recovery (outcome decided, not yet settled), then another start: the batch is settled once, by its marker") {
+    BankFixture.create("recrash").flatMap { bank =>
+      val log = os.temp(prefix = "recrash", suffix = ".log")
+      val account = id()
+      for {
+        first <- IO.blocking(bank.spawnHandler("r", log, crash = Some("after-kafka-commit")))
+        _ <- bank.send(List(creation(account)))
+        first <- halted(first)
+        second <- IO.blocking(bank.spawnHandler("r", log, crash = Some("during-recovery"))).flatMap(halted)
+        prepared <- bank.query(preparedSql)(_.getLong(1))
+        h <- IO.blocking(bank.spawnHandler("r", log))
+        _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
+        checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+      } yield {
+        assertEquals((first, second), (137, 137), logs(log))
+        assertEquals(prepared, List(1L))
+        assert(os.read(log).contains("crashing during-recovery"), logs(log))
+        assertEquals(checked(account)._1, "AccountCreationConfirmed")
+      }
+    }
+  }
+
+  test("an operator deletes the group's offsets while a published batch is still prepared: the handler commits it anyway, and re-reading everything changes nothing") {
+    BankFixture.create("deleted").flatMap { bank =>
+      val log = os.temp(prefix = "deleted", suffix = ".log")
+      val (account, deposit) = (id(), id())
+      val deleteGroup = SandboxFixture.cli("groups", "delete", bank.group, "--yes").flatMap { r =>
+        if (r.code == 0) IO.unit else IO.raiseError(new AssertionError(r.err))
+      }.handleErrorWith(e => IO.sleep(1.second) >> IO.raiseError(e))
+      for {
+        crashing <- IO.blocking(bank.spawnHandler("d", log, crash = Some("after-kafka-commit")))
+        _ <- bank.send(List(creation(account)))
+        code <- halted(crashing)
+        // The crashed static member leaves the group after its 10 s session timeout; then the group can be deleted.
+        _ <- deleteGroup.attempt.iterateUntil(_.isRight).timeout(60.seconds)
+        created <- bank.awaitFeedback(Set(account))
+        iban = bank.accounts(created)(account)._1
+        h <- IO.blocking(bank.spawnHandler("d", log))
+        _ <- bank.send(List(transfer(deposit, "x", 300, "cash", iban, deposit)))
+        checked <- consistent(bank, Set(account, deposit), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+        amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
+      } yield {
+        assertEquals(code, 137)
+        assert(os.read(log).contains("published by Kafka, committed"), logs(log))
+        assertEquals(checked(deposit)._1, "MoneyTransferConfirmed")
+        assertEquals(amount, List(300L))
+      }
+    }
+  }
+
+  test("a new account's first deposit reaches another handler while the creating batch's COMMIT PREPARED is pending: it waits and succeeds") {
+    BankFixture.create("fresh").flatMap { bank =>
+      val (logA, logB) = (os.temp(prefix = "fresh-a", suffix = ".log"), os.temp(prefix = "fresh-b", suffix = ".log"))
+      val other = s"${bank.commands}-2"
+      val topology = TopologyFixture.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 1, "records": [
+        {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]},
+        "$other.dlq": {"partitions": 1, "replicationFactor": 1, "records": []}}}""")
+      val (account, deposit) = (id(), id())
+      for {
+        applied <- SandboxFixture.cli("apply", "--topology", topology.toString)
+        _ <- IO.raiseUnless(applied.code == 0)(new AssertionError(applied.err))
+        a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-kafka-commit:10s")))
+        // Another handler of the same bank (same database and outputs), reading another commands topic.
+        b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
+        _ <- BankFixture.awaitLog(logA, "handler: applying") >> BankFixture.awaitLog(logB, "handler: applying")
+        _ <- bank.send(List(creation(account)))
+        created <- bank.awaitFeedback(Set(account))
+        iban = bank.accounts(created)(account)._1
+        _ <- bank.send(List(transfer(deposit, "x", 900, "cash", iban, deposit)), to = Some(other))
+        pending <- bank.query(preparedSql)(_.getLong(1))
+        checked <- consistent(bank, Set(account, deposit), logs(logA, logB))
+          .guarantee(BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
+        amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
+      } yield {
+        assertEquals(pending, List(1L), "the deposit was sent while the creating batch was still prepared")
+        assertEquals(checked(deposit)._1, "MoneyTransferConfirmed", logs(logA, logB))
+        assertEquals(amount, List(900L))
+      }
+    }
+  }
+}
