@@ -54,6 +54,7 @@ class DemoSuite extends munit.CatsEffectSuite {
       file <- IO.blocking(os.temp(line + "\n", suffix = ".jsonl"))
       _ <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", "commands")
       waiting <- SandboxFixture.cli("sandbox", "status", "-o", "json")
+      restart <- SandboxFixture.cli("sandbox", "restart", "handler")
       start <- SandboxFixture.cli("sandbox", "start", "handler")
       _ <- caughtUp
       answer <- SandboxFixture.cli("inspect", "--topic", "command_feedback", "--key", id, "-o", "json")
@@ -64,6 +65,8 @@ class DemoSuite extends munit.CatsEffectSuite {
       assertEquals(status.code, 3, status.out)
       assert(status.out.contains("\"service\":\"handler\",\"up\":false"), status.out)
       assert(waiting.out.contains("lag"), waiting.out)
+      // The hint names the fix for a stopped handler in a running sandbox.
+      assertEquals((restart.code, restart.err.trim), (3, "bankops: handler is not running: `bankops sandbox start handler` starts it"))
       assertEquals(start.code, 0, start.err)
       assert(start.err.contains("handler   started"), start.err)
       assert(answer.out.contains("AccountCreationConfirmed"), answer.out + answer.err)

@@ -31,9 +31,17 @@ done
 # config value of the command-config (GitHub masks a secret's whole value, not the pieces of a multi-line one).
 mask "${DB_PASSWORD:-}"
 [ -n "${SCHEMA_REGISTRY_USER_INFO:-}" ] && mask "${SCHEMA_REGISTRY_USER_INFO#*:}"
+# Read as java.util.Properties reads a line: the key ends at the first '=', ':' or blank, and blanks around the
+# separator are dropped, so `key=value`, `key: value` and `key value` all hide their value.
+ltrim() { local s=$1; printf '%s' "${s#"${s%%[![:space:]]*}"}"; }
 if [ -n "${KAFKA_COMMAND_CONFIG:-}" ]; then
   while IFS= read -r line; do
-    case "$line" in *password*=*|*jaas.config*=*) mask "${line#*=}" ;; esac
+    line=$(ltrim "$line")
+    case "$line" in ''|'#'*|'!'*) continue ;; esac
+    key=${line%%[=:[:space:]]*}
+    value=$(ltrim "${line:${#key}}")
+    case "$value" in [=:]*) value=$(ltrim "${value:1}") ;; esac
+    case "$key" in *password*|*jaas.config*) mask "$value" ;; esac
   done <<< "$KAFKA_COMMAND_CONFIG"
 fi
 

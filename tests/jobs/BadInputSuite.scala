@@ -51,6 +51,7 @@ class BadInputSuite extends CatsEffectSuite {
     os.list(Repo.root / "schemas").filter(_.ext == "avsc").foreach(f => os.copy.over(f, unknownConfig / os.up / f.last))
     os.write.over(unknownConfig, topology.replaceFirst("\"config\"\\s*:\\s*\\{", "\"config\": { \"no.such.setting\": \"1\","))
     val toFile = dir / "out.jsonl"
+    val apicurioRoot = s"http://localhost:${SandboxFixture.sandboxSettings.registryPort}"
     List(
       Row("wrong truststore password", List("inspect", "--topic", "heartbeat", "--command-config", config("wrong-trust.properties", "ssl.truststore.password" -> secret)),
         2, "ssl.truststore.password does not open"),
@@ -89,6 +90,17 @@ class BadInputSuite extends CatsEffectSuite {
       Row("an unknown topic config key in the combined plan", List("plan", "--topology", unknownConfig.toString), 2, "no.such.setting"),
       Row("a web server where the registry should be", List("inspect", "--topic", "heartbeat", "--registry-url", s"http://127.0.0.1:$webServer"), 3,
         s"no Confluent-compatible registry at http://127.0.0.1:$webServer (404 on /schemas/ids/"),
+      // Apicurio's own root answers JSON 404s without Confluent's error_code: no registry, whichever job asks.
+      Row("a registry URL without its API path: inspect", List("inspect", "--topic", "heartbeat", "--registry-url", apicurioRoot), 3,
+        s"no Confluent-compatible registry at $apicurioRoot (404 on /schemas/ids/"),
+      Row("a registry URL without its API path: schemas plan", List("schemas", "plan", "--registry-url", apicurioRoot), 3,
+        s"no Confluent-compatible registry at $apicurioRoot (404 on /subjects"),
+      Row("a registry URL without its API path: replay --dry-run", List("replay", "--from-file", text("beat.jsonl", line + "\n"), "--to-topic", "heartbeat",
+        "--dry-run", "--registry-url", apicurioRoot), 3, s"no Confluent-compatible registry at $apicurioRoot (404 on /subjects"),
+      Row("replay --create-topic to a topic the topology does not declare", List("replay", "--from-topic", "heartbeat", "--limit", "1",
+        "--to-topic", "scratch-undeclared", "--create-topic"), 2, "target topic scratch-undeclared does not exist and"),
+      Row("replay to a --to-registry-url that is no registry", List("replay", "--from-topic", "heartbeat", "--limit", "1", "--to-topic", "heartbeat",
+        "--to-registry-url", apicurioRoot), 3, s"no Confluent-compatible registry at $apicurioRoot"),
       Row("a registry URL with bad syntax", List("schemas", "plan", "--registry-url", "http//localhost:18081"), 2,
         "flag --registry-url: 'http//localhost:18081' is not a registry URL"),
       Row("credentials in the registry URL and in --registry-user-info", List("schemas", "plan", "--registry-url",

@@ -232,6 +232,28 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
     }
   }
 
+  test("connect.sh masks every password of the command-config whatever the properties syntax (=, :, blank, indented), and prints none") {
+    val config = List("ssl.keystore.password=Pw-equals-1", "  ssl.key.password : Pw-colon-2", "ssl.truststore.password Pw-blank-3",
+      "\tsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"Pw-jaas-4\";",
+      "security.protocol=SSL", "# ssl.keystore.password=not-a-value").mkString("\n")
+    IO.blocking {
+      val dir = os.temp.dir()
+      val r = os.proc("bash", Repo.root / ".github" / "scripts" / "connect.sh").call(cwd = Repo.root, check = false, stderr = os.Pipe, env = Map(
+        "SANDBOX" -> "false", "KAFKA_BROKERS" -> "localhost:1", "SCHEMA_REGISTRY_URL" -> "http://localhost:2", "KAFKA_COMMAND_CONFIG" -> config,
+        "RUNNER_TEMP" -> dir.toString, "GITHUB_ENV" -> (dir / "env").toString))
+      (r, os.read(dir / "env"))
+    }.map { case (r, exported) =>
+      assertEquals(r.exitCode, 0, r.err.text())
+      val out = r.out.lines()
+      val masked = out.filter(_.startsWith("::add-mask::")).map(_.stripPrefix("::add-mask::"))
+      List("Pw-equals-1", "Pw-colon-2", "Pw-blank-3").foreach(p => assert(masked.contains(p), s"$p not masked: ${masked.mkString(", ")}"))
+      assert(masked.exists(_.contains("Pw-jaas-4")), masked.mkString(", "))
+      assert(!masked.contains("SSL") && !masked.contains("not-a-value"), masked.mkString(", "))
+      val printed = (out.filterNot(_.startsWith("::add-mask::")) :+ r.err.text() :+ exported).mkString("\n")
+      List("Pw-equals-1", "Pw-colon-2", "Pw-blank-3", "Pw-jaas-4").foreach(p => assert(!printed.contains(p), s"$p printed"))
+    }
+  }
+
   test("the harness itself: unsupported expressions are refused; GITHUB_ENV lines and blocks are read as GitHub does") {
     interceptMessage[IllegalArgumentException]("the workflow harness does not support the expression 'github.event.pull_request.title' (keep workflow expressions simple)")(
       WorkflowRunner.substitute("${{ github.event.pull_request.title }}", Map.empty))

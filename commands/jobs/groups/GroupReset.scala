@@ -20,11 +20,15 @@ object GroupReset {
       described <- ConsumerGroups.describe(admin, groups)
       partitions <- topics.flatTraverse(partitionsOf(admin, _, only))
       entries <- target match {
-        case ResetTarget.File(p) => IO.blocking(if (os.isFile(p)) Some(TextFile.read(p)) else None).flatMap {
-          case None => IO.raiseError(Failure.BadInput(s"offsets file $p does not exist"))
-          case Some(Left(notText)) => IO.raiseError(Failure.BadInput(notText))
-          case Some(Right(text)) => IO.fromEither(OffsetsFile.parse(text, p))
-        }
+        case ResetTarget.File(p) => IO.blocking {
+            if (os.isFile(p)) TextFile.read(p)
+            else if (!os.exists(p)) Left(s"offsets file $p does not exist")
+            else if (os.isDir(p)) Left(s"offsets file $p is a directory")
+            else Left(s"offsets file $p is not a regular file (a device, pipe or socket)")
+          }.flatMap {
+            case Left(problem) => IO.raiseError(Failure.BadInput(problem))
+            case Right(text) => IO.fromEither(OffsetsFile.parse(text, p))
+          }.flatTap(entries => fileNamesExisting(admin, entries, groups, topics, target))
         case _ => IO.pure(Nil)
       }
       times <- target match {
@@ -47,6 +51,19 @@ object GroupReset {
           save(plan, saveTo, overwrite, shell) >> shell.info(s"groups: ${describe(plan)}${if (plan.isEmpty) "" else "; --execute applies it"}")
             .as(ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference))
     } yield (code, stepSummary(plan, executed = execute && code == ExitCode.Success))
+
+  /** Every partition an offsets file names for these groups and topics exists: one that does not is a file from
+    * another topic's shape, never silently passed over.
+    */
+  private def fileNamesExisting(admin: Admin, entries: List[OffsetsFile.Entry], groups: List[String], topics: List[String], target: ResetTarget): IO[Unit] =
+    topics.traverse_ { topic =>
+      EndOffsets.partitions(admin, topic).flatMap { all =>
+        entries.find(e => groups.contains(e.group) && e.topic == topic && e.partition >= all.size).traverse_ { e =>
+          IO.raiseError[Unit](Failure.BadInput(s"${target match { case ResetTarget.File(p) => p.toString; case _ => "offsets file" }}: " +
+            s"group ${e.group} names partition ${e.partition} of $topic, which has ${all.size} partitions (0-${all.size - 1})"))
+        }
+      }
+    }
 
   private def partitionsOf(admin: Admin, topic: String, only: Option[List[Int]]): IO[List[TopicPartition]] =
     EndOffsets.partitions(admin, topic).flatMap { all =>

@@ -8,6 +8,7 @@ import org.apache.kafka.common.TopicPartition
 import java.time.Instant
 
 import bankops.base.Failure
+import bankops.services.contracts.DuplicateKeys
 
 /** Committed offsets saved by `groups reset --save-to` and read back by `--to file:PATH`:
   * `{"saved": "...", "offsets": [{"group": "g", "topic": "t", "partition": 0, "offset": 42}, ...]}`.
@@ -26,7 +27,8 @@ object OffsetsFile {
 
   /** The entries of a file; exit 2 naming the file when it is missing or not in this format. */
   def parse(text: String, file: os.Path): Either[Failure, List[Entry]] =
-    decode[Contents](text).left.map(e => Failure.BadInput(s"$file is not an offsets file as --save-to writes it: ${e.getMessage}"))
+    DuplicateKeys.find(text).map(d => Failure.BadInput(s"$file: $d")).toLeft(())
+      .flatMap(_ => decode[Contents](text).left.map(e => Failure.BadInput(s"$file is not an offsets file as --save-to writes it: ${e.getMessage}")))
       .flatMap { c =>
         c.offsets.find(e => e.partition < 0 || e.offset < 0)
           .map(e => Failure.BadInput(s"$file: ${e.group} ${e.topic}-${e.partition} has a negative partition or offset"))

@@ -1,12 +1,12 @@
 package bankops.jobs.handler
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{DurationText, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
 import bankops.services.kafka.{KafkaClients, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -52,24 +52,44 @@ object HandlerCommand {
     for {
       _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout)
       outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic)
-      _ <- Database.connect(settings.database, "handler", o.timeout).flatMap(c => IO.blocking(c.close()))
       instance = o.instance.getOrElse(s"${java.net.InetAddress.getLocalHost.getHostName}-${ProcessHandle.current.pid}")
       json = OutputFormat.resolve(o.output, shell) == OutputFormat.Json
-      code <- (Interrupt.onStop, KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
-               KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1))).tupled.use { case (stopped, consumer, markers) =>
+      code <- (instanceLock(o, settings) >> Interrupt.onStop, KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
+               KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1))).tupled.use { case (stopping, consumer, markers) =>
         val decoder = new CommandDecoder(new SchemaResolver(registry))
         val log = (line: String) => shell.err.println(line)
         val loop = new HandlerLoop(o.group, o.topic, consumer, new KafkaOutcome(markers, o.feedbackTopic),
           () => KafkaClients.transactionalProducer(settings.kafka, s"${o.group}-$instance", o.timeout),
-          () => { val c = Database.open(settings.database, "handler", o.timeout); c.createStatement().execute("SET lock_timeout = '5s'"); new LedgerDb(c) },
-          decoder, outputs, new HandlerStats, log, HandlerFaults(shell.env, log), line => if (shell.verbose) log(line))
+          () => { val c = Database.open(settings.database, "handler", o.timeout); c.createStatement().execute("SET lock_timeout = '5s'"); new LedgerDb(c, stopping) },
+          decoder, outputs, new HandlerStats, log, HandlerFaults(shell.env, log), line => if (shell.verbose) log(line), stopping)
         val report = (previous: HandlerStatus, now: HandlerStatus) =>
           if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
-        IO.blocking(loop.start()).adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)) >>
-          shell.info(s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
-          HandlerRunner(loop, decoder, stopped, o.statusEvery, report, shell).guarantee(IO.blocking(loop.close()))
+        IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).flatMap {
+          case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
+          case true =>
+            shell.info(s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
+              HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell)
+        }.guarantee(IO.blocking(loop.close()))
+      }.adaptError {
+        case e if HandlerLoop.fenced(e) => Failure.Unavailable(
+          s"another handler took this one's place as ${o.group}-$instance (Kafka fenced its transactional id or member id): this one stops", e)
       }
     } yield code
+  }
+
+  /** Held while a handler with a stable name runs (see [[HandlerLoop.instanceKey]]): a second one is refused at start. */
+  private def instanceLock(o: Options, settings: ConnectionSettings): Resource[IO, Unit] = o.instance match {
+    case None => Resource.unit
+    case Some(name) =>
+      Resource.make(Database.connect(settings.database, "handler", o.timeout))(c => IO.blocking(c.close())).evalMap { c =>
+        IO.blocking {
+          val st = c.prepareStatement("SELECT pg_try_advisory_lock(?)")
+          st.setLong(1, HandlerLoop.instanceKey(o.group, name))
+          val rs = st.executeQuery()
+          rs.next() && rs.getBoolean(1)
+        }.flatMap(held => IO.raiseUnless(held)(Failure.BadInput(s"another handler is running as --instance $name of group ${o.group} " +
+          "(it holds that name's lock in the database): stop it first, or give this one another name")))
+      }
   }
 
   val job: Job = Job(

@@ -3,7 +3,7 @@ package bankops.jobs.handler
 import org.apache.kafka.clients.consumer.{ConsumerRebalanceListener, ConsumerRecord, KafkaConsumer, OffsetAndMetadata}
 import org.apache.kafka.clients.producer.{KafkaProducer, RecordMetadata}
 import org.apache.kafka.common.TopicPartition
-import org.apache.kafka.common.errors.{AuthenticationException, AuthorizationException, ProducerFencedException}
+import org.apache.kafka.common.errors.{AuthenticationException, AuthorizationException, FencedInstanceIdException, ProducerFencedException}
 
 import java.sql.SQLException
 import java.util.UUID
@@ -35,7 +35,8 @@ final class HandlerLoop(
     val stats: HandlerStats,
     log: String => Unit,
     fault: String => Unit = _ => (),
-    debug: (=> String) => Unit = _ => ()
+    debug: (=> String) => Unit = _ => (),
+    stopping: () => Boolean = () => false
 ) {
   type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
 
@@ -62,11 +63,18 @@ final class HandlerLoop(
     def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit = ()
     def onPartitionsAssigned(partitions: java.util.Collection[TopicPartition]): Unit = {
       needsRecovery = true
-      try recoverIfNeeded() catch { case NonFatal(e) => log(s"handler: recovery waits: ${HandlerLoop.describe(e)}") }
+      try recoverIfNeeded() catch {
+        case _: HandlerStopping => ()
+        case NonFatal(e) => log(s"handler: recovery waits: ${HandlerLoop.describe(e)}")
+      }
     }
   }
 
   def start(): Unit = {
+    val (missing, database) = dbNow.missingTables
+    if (missing.nonEmpty) throw Failure.BadInput(
+      s"database $database has no table ${missing.mkString(", ")}: the handler needs the bank's tables balance, cac and cmt " +
+        "(balancedb, as `bankops sandbox up` creates it; --db-url names the database)")
     if (dbNow.maxPreparedTransactions <= 0) throw Failure.BadInput(
       "PostgreSQL has max_prepared_transactions = 0: the handler commits each batch in two phases (PREPARE TRANSACTION) " +
         "so a crash never separates the database from Kafka; set max_prepared_transactions (e.g. 20) and restart PostgreSQL")
@@ -93,11 +101,11 @@ final class HandlerLoop(
       true
     case Some(marker) =>
       val at = s"${outputs.feedbackTopic}-${marker.partition}@${marker.offset}"
-      val first = outcomes.of(marker, java.time.Duration.ofMillis(200))
+      val first = outcomes.of(marker, java.time.Duration.ofMillis(200), stopping)
       val outcome = if (first != Outcome.Open) first else {
         log(s"handler: the batch marked by $at is still open on Kafka (a handler mid-commit, or one that died until its transaction " +
           s"times out): waiting up to ${HandlerLoop.OutcomeWait.toSeconds} s for its outcome")
-        outcomes.of(marker, HandlerLoop.OutcomeWait)
+        outcomes.of(marker, HandlerLoop.OutcomeWait, stopping)
       }
       outcome match {
         case Outcome.Open =>
@@ -120,7 +128,7 @@ final class HandlerLoop(
     try { if (commit) dbNow.commitPrepared(gid) else dbNow.rollbackPrepared(gid) }
     catch {
       case e: SQLException if e.getSQLState == "42704" => () // settled meanwhile
-      case e: SQLException if e.getSQLState == "55000" => dbNow.awaitSettled(Set(gid)) // being settled by another session right now
+      case e: SQLException if e.getSQLState == "55000" => dbNow.awaitSettled(Set(gid), stopping) // being settled by another session right now
     }
 
   /** One poll and its batch; false when the poll was empty. */
@@ -292,11 +300,23 @@ object HandlerLoop {
   /** How long recovery waits for an open transaction at a time: a handler's transactions time out after 10 s. */
   val OutcomeWait: java.time.Duration = java.time.Duration.ofSeconds(12)
 
-  /** Errors no retry mends: another handler holds our transactional id, or Kafka refuses us. */
-  def fatal(e: Throwable): Boolean = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists {
-    case _: ProducerFencedException | _: AuthenticationException | _: AuthorizationException | _: Failure => true
+  /** Errors no retry mends: another handler took our place, or Kafka refuses us. */
+  def fatal(e: Throwable): Boolean = fenced(e) || Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists {
+    case _: AuthenticationException | _: AuthorizationException | _: Failure => true
     case _ => false
   }
+
+  /** Another process took this handler's transactional id or static member id. */
+  def fenced(e: Throwable): Boolean = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists {
+    case _: ProducerFencedException | _: FencedInstanceIdException => true
+    case _ => false
+  }
+
+  /** The PostgreSQL advisory lock a handler with a stable name holds while it runs: a second one is refused at once,
+    * and a crashed one's lock goes with its connection, so a restart under the same name is not.
+    */
+  def instanceKey(group: String, instance: String): Long =
+    java.nio.ByteBuffer.wrap(java.security.MessageDigest.getInstance("SHA-256").digest(s"bankops-handler\u0000$group\u0000$instance".getBytes("UTF-8"))).getLong
 
   def describe(e: Throwable): String = {
     val root = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toList.last

@@ -25,18 +25,22 @@ object HandlerRunner {
         else IO.blocking(loop.stats.snapshot(loop.lag, now.toNanos)).flatTap(report(previous, _))
       }
 
+    // A backoff ends early on SIGTERM: the handler stops within a second at any point.
+    def backoff(delay: FiniteDuration): IO[Unit] = (IO.sleep(50.millis) >> stopped).iterateUntil(identity).timeoutTo(delay, IO.unit).void
+
     def go(previous: HandlerStatus, failures: Int): IO[HandlerStatus] = stopped.flatMap {
       case true => IO.pure(previous)
       case false =>
         batch.attempt.flatMap {
           case Right(_) => status(previous).flatMap(go(_, 0))
           case Left(e) if HandlerLoop.fatal(e) => IO.raiseError(e)
+          case Left(_: HandlerStopping) => IO.pure(previous) // a wait cut short by SIGTERM: nothing of the batch applied
           case Left(e) =>
             val delay = ((200L << (failures min 6)) min 10000L).millis
             IO.blocking(loop.afterFailure(e)) >>
               shell.info(s"handler: batch failed, nothing of it applied (${HandlerLoop.describe(e)}); retrying in ${delay.toMillis} ms") >>
               (if (shell.verbose) IO.blocking(e.printStackTrace(shell.err)) else IO.unit) >>
-              IO.sleep(delay) >> status(previous).flatMap(go(_, failures + 1))
+              backoff(delay) >> status(previous).flatMap(go(_, failures + 1))
         }
     }
 

@@ -28,7 +28,7 @@ object Outcome {
   * operator may move or delete, nor on which handler asks. An open transaction is never guessed at: it is Open.
   */
 final class KafkaOutcome(consumer: KafkaConsumer[Array[Byte], Array[Byte]], topic: String) {
-  def of(marker: Marker, within: java.time.Duration): Outcome = {
+  def of(marker: Marker, within: java.time.Duration, stopping: () => Boolean = () => false): Outcome = {
     val tp = new TopicPartition(topic, marker.partition)
     consumer.assign(List(tp).asJava)
     consumer.seek(tp, marker.offset)
@@ -36,6 +36,7 @@ final class KafkaOutcome(consumer: KafkaConsumer[Array[Byte], Array[Byte]], topi
     try {
       var outcome: Outcome = Outcome.Open
       while (outcome == Outcome.Open && System.nanoTime() < deadline) {
+        if (stopping()) throw new HandlerStopping
         val records = consumer.poll(java.time.Duration.ofMillis(50)).records(tp).asScala
         outcome =
           if (records.exists(_.offset == marker.offset)) Outcome.Committed

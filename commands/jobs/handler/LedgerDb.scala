@@ -8,7 +8,7 @@ import java.util.UUID
   * deadlock), writes with one statement per kind, and ends in PREPARE TRANSACTION: the database holds
   * the batch, locks included, until the Kafka transaction that publishes it has committed.
   */
-final class LedgerDb(val connection: Connection) {
+final class LedgerDb(val connection: Connection, stopping: () => Boolean = () => false) {
   connection.setAutoCommit(false)
 
   private def uuidArray(ids: Iterable[UUID]) = connection.createArrayOf("uuid", ids.toArray[AnyRef])
@@ -59,18 +59,19 @@ final class LedgerDb(val connection: Connection) {
     if (missing.isEmpty) found
     else {
       val pending = query(s"SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE '${LedgerDb.GidRoot}%'")(_ => ())(_.getString(1))
-      if (pending.nonEmpty) awaitSettled(pending.toSet)
+      if (pending.nonEmpty) awaitSettled(pending.toSet, stopping)
       found ++ accounts(missing)
     }
   }
 
   /** Waits until none of these prepared transactions is left (settled by the handler that prepared them, or by recovery). */
-  def awaitSettled(gids: Set[String]): Unit = {
+  def awaitSettled(gids: Set[String], stopping: () => Boolean): Unit = {
     val deadline = System.nanoTime() + LedgerDb.PreparedWait.toNanos
     def left = query("SELECT gid FROM pg_prepared_xacts WHERE gid = ANY (?)")(_.setArray(1, textArray(gids)))(_.getString(1))
     var waiting = left
     while (waiting.nonEmpty) {
       if (System.nanoTime() > deadline) throw new PreparedBatchPending(waiting.head)
+      if (stopping()) throw new HandlerStopping
       Thread.sleep(2)
       waiting = left
     }
@@ -137,6 +138,14 @@ final class LedgerDb(val connection: Connection) {
     gids
   }
 
+  /** The bank's tables this database lacks (in the connection's search path), and the database's name. */
+  def missingTables: (List[String], String) = {
+    val missing = query("SELECT t FROM unnest(ARRAY['balance', 'cac', 'cmt']) AS t WHERE to_regclass(t) IS NULL")(_ => ())(_.getString(1)).toList
+    val name = query("SELECT current_database()")(_ => ())(_.getString(1)).head
+    connection.rollback()
+    (missing, name)
+  }
+
   /** PostgreSQL's max_prepared_transactions: 0 disables PREPARE TRANSACTION, which the handler needs. */
   def maxPreparedTransactions: Int = {
     val n = query("SHOW max_prepared_transactions")(_ => ())(_.getString(1)).headOption.flatMap(_.toIntOption).getOrElse(0)
@@ -157,5 +166,8 @@ object LedgerDb {
 /** A prepared batch that may hold an account this batch needs was not settled in time (its handler may have died): the
   * batch is undone and retried after recovery has settled it.
   */
+/** A wait cut short because the handler was asked to stop (SIGTERM): the batch is undone like any failed one. */
+final class HandlerStopping extends RuntimeException("the handler is stopping") with scala.util.control.NoStackTrace
+
 final class PreparedBatchPending(gid: String)
     extends RuntimeException(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid, which may hold an account this batch needs")

@@ -79,14 +79,31 @@ object LatencyChart {
     c
   }
 
+  // Series that often coincide (p99, p99.9 and balance p99 with few probes) stay apart: each its own colour, marker
+  // and line, later ones drawn over earlier ones with a smaller, open marker.
+  private val colours = List(new Color(31, 119, 180), new Color(255, 127, 14), new Color(44, 160, 44), new Color(148, 103, 189),
+    new Color(140, 86, 75), new Color(227, 119, 194), new Color(23, 190, 207), new Color(188, 189, 34))
+  private val markers = List(SeriesMarkers.CIRCLE, SeriesMarkers.DIAMOND, SeriesMarkers.TRIANGLE_UP, SeriesMarkers.SQUARE,
+    SeriesMarkers.TRIANGLE_DOWN, SeriesMarkers.CROSS, SeriesMarkers.PLUS, SeriesMarkers.OVAL)
+  private val dashes = List(Array(1f, 0f), Array(8f, 4f), Array(2f, 3f), Array(10f, 3f, 2f, 3f))
+
+  private def style(series: XYSeries, i: Int): Unit = {
+    series.setLineColor(colours(i % colours.size))
+    series.setMarkerColor(colours(i % colours.size))
+    series.setMarker(markers(i % markers.size))
+    series.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, dashes(i % dashes.size), 0f))
+  }
+
   private def latency(steps: List[StepResult], timeoutMs: Double, title: String): XYChart = {
     val c = base(title, "end-to-end latency (ms, log scale)")
     c.getStyler.setYAxisLogarithmic(true)
     val x = xs(steps)
+    var drawn = 0
     def add(name: String, m: Measure, p: Double): Unit = {
       // Log scale: a step without the measure is drawn at the floor rather than dropped, keeping the x values aligned.
       val ys = steps.map(s => s.measures.get(m).filter(_.count > 0).fold(0.1)(_.percentileMs(p) max 0.1)).toArray
-      c.addSeries(name, x, ys).setMarker(SeriesMarkers.CIRCLE)
+      style(c.addSeries(name, x, ys), drawn)
+      drawn += 1
     }
     Measure.all.filter(m => steps.exists(_.measures.contains(m))).foreach { m =>
       if (m == Measure.Feedback) { add("feedback p50", m, 50); add("feedback p99", m, 99); add("feedback p99.9", m, 99.9) }
@@ -105,14 +122,21 @@ object LatencyChart {
     c.getStyler.setYAxisGroupPosition(1, Styler.YAxisPosition.Right)
     val x = xs(steps)
     val processes = steps.flatMap(_.processes.map(_.label)).distinct
-    processes.foreach { p =>
+    processes.zipWithIndex.foreach { case (p, i) =>
       def ys(f: ProcessStats => Double) = steps.map(s => s.processes.find(_.label == p).fold(0.0)(f)).toArray
-      c.addSeries(s"$p CPU %", x, ys(_.cpuPercent)).setMarker(SeriesMarkers.CIRCLE)
+      style(c.addSeries(s"$p CPU %", x, ys(_.cpuPercent)), 2 * i)
       val rss: XYSeries = c.addSeries(s"$p RSS MiB", x, ys(_.rssMaxMiB))
-      rss.setMarker(SeriesMarkers.SQUARE)
-      rss.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, Array(8f, 4f), 0f))
+      style(rss, 2 * i + 1)
       rss.setYAxisGroup(1)
     }
+    // Both axes from 0, CPU up to at least one core and memory with headroom: auto-scaled, each series spanned its own
+    // axis exactly, so a CPU line and an RSS line always met at both ends and read as one.
+    val all = steps.flatMap(_.processes)
+    val st = c.getStyler
+    st.setYAxisMin(0, 0.0)
+    st.setYAxisMax(0, (all.map(_.cpuPercent).maxOption.getOrElse(0.0) * 1.15) max 100.0)
+    st.setYAxisMin(1, 0.0)
+    st.setYAxisMax(1, (all.map(_.rssMaxMiB).maxOption.getOrElse(0.0) * 1.6) max 64.0)
     // An empty figure still says why it is empty (and XChart draws no chart without a series).
     if (processes.isEmpty) {
       c.setTitle("no process watched (--watch-pid PID)")

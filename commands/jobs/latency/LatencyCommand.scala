@@ -7,7 +7,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{Failure, Interrupt, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
-import bankops.services.config.{ConnectionSettings, Connections, Source}
+import bankops.services.config.{ConnectionSettings, Connections, SandboxConnection, Source}
 import bankops.services.contracts.SubjectNameStrategy
 import bankops.services.kafka.{ChunkProducer, ConsumerGroups, KafkaClients, RecordDecoder}
 import bankops.services.load.{LoadGenerator, LoadSpec}
@@ -19,13 +19,24 @@ import bankops.services.registry.{RecordSchemaId, RegistryClient, SchemaResolver
   */
 object LatencyCommand {
 
+  /** The sandbox's handler, when the settings point at the sandbox's Kafka: found by the sandbox, or exported from
+    * `bankops sandbox env` into the environment (the same brokers), alike.
+    */
+  private def sandboxHandler(o: LatencyOptions, settings: ConnectionSettings, shell: Shell): IO[List[Long]] = {
+    val dir = Connections.sandboxDir(o.flags.sandboxDir, shell)
+    SandboxConnection.read(dir).flatMap {
+      case Some(c) if settings.kafka.bootstrapServers.source == Source.Sandbox || c.bootstrapServers == settings.kafka.bootstrapServers.value =>
+        ProcessWatch.sandboxHandler(dir).map(_.toList)
+      case _ => IO.pure(Nil)
+    }
+  }
+
   def run(o: LatencyOptions)(shell: Shell): IO[ExitCode] =
     for {
       settings <- Connections.load(o.flags, shell)
       chart <- o.chart.traverse(ChartFile.check(_, o.overwrite))
       useDb = o.db.getOrElse(settings.database.url.source != Source.Default)
-      pids <- if (o.watchPids.nonEmpty || settings.kafka.bootstrapServers.source != Source.Sandbox) IO.pure(o.watchPids)
-              else ProcessWatch.sandboxHandler(Connections.sandboxDir(o.flags.sandboxDir, shell)).map(_.toList)
+      pids <- if (o.watchPids.nonEmpty) IO.pure(o.watchPids) else sandboxHandler(o, settings, shell)
       watched <- ProcessWatch.targets(pids)
       plan = LatencyPlan(o.steps, o.stepDuration, o.interval, o.timeout, o.maxTimeouts,
                List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds)

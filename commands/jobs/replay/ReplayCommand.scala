@@ -101,7 +101,9 @@ object ReplayCommand {
           records <- o.from match {
             // A missing target says so before a file's lines are checked against the target's subjects.
             case FromFile(f) => partitions >> fromFile(f, o.to, o.input, o.timeout, target, strategy, topology.schemaFiles, shell)
-            case FromTopic(spec, filter) => IO.pure(fromTopic(spec, filter, o.limit, o.to, o.timeout, source, sourceSchemas, target, strategy))
+            // Likewise before the source is read: a failure raised inside the running streams was also reported by them,
+            // a raw exception line before bankops' own.
+            case FromTopic(spec, filter) => partitions.as(fromTopic(spec, filter, o.limit, o.to, o.timeout, source, sourceSchemas, target, strategy))
           }
           code <- o.to match {
             case ToFile(f, overwrite) => toFile(f, overwrite, o.from, o.limit, o.delivery.dryRun, o.timeout, source, sourceSchemas, shell)

@@ -150,6 +150,12 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
         }
         // Only a running service: alone, a stopped one could start without what it needs (the registry's database).
         pid.flatMap {
+          // The hint names the command that mends it: `start handler` beside running services, `up` otherwise.
+          case None if service == "handler" => new KafkaService(ctx).pid.flatMap { kafka =>
+            IO.raiseError(bankops.base.Failure.Unavailable(
+              if (kafka.isDefined) "handler is not running: `bankops sandbox start handler` starts it"
+              else "handler is not running, nor is Kafka: `bankops sandbox up` starts the sandbox"))
+          }
           case None => IO.raiseError(bankops.base.Failure.Unavailable(s"$service is not running: `bankops sandbox up` starts the sandbox"))
           case Some(_) => timed(service, stop >> start)(_ => "restarted")
         }

@@ -61,6 +61,9 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
       case Some(j) if resp.code.isSuccess => IO.pure(j)
       case None if resp.code.isSuccess => IO.raiseError(notARegistry(s"the answer to $where is not JSON"))
       case None if resp.code.code == 404 => IO.raiseError(notARegistry(s"404 on $where"))
+      // A registry's 404 carries Confluent's error code (40401 subject, 40403 schema, ...); a JSON 404 without one is
+      // another server's (Apicurio's own root answers so when the URL lacks /apis/ccompat/v7).
+      case Some(j) if resp.code.code == 404 && j.hcursor.downField("error_code").focus.forall(_.isNull) => IO.raiseError(notARegistry(s"404 on $where"))
       case _ => IO.raiseError(RegistryError.from(resp.code.code, text))
     }
   }

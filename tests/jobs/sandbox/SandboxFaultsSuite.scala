@@ -77,12 +77,14 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
     for {
       none <- TestShell.run(List("sandbox", "restart", "kafka", "--sandbox-dir", empty.toString))
       down <- TestShell.run(List("sandbox", "restart", "registry", "--sandbox-dir", stopped.toString))
+      handler <- TestShell.run(List("sandbox", "restart", "handler", "--sandbox-dir", stopped.toString))
       unknown <- TestShell.run(List("sandbox", "restart", "zookeeper", "--sandbox-dir", stopped.toString))
     } yield {
       assertEquals(none.code, 3, none.err)
       assert(none.err.contains("no sandbox has run here"), none.err)
       assertEquals(down.code, 3, down.err)
       assert(down.err.contains("registry is not running"), down.err)
+      assertEquals((handler.code, handler.err.trim), (3, "bankops: handler is not running, nor is Kafka: `bankops sandbox up` starts the sandbox"))
       assertEquals(unknown.code, 2, unknown.err)
       assert(!os.exists(stopped / "registry" / "pid"), "the registry was started")
     }

@@ -14,10 +14,11 @@ class TopologyFileSuite extends munit.FunSuite {
 
   private val heartbeat = """{"partitions": 1, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}"""
 
-  test("the default topology is DESIGN.md's: four topics, eight records, TopicRecordNameStrategy") {
+  test("the default topology is DESIGN.md's: four topics, eight records, TopicRecordNameStrategy; and the handler's dead-letter topic") {
     val t = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
     assertEquals(t.subjectNameStrategy, SubjectNameStrategy.TopicRecord)
-    assertEquals(t.topics.map(t => t.name -> t.partitions), List("heartbeat" -> 1, "commands" -> 9, "command_feedback" -> 9, "balance_changed" -> 9))
+    assertEquals(t.topics.map(t => t.name -> t.partitions), List("heartbeat" -> 1, "commands" -> 9, "commands.dlq" -> 1, "command_feedback" -> 9, "balance_changed" -> 9))
+    assertEquals(t.topic("commands.dlq").map(_.records), Some(Nil), "no record types: it keeps what the handler could not read")
     assertEquals(t.topics.map(_.replicationFactor).distinct, List(3))
     assertEquals(t.topic("heartbeat").map(_.config), Some(Map("retention.ms" -> "900000")))
     assertEquals(t.bindings.size, 8)

@@ -30,6 +30,13 @@ class RegistryHttpSuite extends munit.CatsEffectSuite {
     })
   }
 
+  test("a JSON 404 without Confluent's error_code (Apicurio's own root, the API path missing) is no registry either") {
+    server(404, """{"message":"RESTEASY003210: Could not find resource for full path","error_code":null}""").use(port =>
+      failure(client(s"http://127.0.0.1:$port").use(_.schemaById(3))).map { f =>
+        assertEquals((f.exitCode, f.message), (3, s"no Confluent-compatible registry at http://127.0.0.1:$port (404 on /schemas/ids/3)"))
+      })
+  }
+
   test("an HTML 200 is no registry either; a schema looked up by id there is not 'unknown to the registry'") {
     server(200, "<html>welcome</html>").use(port => failure(client(s"http://127.0.0.1:$port").use(_.schemaById(4))).map { f =>
       assertEquals((f.exitCode, f.message), (3, s"no Confluent-compatible registry at http://127.0.0.1:$port (the answer to /schemas/ids/4 is not JSON)"))

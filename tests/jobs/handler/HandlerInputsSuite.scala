@@ -1,0 +1,114 @@
+package bankops.jobs.handler
+
+import cats.effect.IO
+
+import scala.concurrent.duration._
+
+import bankops.support.{BankFixture, SandboxFixture}
+import bankops.support.BankFixture.{creation, id, transfer}
+
+/** The handler's own inputs, as a hostile or hurried operator gives them: its name twice, a database without the
+  * bank's tables, command ids reused across kinds, SIGTERM in the middle of a wait. Each through the CLI, each with
+  * its exit code, its one line, and nothing changed.
+  */
+class HandlerInputsSuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 4.minutes
+
+  private def exit(p: os.SubProcess, within: FiniteDuration): IO[Option[Int]] =
+    IO.blocking { p.waitFor(within.toMillis); if (p.isAlive()) None else Some(p.exitCode()) }
+
+  private def lines(log: os.Path) = os.read.lines(log).filterNot(_.startsWith("{")).toList
+
+  test("a second handler with a running one's --instance is refused (exit 2, one line naming it); the running one goes on") {
+    BankFixture.create("twice").flatMap { bank =>
+      val (logA, logB) = (os.temp(prefix = "twice-a", suffix = ".log"), os.temp(prefix = "twice-b", suffix = ".log"))
+      val account = id()
+      for {
+        a <- IO.blocking(bank.spawnHandler("same", logA))
+        _ <- BankFixture.awaitLog(logA, "handler: applying")
+        b <- IO.blocking(bank.spawnHandler("same", logB))
+        code <- exit(b, 60.seconds)
+        _ <- bank.send(List(creation(account)))
+        feedback <- bank.awaitFeedback(Set(account)).guarantee(BankFixture.signal(a, "TERM").void)
+      } yield {
+        assertEquals(code, Some(2), BankFixture.tail(logB))
+        assertEquals(lines(logB).size, 1, BankFixture.tail(logB))
+        assert(lines(logB).head.contains(s"another handler is running as --instance same of group ${bank.group}"), BankFixture.tail(logB))
+        assertEquals(feedback.map(_._2), List("AccountCreationConfirmed"), BankFixture.tail(logA))
+        assert(!os.read(logA).contains("unexpected error"), BankFixture.tail(logA))
+      }
+    }
+  }
+
+  test("a database without the bank's tables: exit 2 at start, one line naming the missing tables, nothing consumed") {
+    BankFixture.create("notables").flatMap { bank =>
+      val log = os.temp(prefix = "notables", suffix = ".log")
+      val empty = bank.dbUrl + "_empty"
+      val name = empty.split('/').last
+      for {
+        base <- SandboxFixture.settings.map(_.database.url.value)
+        _ <- BankFixture.withDb(base)(_.createStatement().execute(s"CREATE DATABASE $name"))
+        _ <- bank.send(List(creation(id())))
+        h <- IO.blocking(bank.spawnHandler("n", log, args = List("--db-url", empty)))
+        code <- exit(h, 60.seconds)
+        groups <- SandboxFixture.cli("groups", "list", "-o", "json")
+      } yield {
+        assertEquals(code, Some(2), BankFixture.tail(log))
+        assertEquals(lines(log).size, 1, BankFixture.tail(log))
+        assert(lines(log).head.contains(s"database $name has no table balance, cac, cmt: the handler needs the bank's tables"), BankFixture.tail(log))
+        assert(!groups.out.contains(bank.group), "no offsets committed: " + groups.out)
+      }
+    }
+  }
+
+  test("a command id is unique across kinds: a transfer reusing an account creation's id, and the reverse, get the first outcome again") {
+    BankFixture.create("reuse").flatMap { bank =>
+      val log = os.temp(prefix = "reuse", suffix = ".log")
+      val (account, deposit) = (id(), id())
+      for {
+        h <- IO.blocking(bank.spawnHandler("r", log))
+        _ <- bank.send(List(creation(account)))
+        iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
+        _ <- bank.send(List(transfer(deposit, "x", 50, "cash", iban, deposit)))
+        _ <- bank.awaitFeedback(Set(deposit))
+        _ <- bank.send(List(transfer(account, "x", 999, "cash", iban, "reuses a creation's id"), creation(deposit)))
+        feedback <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.size >= 4).timeout(60.seconds)
+          .guarantee(BankFixture.signal(h, "TERM").void)
+        amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
+        accounts <- bank.query("SELECT count(*) FROM balance")(_.getLong(1))
+        changes <- bank.balanceChanges
+      } yield {
+        val byId = feedback.groupBy(_._1).map { case (i, fs) => i -> fs.map(f => (f._2, f._3)).distinct }
+        assertEquals(byId(account).map(_._1), List("AccountCreationConfirmed"))
+        assertEquals(byId(deposit).map(_._1), List("MoneyTransferConfirmed"))
+        assertEquals(feedback.size, 4)
+        assertEquals(amount, List(50L))
+        assertEquals(accounts, List(2L), "the seeded account and the one created")
+        assertEquals(changes.size, 1)
+      }
+    }
+  }
+
+  test("SIGTERM while the handler waits for another handler's open transaction: it stops within a second or two, exit 0") {
+    BankFixture.create("term").flatMap { bank =>
+      val (logA, logB) = (os.temp(prefix = "term-a", suffix = ".log"), os.temp(prefix = "term-b", suffix = ".log"))
+      for {
+        a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:40s")))
+        _ <- bank.send(List(creation(id())))
+        _ <- BankFixture.awaitLog(logA, "pausing after-prepare")
+        b <- IO.blocking(bank.spawnHandler("b", logB))
+        _ <- BankFixture.awaitLog(logB, "still open on Kafka")
+        _ <- IO.sleep(500.millis)
+        start <- IO.monotonic
+        _ <- IO.blocking(os.proc("kill", "-TERM", b.wrapped.pid().toString).call())
+        code <- exit(b, 30.seconds)
+        end <- IO.monotonic
+        _ <- IO.blocking(a.destroyForcibly())
+      } yield {
+        assertEquals(code, Some(0), BankFixture.tail(logB))
+        assert(end - start < 3.seconds, s"stopped in ${(end - start).toMillis} ms")
+        assert(!os.read(logB).contains("unexpected error"), BankFixture.tail(logB))
+      }
+    }
+  }
+}
