@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The command handler at saturation and its memory at a steady rate, on the sandbox (broker, registry, PostgreSQL and
-# the handler on this one machine). Usage: tests/bench/handler-throughput.sh [COMMANDS] [RATE_SECONDS] (COMMANDS=0: step 2 only)
+# the handler on this one machine). Usage: tests/bench/handler-throughput.sh [COMMANDS] [RATE_SECONDS] (COMMANDS=0: step 2 only;
+# RATE_SECONDS=0: step 1 only; HANDLER_JAVA_OPTS: extra JVM options for the handler alone)
 #  1. 1,000 accounts are created through the handler; then COMMANDS (default 100,000) commands (a tenth creations,
 #     deposits from cash, transfers between the accounts with their tokens, a tenth failing on a wrong token) are
 #     produced as fast as `bankops replay --from-file` sends them while the handler runs: throughput is COMMANDS over
@@ -34,15 +35,17 @@ benchdb=${pg%/*}/$db
 pg_dump -s "$pg" | psql -q "$benchdb" >/dev/null
 psql -q "$pg" -c "COPY (SELECT * FROM balance WHERE balance_id = 0) TO STDOUT" | psql -q "$benchdb" -c "COPY balance FROM STDIN"
 args=(--topic "$p-commands" --feedback-topic "$p-feedback" --balance-topic "$p-balance" --group "$p" --instance bench
-      --db-url "${DB_URL%/*}/$db" -o json)
+      --db-url "${DB_URL%/*}/$db" -o json --status-every 1s)
 warm_up ./bankops handler --help
 handler=""
 stop_handler() { [ -n "$handler" ] && kill -TERM "$handler" 2>/dev/null && wait "$handler" 2>/dev/null; handler=""; }
 trap 'stop_handler; rm -rf "$work"; psql -q "$pg" -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true' EXIT
-start_handler() { ./bankops handler "${args[@]}" >"$work/handler.json" 2>"$work/handler.err" & handler=$!; }
+start_handler() { BANKOPS_JAVA_OPTS="${HANDLER_JAVA_OPTS:-}" ./bankops handler "${args[@]}" >"$work/handler.json" 2>"$work/handler.err" & handler=$!; }
+# Waits until the handler has answered WANT commands in all, by its own status lines (once a second): asking Kafka
+# with a tool started each second took up to half a core from the run it measures.
 await_feedback() {
   local want=$1
-  while [ "$(topic_records "$p-feedback")" -lt "$want" ]; do sleep 1; done
+  while [ "$(tail -n 1 "$work/handler.json" 2>/dev/null | python3 -c 'import json,sys; print(json.loads(sys.stdin.read() or "{}").get("commands", 0))' 2>/dev/null || echo 0)" -lt "$want" ]; do sleep 0.5; done
 }
 
 start_handler
@@ -87,12 +90,25 @@ first = min(ts(l) for l in open(sys.argv[1]))
 last = max(ts(l) for l in open(sys.argv[2]))
 n = int(sys.argv[3])
 print(f"saturation: {n} commands from the first command to the last feedback in {last - first:.1f} s = {n / (last - first):.0f} commands/s "
-      f"(target >= 3000); sending alone: {sys.argv[5]}; handler peak RSS {sys.argv[4]} MiB")
+      f"(target >= 10000); sending alone: {sys.argv[5]}; handler peak RSS {sys.argv[4]} MiB")
+PY
+# Where a batch's time went at saturation: the handler's per-second status lines whose batches were large (the load).
+python3 - "$work/handler.json" <<'PY'
+import json, sys
+rows = [j["batch"] for j in map(json.loads, open(sys.argv[1])) if j.get("batch", {}).get("records", 0) >= 200]
+n = sum(r["batches"] for r in rows)
+if n:
+    mean = lambda k: sum(r[k] * r["batches"] for r in rows) / n
+    phases = ["databaseMs", "sendsMs", "prepareMs", "kafkaCommitMs", "commitPreparedMs"]
+    print(f"saturation phases: {n} batches of {mean('records'):.0f} records on average; per batch " +
+          ", ".join(f"{k[:-2]} {mean(k):.1f} ms" for k in phases) + f" (sum {sum(mean(k) for k in phases):.1f} ms; " +
+          f"database reads {mean('databaseReadsMs'):.1f} ms, writes {mean('databaseWritesMs'):.1f} ms)")
 PY
 else
   stop_handler # COMMANDS=0: the steady phase only
 fi
 
+[ "$seconds" -gt 0 ] || exit 0
 start_handler
 sleep 5
 ./bankops heartbeat --kind commands --commands-topic "$p-commands" --feedback-topic "$p-feedback" --rate 1000 --duration "${seconds}s" -o json 2>/dev/null >"$work/load.json"

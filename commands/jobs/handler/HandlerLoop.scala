@@ -165,6 +165,10 @@ final class HandlerLoop(
         val sent = p.send(outputs.record(e))
         if (Outputs.isFeedback(e)) marker = Some(sent)
       })
+      // The rows are written while the records go out: the sends need the ledger's result, not its rows.
+      val w = System.nanoTime()
+      applied.foreach(dbNow.write)
+      dbSplit = (dbSplit._1, System.nanoTime() - w)
       try offsetsSent.foreach(_.get()) catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
       t2 = System.nanoTime()
       applied match {
@@ -205,9 +209,8 @@ final class HandlerLoop(
       try finish(gid, commit = true)
       catch { case NonFatal(e) => needsRecovery = true; dropDb(); log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): retried") }
     }
-    debug(f"handler: batch of ${records.size} records from ${offsets.size} partitions: database ${(t1 - t0) / 1e6}%.1f ms, " +
-      f"sends and offsets ${(t2 - t1) / 1e6}%.1f ms, marker and prepare ${(t3 - t2) / 1e6}%.1f ms, Kafka commit ${(t4 - t3) / 1e6}%.1f ms, " +
-      f"commit prepared ${(System.nanoTime() - t4) / 1e6}%.1f ms")
+    stats.timed(BatchTimings.of(records.size, t0, t1, t2, t3, t4, System.nanoTime()).copy(reads = dbSplit._1, writes = dbSplit._2))
+    dbSplit = (0L, 0L)
     poison.foreach { case (r, reason) => log(s"warning: dead-lettered ${r.topic}-${r.partition}@${r.offset} to ${outputs.deadLetterTopic}: $reason") }
     applied.foreach(a => stats.add(a.counts))
     stats.deadLettered(poison.size)
@@ -215,42 +218,44 @@ final class HandlerLoop(
   }
 
 
+  /** The last batch's database reads (earlier outcomes, accounts, fresh numbers) and writes, in ns. */
+  private var dbSplit = (0L, 0L)
+
+  /** Reads what the batch needs and applies the bank's rules to it; the rows are written by the caller. */
   private def applyToDb(commands: Vector[Ledger.Command]): Applied = {
     val d = dbNow
     val ids = commands.map(_.fold(_.id, _.id)).toSet
-    val creationIds = commands.collect { case Left(c) => c.id }.toSet
     val a = System.nanoTime()
-    val known0 = d.known(ids, Ledger.ibansOf(commands))
-    val b = System.nanoTime()
-    val fresh = freshAccounts(d, (creationIds -- known0.creations.keySet -- known0.transfers.keySet).toVector, known0.accounts.keySet)
-    val c = System.nanoTime()
-    val applied = Ledger(commands, known0, fresh)
-    val e = System.nanoTime()
-    d.write(applied)
-    debug(f"known ${(b - a) / 1e6}%.1f fresh ${(c - b) / 1e6}%.1f ledger ${(e - c) / 1e6}%.1f write ${(System.nanoTime() - e) / 1e6}%.1f")
-    applied
+    // Numbers for the creations are drawn first, so the read that finds earlier outcomes also says which are taken.
+    val drawn = commands.collect { case Left(c) => c.id -> draw() }
+    val known0 = d.known(ids, Ledger.ibansOf(commands), drawn.map(_._2).toSet)
+    val needed = drawn.filterNot { case (id, _) => known0.creations.contains(id) || known0.transfers.contains(id) }.distinctBy(_._1)
+    val fresh = freshAccounts(d, needed, known0.taken, known0.accounts.keySet)
+    dbSplit = (System.nanoTime() - a, 0L)
+    Ledger(commands, known0, fresh)
   }
 
-  /** An unused iban and a token per new account: candidates are checked against the table and drawn again
-    * when taken (three rounds; then the original's failure reason).
+  private def draw(): String = BankRules.iban(random.nextInt(1000000000).toLong)
+
+  /** An unused iban and a token per new account: the drawn numbers (`taken` those the table has), checked against
+    * the accounts locked and one another, drawn again when taken (three rounds; then the original's failure reason).
     */
-  private def freshAccounts(d: LedgerDb, ids: Vector[UUID], locked: Set[String]): Map[UUID, Option[(String, String)]] = {
-    def draw() = BankRules.iban(random.nextInt(1000000000).toLong)
+  private def freshAccounts(d: LedgerDb, first: Vector[(UUID, String)], taken0: Set[String], locked: Set[String]): Map[UUID, Option[(String, String)]] = {
     var result = Map.empty[UUID, Option[(String, String)]]
-    var pending = ids
+    var candidates = first
+    var taken = taken0
     var used = locked
     var round = 0
-    while (pending.nonEmpty && round < 3) {
-      val candidates = pending.map(_ -> draw())
-      val taken = d.taken(candidates.map(_._2).toSet) ++ used
+    while (candidates.nonEmpty && round < 3) {
+      if (round > 0) taken = d.taken(candidates.map(_._2).toSet)
       val dupes = candidates.groupBy(_._2).collect { case (iban, cs) if cs.size > 1 => iban }.toSet
-      val (bad, good) = candidates.partition { case (_, iban) => taken(iban) || dupes(iban) }
+      val (bad, good) = candidates.partition { case (_, iban) => taken(iban) || used(iban) || dupes(iban) }
       good.foreach { case (id, iban) => result += id -> Some((iban, BankRules.token(random))) }
       used ++= good.map(_._2)
-      pending = bad.map(_._1)
+      candidates = bad.map { case (id, _) => id -> draw() }
       round += 1
     }
-    result ++ pending.map(_ -> None)
+    result ++ candidates.map(_._1 -> None)
   }
 
   def rewind(records: Vector[Raw]): Unit = {

@@ -6,15 +6,17 @@ import io.circe.Json
 final class HandlerStats {
   @volatile private var counts = Counts()
   @volatile private var dead = 0L
+  @volatile private var timings = BatchTimings()
 
   def add(c: Counts): Unit = synchronized { counts = counts + c }
+  def timed(t: BatchTimings): Unit = synchronized { timings = timings + t }
   def deadLettered(n: Int): Unit = if (n > 0) synchronized { dead += n }
 
-  def snapshot(lag: Long, nanos: Long): HandlerStatus = synchronized { HandlerStatus(counts, dead, lag, nanos) }
+  def snapshot(lag: Long, nanos: Long): HandlerStatus = synchronized { HandlerStatus(counts, dead, lag, nanos, timings) }
 }
 
-/** One status report: totals since start, the rate since the previous report, the group's lag. */
-final case class HandlerStatus(counts: Counts, deadLettered: Long, lag: Long, nanos: Long) {
+/** One status report: totals since start, the rate and the batches' phases since the previous report, the group's lag. */
+final case class HandlerStatus(counts: Counts, deadLettered: Long, lag: Long, nanos: Long, timings: BatchTimings = BatchTimings()) {
   def rate(previous: HandlerStatus): Double = {
     val seconds = (nanos - previous.nanos) / 1e9
     if (seconds <= 0) 0.0 else (counts.commands - previous.counts.commands) / seconds
@@ -38,6 +40,7 @@ final case class HandlerStatus(counts: Counts, deadLettered: Long, lag: Long, na
     "repeated" -> Json.fromLong(counts.repeated),
     "balanceChanges" -> Json.fromLong(counts.balanceChanges),
     "deadLettered" -> Json.fromLong(deadLettered),
-    "lag" -> Json.fromLong(lag)
+    "lag" -> Json.fromLong(lag),
+    "batch" -> (timings - previous.timings).json
   )
 }

@@ -13,7 +13,8 @@ final case class CreationRow(id: UUID, iban: Option[String], token: Option[Strin
 /** What the database knows of a batch before it is applied: earlier outcomes of its command ids
   * (`cac`, `cmt`: reason None = confirmed) and the accounts its transfers name (locked for the batch).
   */
-final case class Known(creations: Map[UUID, CreationRow], transfers: Map[UUID, Option[String]], accounts: Map[String, Account])
+final case class Known(creations: Map[UUID, CreationRow], transfers: Map[UUID, Option[String]], accounts: Map[String, Account],
+                       taken: Set[String] = Set.empty)
 
 /** A record the handler publishes: feedback keyed by the command id, or a balance change keyed by the iban. */
 sealed trait Emitted

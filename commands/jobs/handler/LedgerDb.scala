@@ -3,9 +3,9 @@ package bankops.jobs.handler
 import java.sql.{Connection, PreparedStatement}
 import java.util.UUID
 
-/** The handler's SQL on one connection: a batch reads what it needs with one query per kind (earlier
-  * creations, earlier transfers, the accounts it touches, locked in iban order so two handlers never
-  * deadlock), writes with one statement per kind, and ends in PREPARE TRANSACTION: the database holds
+/** The handler's SQL on one connection: a batch reads what it needs in one round trip (earlier creations and
+  * transfers, the accounts it touches locked in iban order so two handlers never deadlock, whether the numbers
+  * drawn for new accounts are free), writes in one statement, and ends in PREPARE TRANSACTION: the database holds
   * the batch, locks included, until the Kafka transaction that publishes it has committed.
   */
 final class LedgerDb(val connection: Connection, stopping: () => Boolean = () => false) {
@@ -28,22 +28,31 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
 
   private def update(sql: String)(bind: PreparedStatement => Unit): Unit = {
     val st = connection.prepareStatement(sql)
-    try { bind(st); st.executeUpdate(); () } finally st.close()
+    try { bind(st); st.execute(); () } finally st.close()
   }
 
-  /** Earlier outcomes of these command ids (as either kind: an id is unique across kinds), and the accounts of `ibans`,
-    * locked until the batch ends.
+  /** In one round trip: earlier outcomes of these command ids (as either kind: an id is unique across kinds), the
+    * accounts of `ibans` locked until the batch ends, and which of the `candidates` (numbers drawn for new accounts)
+    * are taken already.
     */
-  def known(ids: Set[UUID], ibans: Set[String]): Known = {
-    val creations = if (ids.isEmpty) Vector.empty else
-      query("SELECT uuid, iban, token, type, reason FROM cac WHERE uuid = ANY (?)")(_.setArray(1, uuidArray(ids))) { rs =>
-        val id = rs.getObject(1, classOf[UUID])
-        id -> CreationRow(id, Option(rs.getString(2)), Option(rs.getString(3)), rs.getString(4), Option(rs.getString(5)))
+  def known(ids: Set[UUID], ibans: Set[String], candidates: Set[String] = Set.empty): Known = {
+    val creations = Map.newBuilder[UUID, CreationRow]
+    val transfers = Map.newBuilder[UUID, Option[String]]
+    val accounts = Map.newBuilder[String, Account]
+    val taken = Set.newBuilder[String]
+    query(LedgerDb.KnownSql) { st =>
+      st.setArray(1, textArray(ibans)); st.setArray(2, uuidArray(ids)); st.setArray(3, uuidArray(ids)); st.setArray(4, textArray(candidates))
+    } { rs =>
+      rs.getString(1) match {
+        case "a" => accounts += rs.getString(3) -> Account(rs.getString(3), rs.getString(4), rs.getLong(7), rs.getLong(8))
+        case "c" =>
+          val id = rs.getObject(2, classOf[UUID])
+          creations += id -> CreationRow(id, Option(rs.getString(3)), Option(rs.getString(4)), rs.getString(5), Option(rs.getString(6)))
+        case "t" => transfers += rs.getObject(2, classOf[UUID]) -> Option(rs.getString(6))
+        case _ => taken += rs.getString(3)
       }
-    val transfers = if (ids.isEmpty) Vector.empty else
-      query("SELECT uuid, reason FROM cmt WHERE uuid = ANY (?)")(_.setArray(1, uuidArray(ids)))(rs =>
-        rs.getObject(1, classOf[UUID]) -> Option(rs.getString(2)))
-    Known(creations.toMap, transfers.toMap, accountsAwaitingCreations(ibans))
+    }
+    Known(creations.result(), transfers.result(), accountsAwaitingCreations(ibans, accounts.result()), taken.result())
   }
 
   /** The accounts, including any whose creation another handler has prepared but not yet committed. Such a batch's
@@ -53,8 +62,7 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     * the prepared batches before reading again is what makes it exact: a creation confirmed to anyone was prepared
     * before, so it is either listed (and waited for) or committed before the second read.
     */
-  private def accountsAwaitingCreations(ibans: Set[String]): Map[String, Account] = {
-    val found = accounts(ibans)
+  private def accountsAwaitingCreations(ibans: Set[String], found: Map[String, Account]): Map[String, Account] = {
     val missing = ibans -- found.keySet
     if (missing.isEmpty) found
     else {
@@ -89,25 +97,20 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     if (ibans.isEmpty) Set.empty
     else query("SELECT iban FROM balance WHERE iban = ANY (?)")(_.setArray(1, textArray(ibans)))(_.getString(1)).toSet
 
-  def write(a: Applied): Unit = {
-    if (a.newAccounts.nonEmpty) update(
-      "INSERT INTO balance (iban, token, amount, type, lmt) SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::bigint[])") { st =>
-      val accounts = a.newAccounts.map(_._1)
-      st.setArray(1, textArray(accounts.map(_.iban))); st.setArray(2, textArray(accounts.map(_.token)))
-      st.setArray(3, longArray(accounts.map(_.amount))); st.setArray(4, textArray(a.newAccounts.map(_._2))); st.setArray(5, longArray(accounts.map(_.lmt)))
-    }
-    if (a.amounts.nonEmpty) update(
-      "UPDATE balance b SET amount = v.amount, updated_at = now() FROM unnest(?::text[], ?::bigint[]) AS v(iban, amount) WHERE b.iban = v.iban") { st =>
-      val rows = a.amounts.toVector
-      st.setArray(1, textArray(rows.map(_._1))); st.setArray(2, longArray(rows.map(_._2)))
-    }
-    if (a.creations.nonEmpty) update("INSERT INTO cac (uuid, iban, token, type, reason) SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[])") { st =>
-      st.setArray(1, uuidArray(a.creations.map(_.id))); st.setArray(2, textArray(a.creations.map(_.iban.orNull)))
-      st.setArray(3, textArray(a.creations.map(_.token.orNull))); st.setArray(4, textArray(a.creations.map(_.aType))); st.setArray(5, textArray(a.creations.map(_.reason.orNull)))
-    }
-    if (a.transfers.nonEmpty) update("INSERT INTO cmt (uuid, reason) SELECT * FROM unnest(?::uuid[], ?::text[])") { st =>
-      st.setArray(1, uuidArray(a.transfers.map(_._1))); st.setArray(2, textArray(a.transfers.map(_._2.orNull)))
-    }
+  /** The batch's rows in one statement: new accounts (inserted with their amounts after the batch), the other
+    * accounts' amounts, and the outcomes of its new commands.
+    */
+  def write(a: Applied): Unit = if (a.writes) update(LedgerDb.WriteSql) { st =>
+    val accounts = a.newAccounts.map(_._1)
+    val created = accounts.map(_.iban).toSet
+    val changed = a.amounts.toVector.filterNot { case (iban, _) => created(iban) }
+    st.setArray(1, textArray(accounts.map(_.iban))); st.setArray(2, textArray(accounts.map(_.token)))
+    st.setArray(3, longArray(accounts.map(n => a.amounts.getOrElse(n.iban, n.amount)))); st.setArray(4, textArray(a.newAccounts.map(_._2)))
+    st.setArray(5, longArray(accounts.map(_.lmt)))
+    st.setArray(6, textArray(changed.map(_._1))); st.setArray(7, longArray(changed.map(_._2)))
+    st.setArray(8, uuidArray(a.creations.map(_.id))); st.setArray(9, textArray(a.creations.map(_.iban.orNull)))
+    st.setArray(10, textArray(a.creations.map(_.token.orNull))); st.setArray(11, textArray(a.creations.map(_.aType))); st.setArray(12, textArray(a.creations.map(_.reason.orNull)))
+    st.setArray(13, uuidArray(a.transfers.map(_._1))); st.setArray(14, textArray(a.transfers.map(_._2.orNull)))
   }
 
   private def statement(sql: String): Unit = { val st = connection.createStatement(); try { st.execute(sql); () } finally st.close() }
@@ -157,6 +160,28 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
 }
 
 object LedgerDb {
+  /** Tagged rows: `a` an account (locked, in iban order, so two handlers never deadlock), `c` an earlier creation,
+    * `t` an earlier transfer, `n` a drawn number that is taken.
+    */
+  private val KnownSql =
+    """WITH a AS (SELECT iban, token, amount, lmt FROM balance WHERE iban = ANY (?::text[]) ORDER BY iban FOR UPDATE)
+      |SELECT 'a', NULL::uuid, iban, token, NULL::text, NULL::text, amount, lmt FROM a
+      |UNION ALL SELECT 'c', uuid, iban, token, type, reason, NULL::bigint, NULL::bigint FROM cac WHERE uuid = ANY (?::uuid[])
+      |UNION ALL SELECT 't', uuid, NULL, NULL, NULL, reason, NULL, NULL FROM cmt WHERE uuid = ANY (?::uuid[])
+      |UNION ALL SELECT 'n', NULL, iban, NULL, NULL, NULL, NULL, NULL FROM balance WHERE iban = ANY (?::text[])""".stripMargin
+
+  /** Data-modifying parts of one statement all see the same snapshot: the UPDATE cannot see the rows the INSERT adds,
+    * so new accounts are inserted with their final amounts and updated no further.
+    */
+  private val WriteSql =
+    """WITH nb AS (INSERT INTO balance (iban, token, amount, type, lmt)
+      |            SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::bigint[])),
+      |     ub AS (UPDATE balance b SET amount = v.amount, updated_at = now() FROM unnest(?::text[], ?::bigint[]) AS v(iban, amount)
+      |            WHERE b.iban = v.iban),
+      |     nc AS (INSERT INTO cac (uuid, iban, token, type, reason) SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[])),
+      |     nt AS (INSERT INTO cmt (uuid, reason) SELECT * FROM unnest(?::uuid[], ?::text[]))
+      |SELECT 1""".stripMargin
+
   /** Every prepared transaction a bankops handler makes starts with this. */
   val GidRoot = "bankops-handler:"
   /** How long a batch waits for another handler's prepared batch that may hold an account it needs (the lock timeout). */
