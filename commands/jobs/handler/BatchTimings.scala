@@ -14,6 +14,13 @@ final case class BatchTimings(batches: Long = 0, records: Long = 0, database: Lo
   def +(o: BatchTimings): BatchTimings = zip(o, _ + _)
   def -(o: BatchTimings): BatchTimings = zip(o, _ - _)
 
+  /** For the status line: `; 12 batches of 3.5 records, ms each: database 1.2 (...)`; empty without batches. */
+  def line: String = if (batches == 0) "" else {
+    def ms(n: Long) = f"${n.toDouble / batches / 1e6}%.1f"
+    f"; $batches batches of ${records.toDouble / batches}%.1f records, ms each: database ${ms(database)} (reads ${ms(reads)}), " +
+      s"sends ${ms(sends)} (writes ${ms(writes)}), prepare ${ms(prepare)}, Kafka commit ${ms(kafkaCommit)}, commit prepared ${ms(commitPrepared)}"
+  }
+
   /** Means per batch in ms, and the mean batch size. */
   def json: Json = {
     def ms(n: Long) = Json.fromDoubleOrNull(if (batches == 0) 0.0 else math.round(n.toDouble / batches / 1e4) / 100.0)

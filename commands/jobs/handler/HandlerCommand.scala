@@ -61,7 +61,7 @@ object HandlerCommand {
         val loop = new HandlerLoop(o.group, o.topic, consumer, new KafkaOutcome(markers, o.feedbackTopic),
           () => KafkaClients.transactionalProducer(settings.kafka, s"${o.group}-$instance", o.timeout),
           () => { val c = Database.open(settings.database, "handler", o.timeout); c.createStatement().execute("SET lock_timeout = '5s'"); new LedgerDb(c, stopping) },
-          decoder, outputs, new HandlerStats, log, HandlerFaults(shell.env, log), line => if (shell.verbose) log(line), stopping)
+          decoder, outputs, new HandlerStats, log, HandlerFaults(shell.env, log), stopping)
         val report = (previous: HandlerStatus, now: HandlerStatus) =>
           if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
         IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).flatMap {

@@ -35,7 +35,6 @@ final class HandlerLoop(
     val stats: HandlerStats,
     log: String => Unit,
     fault: String => Unit = _ => (),
-    debug: (=> String) => Unit = _ => (),
     stopping: () => Boolean = () => false
 ) {
   type Raw = ConsumerRecord[Array[Byte], Array[Byte]]

@@ -27,7 +27,7 @@ final case class HandlerStatus(counts: Counts, deadLettered: Long, lag: Long, na
     val failures = if (c.failed.isEmpty) "" else c.failed.toList.sortBy(-_._2).map { case (r, n) => s"$r $n" }.mkString(" (", ", ", ")")
     f"${c.commands} commands (${rate(previous)}%.1f/s): ${c.created} accounts created, ${c.creationFailed} creations failed, " +
       s"${c.confirmed} transfers confirmed, ${c.failed.values.sum} failed$failures, ${c.repeated} repeated; ${c.balanceChanges} balance changes; " +
-      s"lag $lag; $deadLettered dead-lettered"
+      s"lag $lag; $deadLettered dead-lettered" + (timings - previous.timings).line
   }
 
   def json(previous: HandlerStatus): Json = Json.obj(

@@ -39,14 +39,15 @@ object LatencyCommand {
       pids <- if (o.watchPids.nonEmpty) IO.pure(o.watchPids) else sandboxHandler(o, settings, shell)
       watched <- ProcessWatch.targets(pids)
       plan = LatencyPlan(o.steps, o.stepDuration, o.interval, o.timeout, o.maxTimeouts,
-               List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds)
+               List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds, o.warmUp)
       format = OutputFormat.resolve(o.output, shell)
       _ <- shell.info(s"latency: ${o.steps.size} steps of ${o.loadKind.name} load (${o.steps.mkString(", ")} records/s), ${o.stepDuration.toSeconds} s each; " +
-             s"a probe every ${o.interval.toMillis} ms, timeout ${o.timeout.toMillis} ms" + (if (watched.isEmpty) "" else s"; watching ${watched.map { case (pid, name) => s"$name (pid $pid)" }.mkString(", ")}"))
+             s"a probe every ${o.interval.toMillis} ms, timeout ${o.timeout.toMillis} ms" +
+             (if (o.warmUp > Duration.Zero) s", after ${o.warmUp.toMillis} ms of warm-up probes reported apart" else "") + (if (watched.isEmpty) "" else s"; watching ${watched.map { case (pid, name) => s"$name (pid $pid)" }.mkString(", ")}"))
       outcome <- experiment(o, settings, plan, watched, format, shell)
       _ <- format match {
-             case OutputFormat.Json => outcome.steps.traverse_(s => shell.println(s.json.noSpaces))
-             case OutputFormat.Table => shell.println(LatencyReport.table(outcome.steps))
+             case OutputFormat.Json => (outcome.warmUp.toList ++ outcome.steps).traverse_(s => shell.println(s.json.noSpaces))
+             case OutputFormat.Table => shell.println(LatencyReport.table(outcome.warmUp.toList ++ outcome.steps))
            }
       _ <- (chart, o.chart).tupled.traverse_ { case (f, path) =>
              ChartFile.write(path, o.overwrite, LatencyChart.render(outcome.steps, o.timeout.toNanos / 1e6, "end-to-end latency against extra load", f)) >>
@@ -55,7 +56,8 @@ object LatencyCommand {
       broken = for { s <- outcome.steps; slo <- o.slos; why <- slo.broken(s) } yield why
       _ <- broken.traverse_(b => shell.info(s"latency: SLO $b"))
       _ <- outcome.stoppedEarly.traverse_(why => shell.info(s"latency: $why"))
-      _ <- shell.info(s"latency: interrupted (Ctrl-C) during step ${outcome.steps.size}: the steps so far are reported, the probes in flight were waited for")
+      _ <- shell.info(s"latency: interrupted (Ctrl-C) during ${if (outcome.steps.isEmpty) "the warm-up" else s"step ${outcome.steps.size}"}: " +
+             "the steps so far are reported, the probes in flight were waited for")
              .whenA(outcome.interrupted)
       _ <- StepSummary.write(shell, LatencyReport.stepSummary(outcome.steps, broken, outcome.stoppedEarly, outcome.interrupted, o.slos, o.chart)) >>
              StepSummary.append(shell, LatencyReport.mermaid(outcome.steps)).whenA(outcome.steps.nonEmpty)

@@ -16,7 +16,8 @@ import bankops.services.load.LoadKind
 final case class LatencyOptions(flags: ConnectionFlags, steps: List[Int], stepDuration: FiniteDuration, loadKind: LoadKind, interval: FiniteDuration,
                                 timeout: FiniteDuration, maxTimeouts: Int, account: Option[String], db: Option[Boolean], watchPids: List[Long],
                                 group: String, commandsTopic: String, feedbackTopic: String, balanceTopic: String, heartbeatTopic: String,
-                                chart: Option[os.Path], overwrite: Boolean, slos: List[Slo], strategy: Option[SubjectNameStrategy], output: Option[OutputFormat])
+                                chart: Option[os.Path], overwrite: Boolean, slos: List[Slo], strategy: Option[SubjectNameStrategy], output: Option[OutputFormat],
+                                warmUp: FiniteDuration)
 
 object LatencyOptions {
   val DefaultSteps = List(0, 200, 500, 1000, 2000)
@@ -64,6 +65,10 @@ object LatencyOptions {
     Opts.options[String]("slo", "A latency objective every step must meet, e.g. p99<200ms or balance:p99.9<1s; exit 1 when one is broken (repeatable).", metavar = "SLO")
       .mapValidated(_.traverse(s => Slo.parse(s).toValidatedNel)).map((l: NonEmptyList[Slo]) => l.toList).withDefault(Nil),
     TopologyOpts.strategy,
-    OutputFormat.opts
+    OutputFormat.opts,
+    Opts.option[String]("warm-up", "Probe this long with no extra load before the first step, reported apart: a handler or client " +
+      "started cold does not read as the first step's steady state (default 5s; 0 for none).", metavar = "DURATION")
+      .mapValidated(s => s.trim.toLongOption.map(_.seconds).toRight(()).orElse(DurationText.parse(s)).leftMap(e => s"--warm-up: $e").toValidatedNel)
+      .withDefault(5.seconds)
   ).mapN(LatencyOptions.apply)
 }

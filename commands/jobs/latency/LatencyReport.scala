@@ -18,7 +18,7 @@ object LatencyReport {
     val measures = Measure.all.filter(m => steps.exists(_.measures.contains(m)))
     val processes = steps.flatMap(_.processes.map(_.label)).distinct
     steps.map { s =>
-      List((s.index + 1).toString, s.load.asked.toString, f"${s.load.achieved}%.0f", s.probes.toString, s.timeouts.toString) ++
+      List(if (s.warmUp) "warm-up" else (s.index + 1).toString, s.load.asked.toString, f"${s.load.achieved}%.0f", s.probes.toString, s.timeouts.toString) ++
         measures.flatMap { m =>
           val st = s.measures.get(m)
           def at(p: Double) = st.filter(_.count > 0).fold("-")(x => ms(x.percentileMs(p)))

@@ -12,10 +12,13 @@ import bankops.services.load.LoadGenerator
   * out after `timeout`, the run ending early after `maxTimeouts` timed-out probes.
   */
 final case class LatencyPlan(steps: List[Int], stepDuration: FiniteDuration, interval: FiniteDuration, timeout: FiniteDuration,
-                             maxTimeouts: Int, measures: List[Measure], sampleEvery: FiniteDuration)
+                             maxTimeouts: Int, measures: List[Measure], sampleEvery: FiniteDuration, warmUp: FiniteDuration = Duration.Zero)
 
-/** What a run found: its steps (those it reached), every probe, and why it ended early if it did. */
-final case class LatencyOutcome(steps: List[StepResult], probes: Vector[ProbeResult], stoppedEarly: Option[String], interrupted: Boolean)
+/** What a run found: its steps (those it reached), every probe, and why it ended early if it did; the warm-up's probes
+  * (step index -1) apart, so a cold handler or client does not read as the first step's steady state.
+  */
+final case class LatencyOutcome(steps: List[StepResult], probes: Vector[ProbeResult], stoppedEarly: Option[String], interrupted: Boolean,
+                                warmUp: Option[StepResult] = None)
 
 /** Runs the steps one after another with the background load of each, probing all along and sampling the watched
   * processes; at the end waits for the probes still in flight (at most the timeout) and aggregates per step.
@@ -25,7 +28,7 @@ final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Opti
 
   def run(ctrlC: IO[Unit], onProbe: ProbeResult => IO[Unit], onStep: (Int, Int) => IO[Unit]): IO[LatencyOutcome] =
     for {
-      step <- Ref[IO].of(0)
+      step <- Ref[IO].of(if (plan.warmUp > Duration.Zero) -1 else 0)
       probes <- Ref[IO].of(Vector.empty[ProbeResult])
       samples <- Ref[IO].of(Vector.empty[Sample])
       timeouts <- Ref[IO].of(0)
@@ -43,7 +46,9 @@ final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Opti
       halted = (tooMany.tryGet, interrupted.tryGet).mapN((a, b) => a.isDefined || b.isDefined)
       loads <- IO.race(failure, (sampling.compile.drain.background, db.fold(IO.never[Nothing])(_.loop).background).tupled.surround {
                  probing.compile.drain.start.flatMap { prober =>
-                   steps(plan.steps.zipWithIndex, Vector.empty, step, stop, halted, onStep) <* probingDone.complete(()) <* prober.joinWithNever
+                   // A run stopped during the warm-up (Ctrl-C, too many timeouts) reports the warm-up alone, no empty step.
+                   warmUp(step, stop) >> halted.ifM(IO.pure(Vector.empty[(StepLoad, Double)]),
+                     steps(plan.steps.zipWithIndex, Vector.empty, step, stop, halted, onStep)) <* probingDone.complete(()) <* prober.joinWithNever
                  }
                }).map(_.merge)
       all <- probes.get
@@ -52,7 +57,13 @@ final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Opti
       stopped <- interrupted.tryGet.map(_.isDefined)
     } yield LatencyOutcome(loads.toList.zipWithIndex.map { case ((l, seconds), i) =>
       StepResult.of(i, l, all.filter(_.step == i).toList, taken.filter(_.step == i).toList, plan.measures, plan.timeout, seconds)
-    }, all.sortBy(_.seq), early, stopped)
+    }, all.sortBy(_.seq), early, stopped,
+      Option.when(plan.warmUp > Duration.Zero)(StepResult.of(-1, StepLoad(0, 0, 0), all.filter(_.step < 0).toList, taken.filter(_.step < 0).toList,
+        plan.measures, plan.timeout, plan.warmUp.toNanos / 1e9)))
+
+  /** Probes with no extra load for `plan.warmUp` before the first step, counted apart (step index -1). */
+  private def warmUp(current: Ref[IO, Int], stop: IO[Unit]): IO[Unit] =
+    if (plan.warmUp <= Duration.Zero) IO.unit else current.set(-1) >> IO.race(IO.sleep(plan.warmUp), stop).void
 
   /** Holds each step's load for the step's duration, or until the run is stopped; the load achieved and the seconds held. */
   private def steps(rest: List[(Int, Int)], done: Vector[(StepLoad, Double)], current: Ref[IO, Int], stop: IO[Unit], halted: IO[Boolean],

@@ -35,7 +35,7 @@ final case class ProbeResult(seq: Int, step: Int, id: UUID, sentAt: Instant, lat
       case ProbeOutcome.TimedOut(missing) => s" - TIMEOUT waiting for ${missing.map(_.name).mkString(", ")}"
       case ProbeOutcome.Confirmed => ""
     }
-    s"probe $seq (step ${step + 1}): ${if (times.isEmpty) "nothing seen" else times}$end"
+    s"probe $seq (${if (step < 0) "warm-up" else s"step ${step + 1}"}): ${if (times.isEmpty) "nothing seen" else times}$end"
   }
 }
 

@@ -38,8 +38,11 @@ final case class ProcessStats(label: String, pid: Long, cpuPercent: Double, rssM
 /** One step of the run, aggregated: its probes by outcome, each measure's percentiles, the watched processes and lag. */
 final case class StepResult(index: Int, load: StepLoad, probes: Int, timeouts: Int, failed: Int, measures: Map[Measure, MeasureStats],
                             processes: List[ProcessStats], lagMean: Option[Double], lagMax: Option[Long], seconds: Double) {
+  /** The probes before the first step (index -1), reported apart. */
+  def warmUp: Boolean = index < 0
+
   def json: Json = Json.obj(
-    "type" -> Json.fromString("step"),
+    "type" -> Json.fromString(if (warmUp) "warm-up" else "step"),
     "step" -> Json.fromInt(index + 1),
     "load" -> Json.obj("asked" -> Json.fromInt(load.asked), "achieved" -> Json.fromDoubleOrNull(ProbeResult.round(load.achieved)), "errors" -> Json.fromLong(load.errors)),
     "seconds" -> Json.fromDoubleOrNull(ProbeResult.round(seconds)),

@@ -36,7 +36,7 @@ class LatencySuite extends munit.CatsEffectSuite {
       withHandler(bank) { handler =>
         val chart = os.temp.dir() / "latency.svg"
         for {
-          r <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0,100", "--step-duration", "4s", "--watch-pid", handler.wrapped.pid().toString,
+          r <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0,100", "--step-duration", "4s", "--warm-up", "2s", "--watch-pid", handler.wrapped.pid().toString,
                  "--chart", chart.toString, "--slo", "p99<4s", "-o", "json"): _*)
         } yield {
           assertEquals(r.code, 0, r.err)
@@ -50,7 +50,14 @@ class LatencySuite extends munit.CatsEffectSuite {
           // polled every 20 ms. Per probe a busy test JVM may pause, so the order is checked on the medians.
           def median(field: String) = probes.map(ms(_, field)).sorted.apply(probes.size / 2)
           assert(math.abs(median("feedbackMs") - median("balanceMs")) < 50 && median("feedbackMs") <= median("dbMs") + 100, probes.mkString("\n"))
+          // The warm-up's probes are reported apart (step 0), before the steps, and counted in no step.
+          val warm = lines(r, "warm-up")
+          assertEquals(warm.size, 1, r.out)
+          val warmProbes = probes.count(_.hcursor.get[Int]("step").contains(0))
+          assert(warmProbes >= 1, r.out)
+          assertEquals(warm.head.hcursor.get[Int]("probes"), Right(warmProbes))
           val steps = lines(r, "step")
+          assertEquals(steps.flatMap(_.hcursor.get[Int]("probes").toOption).sum + warmProbes, probes.size)
           assertEquals(steps.map(_.hcursor.downField("load").get[Int]("asked").toOption.get), List(0, 100))
           val achieved = steps(1).hcursor.downField("load").get[Double]("achieved").toOption.get
           assert(achieved > 90 && achieved < 110, steps(1).noSpaces)
@@ -82,7 +89,7 @@ class LatencySuite extends munit.CatsEffectSuite {
                 }
         started <- IO.monotonic
         stopped <- SandboxFixture.cli(bankArgs(bank) ++ List("--account", iban, "--load", "0", "--step-duration", "60s", "--timeout", "1s",
-                     "--max-timeouts", "2", "--chart", chart.toString, "-o", "json"): _*)
+                     "--max-timeouts", "2", "--warm-up", "0", "--chart", chart.toString, "-o", "json"): _*)
         ended <- IO.monotonic
         creation <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "5s", "--timeout", "1s"): _*)
       } yield {
@@ -101,7 +108,7 @@ class LatencySuite extends munit.CatsEffectSuite {
 
   test("Ctrl-C: exit 130, the step so far reported with the probes that were in flight, a line saying so") {
     for {
-      p <- CliProcess.start("latency", "--load", "0", "--step-duration", "60s", "-o", "json")
+      p <- CliProcess.start("latency", "--load", "0", "--step-duration", "60s", "--warm-up", "0", "-o", "json")
       probes = IO.blocking(os.read.lines(p.out).count(_.contains("\"type\":\"probe\"")))
       _ <- CliProcess.await(60.seconds, "two probes")(probes.map(_ >= 2))
       code <- p.interrupt
