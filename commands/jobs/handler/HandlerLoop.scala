@@ -88,7 +88,7 @@ final class HandlerLoop(
   def recoverIfNeeded(): Unit = if (needsRecovery) {
     producerNow
     val undecided = dbNow.prepared(gidPrefix).filterNot(settle)
-    if (undecided.nonEmpty) throw new PreparedBatchPending(undecided.head)
+    if (undecided.nonEmpty) throw PreparedBatchPending.undecided(undecided.head)
     needsRecovery = false
   }
 

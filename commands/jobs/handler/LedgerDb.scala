@@ -78,7 +78,7 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     def left = query("SELECT gid FROM pg_prepared_xacts WHERE gid = ANY (?)")(_.setArray(1, textArray(gids)))(_.getString(1))
     var waiting = left
     while (waiting.nonEmpty) {
-      if (System.nanoTime() > deadline) throw new PreparedBatchPending(waiting.head)
+      if (System.nanoTime() > deadline) throw PreparedBatchPending.account(waiting.head)
       if (stopping()) throw new HandlerStopping
       Thread.sleep(2)
       waiting = left
@@ -194,5 +194,9 @@ object LedgerDb {
 /** A wait cut short because the handler was asked to stop (SIGTERM): the batch is undone like any failed one. */
 final class HandlerStopping extends RuntimeException("the handler is stopping") with scala.util.control.NoStackTrace
 
-final class PreparedBatchPending(gid: String)
-    extends RuntimeException(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid, which may hold an account this batch needs")
+final class PreparedBatchPending(message: String) extends RuntimeException(message)
+
+object PreparedBatchPending {
+  def account(gid: String) = new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid, which may hold an account this batch needs")
+  def undecided(gid: String) = new PreparedBatchPending(s"Kafka has not decided prepared batch $gid yet (its transaction is still open)")
+}

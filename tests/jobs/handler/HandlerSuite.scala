@@ -270,21 +270,23 @@ class HandlerSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("dynamic members: a handler joins late under load, then its peer is killed with SIGKILL; nothing lost or doubled") {
-    BankFixture.create("dynamic").flatMap { bank =>
-      val (logA, logB) = (os.temp(prefix = "dynamic-a", suffix = ".log"), os.temp(prefix = "dynamic-b", suffix = ".log"))
-      for {
-        a <- IO.blocking(bank.spawnHandler("a", logA, dynamic = true))
-        loaded <- load(bank, 3000, 3)
-        (accounts, transfers) = loaded
-        sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
-        _ <- IO.sleep(2.seconds)
-        b <- IO.blocking(bank.spawnHandler("b", logB, dynamic = true))
-        _ <- BankFixture.awaitLog(logB, "handler: applying") >> IO.sleep(3.seconds)
-        killed <- BankFixture.signal(a, "KILL")
-        _ <- sending.joinWithNever
-        _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
-      } yield assertEquals(killed, 137)
+  List(true -> "dynamic members", false -> "static members (--instance)").foreach { case (dynamic, kind) =>
+    test(s"$kind: a handler joins late under load, then its peer is killed with SIGKILL; nothing lost or doubled") {
+      BankFixture.create(if (dynamic) "dynamic" else "static").flatMap { bank =>
+        val (logA, logB) = (os.temp(prefix = "late-a", suffix = ".log"), os.temp(prefix = "late-b", suffix = ".log"))
+        for {
+          a <- IO.blocking(bank.spawnHandler("a", logA, dynamic = dynamic))
+          loaded <- load(bank, 3000, 3)
+          (accounts, transfers) = loaded
+          sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
+          _ <- IO.sleep(2.seconds)
+          b <- IO.blocking(bank.spawnHandler("b", logB, dynamic = dynamic))
+          _ <- BankFixture.awaitLog(logB, "handler: applying") >> IO.sleep(3.seconds)
+          killed <- BankFixture.signal(a, "KILL")
+          _ <- sending.joinWithNever
+          _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
+        } yield assertEquals(killed, 137)
+      }
     }
   }
 
