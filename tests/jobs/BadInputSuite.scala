@@ -107,6 +107,8 @@ class BadInputSuite extends CatsEffectSuite {
         s"http://alice:$secret@localhost:18081", "--registry-user-info", s"bob:$secret"), 2, "the URL carries credentials and flag --registry-user-info gives them too"),
       Row("a missing --registry-ca", List("schemas", "plan", "--registry-ca", (dir / "none.pem").toString), 2, s"flag --registry-ca: ${dir / "none.pem"} does not exist"),
       Row("a --registry-ca that is not PEM", List("schemas", "plan", "--registry-ca", text("ca.pem", "-----BEGIN NOTHING-----\n")), 2, "holds no PEM certificate"),
+      Row("the handler with a database that refuses connections", List("handler", "--db-url", "jdbc:postgresql://127.0.0.1:1/balancedb", "--timeout", "5"),
+        3, "PostgreSQL database jdbc:postgresql://127.0.0.1:1/balancedb (user "),
       Row("a database password that is wrong, with --verbose", List("balances", "validate", "--verbose"), 3, "PostgreSQL",
         env = Map("DB_PASSWORD" -> secret)),
       // The port of the sandbox's PostgreSQL speaks no Kafka: the TLS handshake fails (the clients log it with a trace).

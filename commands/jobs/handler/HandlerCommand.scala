@@ -52,6 +52,8 @@ object HandlerCommand {
     for {
       _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout)
       outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic)
+      // Reached once at start, so an unreachable database is one line naming it (exit 3); later it reconnects on its own.
+      _ <- Database.connect(settings.database, "handler", o.timeout).flatMap(c => IO.blocking(c.close()))
       instance = o.instance.getOrElse(s"${java.net.InetAddress.getLocalHost.getHostName}-${ProcessHandle.current.pid}")
       json = OutputFormat.resolve(o.output, shell) == OutputFormat.Json
       code <- (instanceLock(o, settings) >> Interrupt.onStop, KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),

@@ -127,7 +127,7 @@ final class HandlerLoop(
     try { if (commit) dbNow.commitPrepared(gid) else dbNow.rollbackPrepared(gid) }
     catch {
       case e: SQLException if e.getSQLState == "42704" => () // settled meanwhile
-      case e: SQLException if e.getSQLState == "55000" => dbNow.awaitSettled(Set(gid), stopping) // being settled by another session right now
+      case e: SQLException if e.getSQLState == "55000" => dbNow.awaitSettled(Set(gid)) // being settled by another session right now
     }
 
   /** One poll and its batch; false when the poll was empty. */

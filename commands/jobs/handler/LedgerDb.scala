@@ -67,13 +67,13 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     if (missing.isEmpty) found
     else {
       val pending = query(s"SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE '${LedgerDb.GidRoot}%'")(_ => ())(_.getString(1))
-      if (pending.nonEmpty) awaitSettled(pending.toSet, stopping)
+      if (pending.nonEmpty) awaitSettled(pending.toSet)
       found ++ accounts(missing)
     }
   }
 
   /** Waits until none of these prepared transactions is left (settled by the handler that prepared them, or by recovery). */
-  def awaitSettled(gids: Set[String], stopping: () => Boolean): Unit = {
+  def awaitSettled(gids: Set[String]): Unit = {
     val deadline = System.nanoTime() + LedgerDb.PreparedWait.toNanos
     def left = query("SELECT gid FROM pg_prepared_xacts WHERE gid = ANY (?)")(_.setArray(1, textArray(gids)))(_.getString(1))
     var waiting = left
