@@ -3,16 +3,19 @@ package bankops
 import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
-import io.circe.Json
 import io.circe.parser.parse
 import org.apache.kafka.common.TopicPartition
 
-import java.io.{ByteArrayOutputStream, PrintStream}
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.base.{Cli, Failure, Job, Shell}
-import bankops.jobs.sandbox.{HandlerService, Sandbox, SandboxLayout}
+import bankops.base.{Failure, Flags, Job, OutputFormat, Shell}
+import bankops.jobs.balances.BalancesCommand
+import bankops.jobs.heartbeat.HeartbeatCommand
+import bankops.jobs.latency.{LatencyCommand, LatencyOptions, Measure}
+import bankops.jobs.replay.ReplayCommand
+import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
+import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -22,38 +25,28 @@ import bankops.services.registry.{RegistryClient, SchemaResolver}
   * learning command load through the handler, waits for the handler to catch up, validates every balance, times probe
   * deposits with and without extra load (`latency`, with its chart), and says
   * in a few lines what happened. Exit 0 only when all of that holds; it can run again and again (the fixtures'
-  * commands are then answered from what the bank remembers). Top layer: it runs other jobs.
+  * commands are then answered from what the bank remembers). Top layer: it runs other jobs, through their typed entry points.
   */
 object Demo {
   final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path])
 
   private val opts: Opts[Options] = (
     ConnectionFlags.sandboxDir,
-    Opts.option[Int]("load", "Commands in the learning command load (default 2000).", metavar = "N")
-      .mapValidated(n => if (n > 0) n.validNel else s"--load must be positive, not $n".invalidNel).withDefault(2000),
-    Opts.option[Int]("rate", "Their rate, commands per second (default 1000).", metavar = "N")
-      .mapValidated(n => if (n > 0) n.validNel else s"--rate must be positive, not $n".invalidNel).withDefault(1000),
-    Opts.option[Int]("timeout", "Seconds to wait for the handler's answers (default 120).", metavar = "SECONDS")
-      .mapValidated(s => if (s > 0) s.validNel else s"--timeout must be positive, not $s".invalidNel).withDefault(120).map(_.seconds),
+    Flags.positive[Int]("load", "Commands in the learning command load (default 2000).").withDefault(2000),
+    Flags.positive[Int]("rate", "Their rate, commands per second (default 1000).").withDefault(1000),
+    Flags.duration("timeout", "How long to wait for the handler's answers: seconds, or e.g. 2m (default 120s).").withDefault(120.seconds),
     Opts.option[String]("chart", "Where the short latency run's chart goes (default .bankops/latency.png).", metavar = "FILE").map(os.Path(_, os.pwd)).orNone
   ).mapN(Options.apply)
 
-  private val Commands = "commands"
-  private val Feedback = "command_feedback"
-  private val Balance = "balance_changed"
-
-  /** Runs a job in this JVM with its output captured: (exit code, stdout, stderr). */
-  private def job(shell: Shell, args: String*): IO[(Int, String, String)] = IO.defer {
-    val (out, err) = (new ByteArrayOutputStream(), new ByteArrayOutputStream())
-    val quiet = shell.copy(out = new PrintStream(out, true, "UTF-8"), err = new PrintStream(err, true, "UTF-8"), stdoutIsTerminal = false, stderrIsTerminal = false)
-    Cli.run(args.toList, quiet, Jobs.all).map(c => (c.code, new String(out.toByteArray, UTF_8), new String(err.toByteArray, UTF_8)))
-  }
-
   private def fail(step: String, detail: String) = IO.raiseError[Nothing](Failure.Difference(s"demo: $step: $detail"))
+
+  /** A job's own failure to reach a service, said as the demo's step that ran it (exit 3 kept). */
+  private def step[A](name: String)(run: IO[A]): IO[A] =
+    run.adaptError { case f: Failure.Unavailable => Failure.Unavailable(s"demo: $name: ${f.message}", f) }
 
   /** Feedback on the topic after `from`: (command id, record simple name, reason). */
   private def feedbackSince(s: ConnectionSettings, decoder: RecordDecoder, from: Map[TopicPartition, Long]): IO[List[(String, String, Option[String])]] =
-    TopicReader.open(s.kafka, ReadSpec(List(Feedback), None, StartAt.Offsets(from), StopAt.End), 30.seconds).use { case (_, records) =>
+    TopicReader.open(s.kafka, ReadSpec(List(BankNames.Feedback), None, StartAt.Offsets(from), StopAt.End), 30.seconds).use { case (_, records) =>
       records.chunks.evalMap(decoder.decodeChunk).flatMap(fs2.Stream.chunk).map { d =>
         val e = d.envelope
         (e.key.map(new String(_, UTF_8)).getOrElse(""), e.record.getOrElse("?").stripPrefix("nl.openweb.data."),
@@ -77,12 +70,13 @@ object Demo {
 
   def run(o: Options)(shell: Shell): IO[ExitCode] = {
     val layout = SandboxLayout(Connections.sandboxDir(o.dir, shell))
+    val sandbox = new Sandbox(layout, shell, SandboxProvision.applyTopology)
     for {
       started <- IO.monotonic
-      up <- new Sandbox(layout, shell).status.map(_.forall(_.up))
+      up <- sandbox.status.map(_.forall(_.up))
       _ <- if (up) shell.info("demo: the sandbox is running (postgres, kafka, registry, handler)")
-           else shell.info("demo: starting the sandbox") >> Cli.run(List("sandbox", "up", "--sandbox-dir", layout.dir.toString), shell, Jobs.all).flatMap(c =>
-             IO.raiseUnless(c == ExitCode.Success)(Failure.Unavailable("demo: the sandbox did not start (see above)")))
+           else shell.info("demo: starting the sandbox") >>
+             IO.fromEither(SandboxSettings.fromEnv(shell.env).left.map(Failure.BadInput(_))).flatMap(sandbox.up(_)).void
       settings <- Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
       _ <- RegistryClient.resource(settings, 30.seconds).use(registry => steps(o, shell, layout, settings, new RecordDecoder(new SchemaResolver(registry))))
       done <- IO.monotonic
@@ -90,57 +84,67 @@ object Demo {
     } yield ExitCode.Success
   }
 
+  /** One expected answer of the fixtures: its record, reason and how often the command is sent. */
+  private final case class Expected(record: String, reason: Option[String], count: Int)
+
+  private def expected(file: os.Path): IO[Map[String, Expected]] =
+    IO.blocking(os.read.lines(file)).flatMap(_.filter(_.trim.nonEmpty).toList.traverse { line =>
+      IO.fromEither(parse(line).flatMap { j =>
+        val c = j.hcursor
+        (c.get[String]("id"), c.get[String]("record")).mapN((id, record) => id -> Expected(record, c.get[String]("reason").toOption, c.get[Int]("count").getOrElse(1)))
+      }.left.map(e => Failure.BadInput(s"$file: ${e.getMessage}")))
+    }).map(_.toMap)
+
   /** Fixtures, load, validation: each step fails the demo (exit 1, or 3 for a service) naming what did not hold. */
   private def steps(o: Options, shell: Shell, layout: SandboxLayout, settings: ConnectionSettings, decoder: RecordDecoder): IO[Unit] = {
-    val dirArgs = List("--sandbox-dir", layout.dir.toString)
+    val flags = ConnectionFlags(sandboxDir = Some(layout.dir))
     val fixtures = shell.home / "fixtures" / "commands.jsonl"
-    val expectedFile = shell.home / "fixtures" / "expected-feedback.jsonl"
     for {
-      expected <- IO.blocking(os.read.lines(expectedFile).filter(_.trim.nonEmpty).map(l => parse(l).fold(throw _, identity)).toList)
-      want = expected.map { j => val c = j.hcursor
-               (c.get[String]("id").toOption.get, (c.get[String]("record").toOption.get, c.get[String]("reason").toOption, c.get[Int]("count").getOrElse(1)))
-             }.toMap
+      want <- expected(shell.home / "fixtures" / "expected-feedback.jsonl")
       // 1. The fixtures: every command answered as the expected file says, as often as it was sent.
-      before <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, Feedback))
-      sent <- job(shell, ("replay" :: "--from-file" :: fixtures.toString :: "--to-topic" :: Commands :: dirArgs): _*)
-      _ <- IO.raiseUnless(sent._1 == 0)(Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent._3.trim}"))
+      before <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, BankNames.Feedback))
+      sent <- step("replaying the fixtures")(Shell.captured(shell)(ReplayCommand.replay(ReplayCommand.fileToTopic(flags, fixtures, BankNames.Commands), _)))
+      _ <- IO.raiseUnless(sent._1.code == ExitCode.Success)(Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent._2.takeRight(3).mkString(" | ")}"))
       answered <- awaitUntil(o.timeout, s"the handler's answers to the ${want.size} fixture commands")(feedbackSince(settings, decoder, before)) { fs =>
                     val got = fs.groupBy(_._1)
-                    want.forall { case (id, (_, _, n)) => got.get(id).exists(_.size >= n) }
+                    want.forall { case (id, e) => got.get(id).exists(_.size >= e.count) }
                   }
       wrong = answered.filter(f => want.contains(f._1)).groupBy(_._1).toList.flatMap { case (id, fs) =>
-                val (record, reason, n) = want(id)
+                val e = want(id)
                 val got = fs.map(f => (f._2, f._3))
-                if (got.distinct == List((record, reason)) && got.size == n) None else Some(s"$id: expected $record${reason.fold("")(r => s" ($r)")} x$n, got ${got.mkString(", ")}")
+                if (got.distinct == List((e.record, e.reason)) && got.size == e.count) None
+                else Some(s"$id: expected ${e.record}${e.reason.fold("")(r => s" ($r)")} x${e.count}, got ${got.mkString(", ")}")
               }
       _ <- if (wrong.nonEmpty) fail("fixtures", s"${wrong.size} commands answered otherwise than expected, e.g. ${wrong.take(3).mkString("; ")}") else IO.unit
       ours = answered.filter(f => want.contains(f._1))
       _ <- shell.info(s"demo: fixtures: ${ours.size} answers to ${want.size} commands, each as expected: ${kinds(ours)}")
       // 2. A learning command load through the handler.
-      loadFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(a => (EndOffsets.of(a, Feedback), EndOffsets.of(a, Balance)).tupled)
-      load <- job(shell, ("heartbeat" :: "--kind" :: "commands" :: "--count" :: o.load.toString :: "--rate" :: o.rate.toString :: "-o" :: "json" :: dirArgs): _*)
-      _ <- IO.raiseUnless(load._1 == 0)(Failure.Unavailable(s"demo: the command load failed: ${load._3.trim}"))
-      loadAnswers <- awaitUntil(o.timeout, s"the handler's answers to the ${o.load} commands of the load")(countSince(settings, Feedback, loadFrom._1))(_ >= o.load)
-      lag <- awaitUntil(o.timeout, "the handler to catch up")(KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(ConsumerGroups.lag(_, HandlerService.Group)))(_.contains(0L))
+      loadFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(a => (EndOffsets.of(a, BankNames.Feedback), EndOffsets.of(a, BankNames.BalanceChanged)).tupled)
+      load <- step("the command load")(Shell.captured(shell)(HeartbeatCommand.generate(HeartbeatCommand.Options.commands(flags, o.load.toLong, o.rate), _)))
+      _ <- IO.raiseUnless(load._1.summary.errors == 0 && !load._1.interrupted)(
+             Failure.Unavailable(s"demo: the command load failed: ${load._2.takeRight(3).mkString(" | ")}"))
+      _ <- awaitUntil(o.timeout, s"the handler's answers to the ${o.load} commands of the load")(countSince(settings, BankNames.Feedback, loadFrom._1))(_ >= o.load)
+      lag <- awaitUntil(o.timeout, "the handler to catch up")(
+               KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(ConsumerGroups.lag(_, BankNames.HandlerGroup)))(_.contains(0L))
       feedback <- feedbackSince(settings, decoder, loadFrom._1)
-      changes <- countSince(settings, Balance, loadFrom._2)
-      _ <- shell.info(s"demo: command load: ${o.load} commands at ${o.rate}/s, ${feedback.size} answers (${kinds(feedback)}), $changes balance changes; handler lag ${lag.getOrElse(0L)}")
+      changes <- countSince(settings, BankNames.BalanceChanged, loadFrom._2)
+      _ <- shell.info(s"demo: command load: ${o.load} commands at ${o.rate}/s, ${feedback.size} answers (${kinds(feedback)}), $changes balance changes; " +
+             s"handler lag ${lag.getOrElse(0L)}")
       // 3. Every account's chain against the database.
-      validated <- job(shell, ("balances" :: "validate" :: "--settle" :: "10s" :: "-o" :: "json" :: dirArgs): _*)
-      summary = validated._2.linesIterator.flatMap(l => parse(l).toOption).flatMap(_.hcursor.downField("summary").focus).toList.lastOption.getOrElse(Json.Null).hcursor
-      findings = summary.get[Long]("findings").getOrElse(-1L)
-      _ <- shell.info(s"demo: balances: ${summary.get[Long]("accountsChecked").getOrElse(0L)} accounts checked against " +
-             s"${summary.get[Long]("events").getOrElse(0L)} balance changes, findings: $findings")
-      _ <- if (validated._1 != 0 || findings != 0) fail("balances", s"validation exited ${validated._1}: ${validated._3.trim.linesIterator.toList.takeRight(3).mkString(" | ")}") else IO.unit
+      validated <- step("balances")(Shell.captured(shell)(BalancesCommand.validate(BalancesCommand.Options.defaults(flags).copy(settle = Some(10.seconds)), _)))
+      report = validated._1
+      _ <- shell.info(s"demo: balances: ${report.accountsChecked} accounts checked against ${report.events} balance changes, findings: ${report.findings.size}")
+      _ <- if (report.findings.nonEmpty) fail("balances", report.findings.take(3).map(f => s"${f.kind} ${f.iban}: ${f.detail}").mkString(" | ")) else IO.unit
       // 4. The original experiment in brief: probe latency without and with extra load, and its chart.
       chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
       // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
-      latency <- job(shell, ("latency" :: "--load" :: "0,500" :: "--step-duration" :: "5s" :: "--chart" :: chart.toString :: "--overwrite" :: "-o" :: "json" :: dirArgs): _*)
-      _ <- if (latency._1 != 0) fail("latency", latency._3.trim.linesIterator.toList.takeRight(3).mkString(" | ")) else IO.unit
-      p99s = latency._2.linesIterator.flatMap(l => parse(l).toOption).filter(_.hcursor.get[String]("type").contains("step")).map { j =>
-               val c = j.hcursor
-               f"${c.downField("latencyMs").downField("feedback").get[Double]("p99").getOrElse(Double.NaN)}%.0f ms at ${c.downField("load").get[Int]("asked").getOrElse(0)}/s"
-             }.mkString(", ")
+      latencyOptions = LatencyOptions.defaults(flags).copy(steps = List(0, 500), stepDuration = 5.seconds, chart = Some(chart), overwrite = true,
+                         output = Some(OutputFormat.Table))
+      latency <- step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _)))
+      outcome = latency._1
+      _ <- outcome.stoppedEarly.traverse_(why => fail("latency", why))
+      _ <- if (outcome.interrupted) fail("latency", "interrupted") else IO.unit
+      p99s = outcome.steps.map(s => f"${s.measures.get(Measure.Feedback).fold(Double.NaN)(_.p99)}%.0f ms at ${s.load.asked}/s").mkString(", ")
       _ <- shell.info(s"demo: latency: feedback p99 $p99s of extra load; chart $chart")
     } yield ()
   }

@@ -16,6 +16,25 @@ class LayersSuite extends munit.FunSuite {
     assertEquals(violations(files), Nil)
   }
 
+  test("no top-layer file runs a job by building its command line; no bank topic or group name is written outside services/bank") {
+    val root = Repo.root / "commands"
+    val files = os.walk(root).filter(_.ext == "scala").map(p => p.relativeTo(root).toString -> os.read(p)).toMap
+    assertEquals(commandLines(files), Nil)
+    assertEquals(bankNames(files), Nil)
+  }
+
+  test("those checks find a job run through the CLI and a literal topic name") {
+    val files = Map(
+      "Demo.scala" -> "package bankops\nval x = Cli.run(List(\"balances\", \"validate\"), shell, Jobs.all)\n",
+      "Main.scala" -> "package bankops\nCli.run(args, shell, Jobs.all)\n",
+      "jobs/latency/LatencyOptions.scala" -> "package bankops.jobs.latency\nval t = TopicName.option(\"feedback-topic\", \"x\").withDefault(\"command_feedback\")\n",
+      "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nval job = Job(\n  \"heartbeat\",\n  \"x\")\n",
+      "services/bank/BankNames.scala" -> "package bankops.services.bank\nval Feedback = \"command_feedback\"\n"
+    )
+    assertEquals(commandLines(files), List("Demo.scala: runs a job through the CLI (Cli.run / Jobs.all): call its typed entry point"))
+    assertEquals(bankNames(files), List("jobs/latency/LatencyOptions.scala: \"command_feedback\" is a bank name: use services.bank.BankNames"))
+  }
+
   test("the check finds what points the wrong way") {
     val files = Map(
       "base/Shell.scala" -> "package bankops.base\nimport bankops.services.config.Secrets\n",
@@ -72,6 +91,38 @@ object LayersSuite {
 
   // `bankops.jobs` or `bankops.services` alone (a wildcard import, then relative names) counts as all of that layer.
   private val Reference = """\bbankops\.(base|services\.[a-z]+|jobs\.[a-z]+|services|jobs|[A-Z][A-Za-z0-9_]*)\b""".r
+
+  /** Top-layer files other than Main run jobs through their typed entry points, never by composing a command line. */
+  def commandLines(files: Map[String, String]): List[String] =
+    files.toList.sortBy(_._1).collect {
+      case (path, text) if !path.contains('/') && path != "Main.scala" && path != "Jobs.scala" && """\bCli\.run\b|\bJobs\.all\b""".r.findFirstIn(code(text)).isDefined =>
+        s"$path: runs a job through the CLI (Cli.run / Jobs.all): call its typed entry point"
+    }
+
+  /** The bank's topic and group names, from their one home. */
+  private val names: Set[String] = {
+    import bankops.services.bank.BankNames._
+    Set(Commands, Feedback, BalanceChanged, Heartbeat, DeadLetters, HandlerGroup)
+  }
+
+  /** Literals that spell a bank name but mean something else: a job's or a load kind's name, a JSON field. */
+  private val notNames: Set[(String, String)] = Set(
+    "jobs/heartbeat/HeartbeatCommand.scala" -> "heartbeat", // the job's name
+    "services/load/LoadKind.scala" -> "heartbeat", // --kind heartbeat
+    "services/load/LoadKind.scala" -> "commands", // --kind commands
+    "jobs/handler/HandlerStats.scala" -> "commands" // the status line's count of commands
+  )
+
+  /** A literal bank topic or group name outside services/bank, where a rename would miss it. */
+  def bankNames(files: Map[String, String]): List[String] =
+    files.toList.sortBy(_._1).filterNot(_._1.startsWith("services/bank/")).flatMap { case (path, text) =>
+      val comments = text.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "")
+      "\"([^\"\n]*)\"".r.findAllMatchIn(comments).map(_.group(1)).filter(names).filterNot(n => notNames((path, n))).toList.distinct
+        .map(n => s"$path: \"$n\" is a bank name: use services.bank.BankNames")
+    }
+
+  private def code(text: String): String =
+    text.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "").replaceAll("\"[^\"\n]*\"", "\"\"")
 
   /** One line per file and package it should not import, sorted. */
   def violations(files: Map[String, String]): List[String] =

@@ -1,5 +1,6 @@
 package bankops.base
 
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
@@ -22,4 +23,11 @@ object OutputFormat {
 
   def resolve(chosen: Option[OutputFormat], shell: Shell): OutputFormat =
     chosen.getOrElse(if (shell.stdoutIsTerminal) Table else Json)
+
+  /** The one place a job's output takes the format asked for (or the terminal's). */
+  def print[A](chosen: Option[OutputFormat], shell: Shell)(json: => IO[A], table: => IO[A]): IO[A] =
+    resolve(chosen, shell) match {
+      case Json => json
+      case Table => table
+    }
 }

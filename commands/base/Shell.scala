@@ -26,6 +26,16 @@ final case class Shell(
 
 object Shell {
 
+  /** A job run inside another with its output kept aside: `f` gets a shell over buffers (no terminal, no GitHub step
+    * summary of its own) and the lines it wrote to stderr come back with its result, for the caller to quote on failure.
+    */
+  def captured[A](shell: Shell)(f: Shell => IO[A]): IO[(A, List[String])] = IO.defer {
+    val (out, err) = (new java.io.ByteArrayOutputStream(), new java.io.ByteArrayOutputStream())
+    val quiet = shell.copy(out = new PrintStream(out, true, "UTF-8"), err = new PrintStream(err, true, "UTF-8"), stdoutIsTerminal = false,
+      stderrIsTerminal = false, env = shell.env - StepSummary.Variable)
+    f(quiet).map(_ -> new String(err.toByteArray, java.nio.charset.StandardCharsets.UTF_8).linesIterator.toList)
+  }
+
   /** The launcher says whether each stream is a terminal (`[ -t 1 ]`); the JVM alone cannot tell them apart. */
   def system(env: Map[String, String], verbose: Boolean): Shell = {
     def tty(name: String): Boolean =

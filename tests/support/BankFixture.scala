@@ -8,7 +8,7 @@ import io.circe.parser.parse
 import java.util.UUID
 import scala.concurrent.duration._
 
-import bankops.jobs.sandbox.BalanceDb
+import bankops.services.bank.BankTables
 
 /** A bank of a test's own on the sandbox: its commands, feedback and balance topics, its own copy of `balancedb`
   * (so validation sees only its accounts), and command handlers run as real processes (to be killed for real).
@@ -92,7 +92,7 @@ object BankFixture {
       base <- SandboxFixture.settings.map(_.database.url.value)
       _ <- withDb(base)(_.createStatement().execute(s"CREATE DATABASE $db"))
       url = base.replaceAll("/balancedb", s"/$db")
-      _ <- withDb(url)(c => BalanceDb.schema.foreach(c.createStatement().execute(_)))
+      _ <- withDb(url)(c => BankTables.ddl.foreach(c.createStatement().execute(_)))
     } yield BankFixture(commands, feedback, balance, url, s"$prefix-handler")
   }
 

@@ -38,13 +38,12 @@ object BalanceTable {
 
   /** A read-only session; an unreachable database or a refused login is exit 3 naming the database, never the password. */
   def open(db: DatabaseSettings, table: String, timeout: FiniteDuration): Resource[IO, BalanceTable] = {
-    val connect = Database.connect(db, "balances validate", timeout).flatTap(c => IO.blocking {
-      c.setReadOnly(true)
-      c.setAutoCommit(false) // a cursor needs a transaction; it is also one consistent snapshot of the table
-    })
     for {
       _ <- Resource.eval(IO.raiseUnless(Name.matches(table))(Failure.BadInput(s"--table '$table' is not a table name")))
-      c <- Resource.make(connect)(c => IO.blocking(c.close()))
+      c <- Database.session(db, "balances validate", timeout).evalTap(c => IO.blocking {
+             c.setReadOnly(true)
+             c.setAutoCommit(false) // a cursor needs a transaction; it is also one consistent snapshot of the table
+           })
       t = new BalanceTable(c, table)
     } yield t
   }

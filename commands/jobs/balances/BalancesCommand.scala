@@ -8,7 +8,8 @@ import org.apache.kafka.common.utils.Utils
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.base.{DurationText, Failure, Job, OutputFormat, Shell, StepSummary, TimeoutOpt}
+import bankops.base.{Failure, Flags, Job, OutputFormat, Shell, StepSummary}
+import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -18,17 +19,22 @@ object BalancesCommand {
 
   final case class Options(flags: ConnectionFlags, topic: String, table: String, partitions: Option[List[Int]], settle: Option[FiniteDuration],
                            show: Int, output: Option[OutputFormat], timeout: FiniteDuration)
+  object Options {
+    /** `balances validate` with no flags but the connection's. */
+    def defaults(flags: ConnectionFlags): Options =
+      Options(flags, BankNames.BalanceChanged, BankNames.BalanceTable, None, None, 20, None, 30.seconds)
+  }
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
-    TopicName.option("topic", "The BalanceChanged topic (default balance_changed).").withDefault("balance_changed"),
-    Opts.option[String]("table", "The balance table, optionally schema-qualified (default balance).", metavar = "TABLE").withDefault("balance"),
+    TopicName.option("topic", "The BalanceChanged topic", BankNames.BalanceChanged),
+    Opts.option[String]("table", s"The balance table, optionally schema-qualified (default ${BankNames.BalanceTable}).", metavar = "TABLE")
+      .withDefault(BankNames.BalanceTable),
     SourceOpts.partitions,
-    Opts.option[String]("settle", "Re-check accounts that differ after this long, with the events and rows that changed meanwhile (e.g. 10s).", metavar = "DURATION")
-      .mapValidated(s => DurationText.parse(s).toValidatedNel).orNone,
-    Opts.option[Int]("show", "Findings listed in the table (default 20).", metavar = "N").withDefault(20),
+    Flags.duration("settle", "Re-check accounts that differ after this long, with the events and rows that changed meanwhile (e.g. 10s).").orNone,
+    Flags.positive[Int]("show", "Findings listed in the table (default 20).").withDefault(20),
     OutputFormat.opts,
-    TimeoutOpt.opts(30)
+    Flags.timeout(30.seconds)
   ).mapN(Options.apply)
 
   private final case class Timed[A](value: A, seconds: Double)

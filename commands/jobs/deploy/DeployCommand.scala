@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Failure, Job, OutputFormat, Shell, StepSummary}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.plan.{Outcome, SchemaFlow, SchemaPlan, SchemaSync, TopicPlan, TopicSync}
 
 /** `bankops plan` / `bankops apply`: topics and schemas as one plan, behind one gate —
@@ -51,22 +51,29 @@ object DeployCommand {
     }
   )
 
-  val apply: Job = Job(
-    "apply",
-    "Create topics and register schemas in one step, gated: if any schema is incompatible or any topic change refused, nothing changes.",
-    "bankops apply --compatibility BACKWARD",
-    (SchemaFlow.common, SchemaFlow.levelOpt).mapN { (c, level) => (shell: Shell) =>
-      val format = OutputFormat.resolve(c.output, shell)
-      both(c, level, shell) { (admin, topology, tp, sync, desired, sp) =>
-        def summary(refused: List[Outcome], outcomes: List[Outcome])(code: ExitCode): IO[Unit] =
-          StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code))
-        if (tp.isEmpty && sp.isEmpty) print(tp, sp, format, shell) >> shell.info("apply: no changes").as(ExitCode.Success).flatTap(summary(Nil, Nil))
-        else TopicSync.refusals(admin, tp).flatMap { refused =>
+  /** What an apply did: the plan it started from, what the gate refused, each topic change's outcome, its exit code. */
+  final case class ApplyReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome], outcomes: List[Outcome], code: ExitCode) {
+    def changed: Boolean = !topics.isEmpty || !schemas.isEmpty
+    def headline: String =
+      if (!changed) "no changes"
+      else s"${topics.changes.size} topic changes, ${schemas.pending.size} subjects registered or changed"
+  }
+
+  /** `apply`, for the CLI and for callers in this process (the sandbox's provisioning): the plan, the gate and the
+    * changes are printed to `shell` as they happen, in the output format `c` asks for.
+    */
+  def applyAll(c: SchemaFlow.Common, level: Option[String], shell: Shell): IO[ApplyReport] = {
+    val format = OutputFormat.resolve(c.output, shell)
+    both(c, level, shell) { (admin, topology, tp, sync, desired, sp) =>
+      def report(refused: List[Outcome], outcomes: List[Outcome])(code: ExitCode): IO[ApplyReport] =
+        StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code)).as(ApplyReport(tp, sp, refused, outcomes, code))
+      if (tp.isEmpty && sp.isEmpty) print(tp, sp, format, shell) >> shell.info("apply: no changes") >> report(Nil, Nil)(Exit.Ok)
+      else TopicSync.refusals(admin, tp).flatMap { refused =>
           val gate = refused.map(_.refusal) ++
             sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
           if (gate.nonEmpty)
-            print(tp, sp, format, shell) >> gate.traverse_(shell.info) >> shell.info("apply: the gate failed; nothing was changed, neither topics nor schemas")
-              .as(ExitCode(if (refused.nonEmpty) TopicSync.exitCode(refused) else Failure.ExitDifference)).flatTap(summary(refused, Nil))
+            print(tp, sp, format, shell) >> gate.traverse_(shell.info) >> shell.info("apply: the gate failed; nothing was changed, neither topics nor schemas") >>
+              report(refused, Nil)(ExitCode(if (refused.nonEmpty) TopicSync.exitCode(refused) else Failure.ExitDifference))
           else for {
             outcomes <- admin.execute(tp, validateOnly = false)
             _ <- TopicSync.printOutcomes(outcomes, format, shell)
@@ -79,10 +86,16 @@ object DeployCommand {
                 else if (sp.isEmpty) shell.info("topics: applied; schemas: no changes").as(ExitCode.Success)
                 else SchemaFlow.register(sync, desired, sp, level, format, shell)
               }
-            _ <- summary(Nil, outcomes)(code)
-          } yield code
-        }
+            done <- report(Nil, outcomes)(code)
+          } yield done
       }
     }
+  }
+
+  val apply: Job = Job(
+    "apply",
+    "Create topics and register schemas in one step, gated: if any schema is incompatible or any topic change refused, nothing changes.",
+    "bankops apply --compatibility BACKWARD",
+    (SchemaFlow.common, SchemaFlow.levelOpt).mapN((c, level) => (shell: Shell) => applyAll(c, level, shell).map(_.code))
   )
 }

@@ -2,12 +2,11 @@ package bankops.jobs.doctor
 
 import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
-import com.monovore.decline.Opts
 import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Job, OutputFormat, Shell}
+import bankops.base.{Failure, Flags, Job, OutputFormat, Shell}
 import bankops.services.config.{ConnectionFlags, Connections}
 
 /** `bankops doctor`: checks whatever is configured, one line per step. */
@@ -33,7 +32,7 @@ object DoctorCommand {
     (
       ConnectionFlags.opts,
       OutputFormat.opts,
-      Opts.option[Int]("timeout", "Seconds each step may take (default 10).", metavar = "SECONDS").withDefault(10).map(_.seconds)
+      Flags.duration("timeout", "How long each step may take: seconds, or e.g. 90s (default 10s).").withDefault(10.seconds)
     ).mapN((f, o, t) => run(f, o, t) _)
   )
 }

@@ -9,7 +9,7 @@ import org.apache.kafka.clients.admin.Admin
 import java.time.Instant
 import scala.concurrent.duration._
 
-import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, StepSummary, Table, TimeoutOpt}
+import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Shell, StepSummary, Table}
 import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
 import bankops.services.kafka.{ConsumerGroups, KafkaClients, SourceOpts, TopicName}
 
@@ -17,7 +17,7 @@ import bankops.services.kafka.{ConsumerGroups, KafkaClients, SourceOpts, TopicNa
 object GroupsCommand {
 
   private final case class Common(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)
-  private val common: Opts[Common] = (ConnectionFlags.opts, OutputFormat.opts, TimeoutOpt.opts(30)).mapN(Common.apply)
+  private val common: Opts[Common] = (ConnectionFlags.opts, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
   private val groups: Opts[List[String]] = Opts.arguments[String]("GROUP").map(_.toList.distinct)
 
   private def withAdmin[A](c: Common, shell: Shell)(f: (Admin, KafkaSettings) => IO[A]): IO[A] =
@@ -36,8 +36,7 @@ object GroupsCommand {
   })
 
   private val watch: Opts[Option[FiniteDuration]] =
-    Opts.option[String]("watch", "Refresh every DURATION (e.g. 5s) until Ctrl-C.", "w", "DURATION")
-      .mapValidated(s => DurationText.parse(s).filterOrElse(_ > Duration.Zero, s"--watch '$s' must be more than 0").toValidatedNel).orNone
+    Flags.duration("watch", "Refresh every DURATION (e.g. 5s) until Ctrl-C.", short = "w").orNone
 
   private def describe(c: Common, names: List[String], every: Option[FiniteDuration])(shell: Shell): IO[ExitCode] = {
     val format = OutputFormat.resolve(c.output, shell)

@@ -6,7 +6,8 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Shell}
+import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
 import bankops.services.kafka.{KafkaClients, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -21,11 +22,11 @@ object HandlerCommand {
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
-    Opts.option[String]("group", "Consumer group (default bankops-command-handler); handlers in one group share the partitions.", metavar = "GROUP")
-      .withDefault("bankops-command-handler"),
-    TopicName.option("topic", "Topic of the commands (default commands).").withDefault("commands"),
-    Opts.option[String]("feedback-topic", "Topic for command feedback (default command_feedback).", metavar = "TOPIC").withDefault("command_feedback"),
-    Opts.option[String]("balance-topic", "Topic for BalanceChanged (default balance_changed).", metavar = "TOPIC").withDefault("balance_changed"),
+    Opts.option[String]("group", s"Consumer group (default ${BankNames.HandlerGroup}); handlers in one group share the partitions.", metavar = "GROUP")
+      .withDefault(BankNames.HandlerGroup),
+    TopicName.option("topic", "Topic of the commands", BankNames.Commands),
+    TopicName.option("feedback-topic", "Topic for command feedback", BankNames.Feedback),
+    TopicName.option("balance-topic", "Topic for BalanceChanged", BankNames.BalanceChanged),
     TopicName.option("dead-letter-topic", "Topic for records the handler cannot read, kept as they came with headers saying why " +
       "(default: the commands topic's name + .dlq).").orNone,
     Opts.option[String]("instance", "This handler's stable name: GROUP-NAME is its Kafka transactional id and static group member id, so a restart " +
@@ -33,12 +34,10 @@ object HandlerCommand {
       "member; after a crash its partitions move after 10 s). Names must differ between running handlers.", metavar = "NAME")
       .mapValidated(n => if (n.matches("[A-Za-z0-9._-]+")) n.validNel else s"--instance must be letters, digits, '.', '_' or '-', not '$n'".invalidNel).orNone,
     TopologyOpts.strategy,
-    Opts.option[Int]("max-batch", "Most commands applied in one batch (one database and one Kafka transaction; default 1000).", metavar = "N")
-      .mapValidated(n => if (n > 0) n.validNel else s"--max-batch must be positive, not $n".invalidNel).withDefault(1000),
-    Opts.option[String]("status-every", "How often to report figures (default 10s).", metavar = "DURATION")
-      .mapValidated(s => DurationText.parse(s).filterOrElse(_ > Duration.Zero, s"'$s' must be more than 0").toValidatedNel).withDefault(10.seconds),
+    Flags.positive[Int]("max-batch", "Most commands applied in one batch (one database and one Kafka transaction; default 1000).").withDefault(1000),
+    Flags.duration("status-every", "How often to report figures (default 10s).").withDefault(10.seconds),
     OutputFormat.opts,
-    TimeoutOpt.opts(30)
+    Flags.timeout(30.seconds)
   ).mapN((flags, group, topic, feedback, balance, dlq, instance, strategy, maxBatch, every, output, timeout) =>
     Options(flags, group, topic, feedback, balance, dlq.getOrElse(s"$topic.dlq"), instance, strategy, maxBatch, every, output, timeout))
 
@@ -53,7 +52,7 @@ object HandlerCommand {
       _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout)
       outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic)
       // Reached once at start, so an unreachable database is one line naming it (exit 3); later it reconnects on its own.
-      _ <- Database.connect(settings.database, "handler", o.timeout).flatMap(c => IO.blocking(c.close()))
+      _ <- Database.session(settings.database, "handler", o.timeout).use_
       instance = o.instance.getOrElse(s"${java.net.InetAddress.getLocalHost.getHostName}-${ProcessHandle.current.pid}")
       json = OutputFormat.resolve(o.output, shell) == OutputFormat.Json
       code <- (instanceLock(o, settings) >> Interrupt.onStop, KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
@@ -83,7 +82,7 @@ object HandlerCommand {
   private def instanceLock(o: Options, settings: ConnectionSettings): Resource[IO, Unit] = o.instance match {
     case None => Resource.unit
     case Some(name) =>
-      Resource.make(Database.connect(settings.database, "handler", o.timeout))(c => IO.blocking(c.close())).evalMap { c =>
+      Database.session(settings.database, "handler", o.timeout).evalMap { c =>
         IO.blocking {
           val st = c.prepareStatement("SELECT pg_try_advisory_lock(?)")
           st.setLong(1, HandlerLoop.instanceKey(o.group, name))

@@ -3,6 +3,7 @@ package bankops.jobs.handler
 import java.util.UUID
 
 import bankops.services.bank._
+import bankops.services.bank.FailureReasons._
 
 /** An account as the handler sees it while applying a batch. */
 final case class Account(iban: String, token: String, amount: Long, lmt: Long)
@@ -53,18 +54,6 @@ final case class Applied(
 object Ledger {
   type Command = Either[ConfirmAccountCreation, ConfirmMoneyTransfer]
 
-  val FromInvalid = "from is invalid"
-  val SameAccounts = "from and to can't be same for transfer"
-  val InvalidToken = "invalid token"
-  val InsufficientFunds = "insufficient funds"
-  val BothUnknown = "both to and from not known at this bank"
-  val IbanExists = "generated iban already exists, try again"
-  /** Not in the original (whose longs wrapped around): a balance that would leave the range of a bigint. */
-  val OutOfRange = "amount out of range"
-  /** Not in the original, which never checked: `cash` with -500 drained an account without its token. */
-  val NotPositive = "amount must be positive"
-  val NewAccountLimit = -50000L
-
   /** `fresh`: for each new creation id, an unused iban and token, or None when none was found. */
   def apply(commands: Vector[Command], known: Known, fresh: Map[UUID, Option[(String, String)]]): Applied = {
     var accounts = known.accounts
@@ -98,7 +87,7 @@ object Ledger {
           case (None, None) =>
             val row = fresh.get(c.id).flatten match {
               case Some((iban, token)) if !accounts.contains(iban) =>
-                val account = Account(iban, token, 0L, NewAccountLimit)
+                val account = Account(iban, token, 0L, BankRules.DefaultLimit)
                 accounts += iban -> account
                 newAccounts += account -> c.aType.name
                 counts = counts.copy(created = counts.created + 1)
@@ -136,17 +125,22 @@ object Ledger {
   /** One transfer against the accounts as they stand: a failure reason, or the accounts it changes with their events. */
   def transfer(t: ConfirmMoneyTransfer, accounts: Map[String, Account]): (Option[String], List[(Account, BalanceChanged)]) = {
     def local(iban: String) = if (BankRules.isValidIban(iban)) accounts.get(iban) else None
+    BankRules.refusal(t) match {
+      case Some(reason) => (Some(reason), Nil)
+      case None => byAccounts(t, local(t.from), local(t.to))
+    }
+  }
+
+  /** The rules that need the accounts: the token, the overdraft limit, whether either account is this bank's. */
+  private def byAccounts(t: ConfirmMoneyTransfer, from: Option[Account], to: Option[Account]): (Option[String], List[(Account, BalanceChanged)]) = {
     def credit(a: Account, other: String) = add(a.amount, t.amount).map(n => a.copy(amount = n) -> BalanceChanged(a.iban, n, t.amount, other, t.description))
-    if (t.amount <= 0) (Some(NotPositive), Nil)
-    else if (t.from != BankRules.Cash && !BankRules.isValidIban(t.from)) (Some(FromInvalid), Nil)
-    else if (t.from == t.to) (Some(SameAccounts), Nil)
-    else local(t.from) match {
+    from match {
       case Some(from) =>
         if (from.token != t.token) (Some(InvalidToken), Nil)
         else if (BigInt(from.amount) - t.amount < from.lmt) (Some(InsufficientFunds), Nil)
         else {
           val debited = add(from.amount, -t.amount).map(n => from.copy(amount = n) -> BalanceChanged(from.iban, n, -t.amount, t.to, t.description))
-          val credited = local(t.to).map(to => credit(to, t.from))
+          val credited = to.map(credit(_, t.from))
           (debited, credited) match {
             case (Some(d), None) => (None, List(d))
             case (Some(d), Some(Some(c))) => (None, List(d, c))
@@ -154,7 +148,7 @@ object Ledger {
           }
         }
       case None =>
-        local(t.to) match {
+        to match {
           case Some(to) => credit(to, t.from).fold[(Option[String], List[(Account, BalanceChanged)])]((Some(OutOfRange), Nil))(c => (None, List(c)))
           case None => (Some(BothUnknown), Nil)
         }

@@ -6,11 +6,12 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{DurationText, Failure, Interrupt, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.base.{Exit, Flags, Interrupt, Job, OutputFormat, Shell}
+import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
 import bankops.services.kafka.{KafkaClients, TopicName}
-import bankops.services.load.{LoadGenerator, LoadKind, LoadSpec}
+import bankops.services.load.{LoadGenerator, LoadKind, LoadSpec, LoadSummary}
 
 /** `bankops heartbeat`: heartbeats and bank commands at a set rate, with the figures of a load test. */
 object HeartbeatCommand {
@@ -18,18 +19,21 @@ object HeartbeatCommand {
   final case class Options(flags: ConnectionFlags, rate: Int, duration: Option[FiniteDuration], count: Option[Long], topic: String,
                            commandsTopic: String, feedbackTopic: String, learn: Boolean, startBeat: Long, kind: LoadKind, failShare: Double, register: Boolean, seed: Option[Long],
                            strategy: Option[SubjectNameStrategy], output: Option[OutputFormat], timeout: FiniteDuration)
+  object Options {
+    /** A learning command load of `count` commands at `rate`/s on the bank's topics, every other flag at its default. */
+    def commands(flags: ConnectionFlags, count: Long, rate: Int): Options =
+      Options(flags, rate, None, Some(count), BankNames.Heartbeat, BankNames.Commands, BankNames.Feedback, learn = true, startBeat = 1L,
+        LoadKind.Commands, failShare = 0.1, register = false, seed = None, strategy = None, output = None, timeout = 30.seconds)
+  }
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
-    Opts.option[Int]("rate", "Records per second; 0 = as fast as the broker takes them (default 100).", metavar = "N")
-      .mapValidated(r => if (r >= 0) r.validNel else s"--rate must be 0 or more, not $r".invalidNel).withDefault(100),
-    Opts.option[String]("duration", "Stop after this long (e.g. 30s, 10m).", metavar = "DURATION")
-      .mapValidated(s => DurationText.parse(s).toValidatedNel).orNone,
-    Opts.option[Long]("count", "Stop after N records.", metavar = "N").mapValidated(n => if (n > 0) n.validNel else s"--count must be positive, not $n".invalidNel).orNone,
-    TopicName.option("topic", "Heartbeat topic (default heartbeat).").withDefault("heartbeat"),
-    Opts.option[String]("commands-topic", "Topic for bank commands (default commands).", metavar = "TOPIC").withDefault("commands"),
-    Opts.option[String]("feedback-topic", "Where the handler answers (default command_feedback): created accounts are learned from it.", metavar = "TOPIC")
-      .withDefault("command_feedback"),
+    Flags.nonNegative[Int]("rate", "Records per second; 0 = as fast as the broker takes them (default 100).").withDefault(100),
+    Flags.duration("duration", "Stop after this long (e.g. 30s, 10m).").orNone,
+    Flags.positive[Long]("count", "Stop after N records.").orNone,
+    TopicName.option("topic", "Heartbeat topic", BankNames.Heartbeat),
+    TopicName.option("commands-topic", "Topic for bank commands", BankNames.Commands),
+    TopicName.option("feedback-topic", "Where the handler answers, to learn created accounts from", BankNames.Feedback),
     Opts.flag("no-learn", "Commands among made-up accounts, learning nothing from the handler (for a commands topic no handler reads).").orFalse.map(!_),
     Opts.option[Long]("start-beat", "The first heartbeat's beat (default 1); each record adds one.", metavar = "N").withDefault(1L),
     Opts.option[String]("kind", "heartbeat (default), commands, or mixed (one heartbeat per command).", metavar = "KIND")
@@ -40,10 +44,14 @@ object HeartbeatCommand {
     Opts.option[Long]("seed", "Seed for generated commands, for repeatable runs.", metavar = "N").orNone,
     TopologyOpts.strategy,
     OutputFormat.opts,
-    TimeoutOpt.opts(30)
+    Flags.timeout(30.seconds)
   ).mapN(Options.apply)
 
-  def run(o: Options)(shell: Shell): IO[ExitCode] =
+  /** What a run did: its figures, and whether Ctrl-C ended it. */
+  final case class Report(summary: LoadSummary, interrupted: Boolean)
+
+  /** The load, run until its count, its duration or Ctrl-C; progress lines go to stderr as it runs. */
+  def generate(o: Options, shell: Shell): IO[Report] =
     for {
       settings <- Connections.load(o.flags, shell)
       spec = LoadSpec(o.kind, o.topic, o.commandsTopic, o.feedbackTopic, o.learn, o.startBeat, o.failShare, o.register,
@@ -55,15 +63,20 @@ object HeartbeatCommand {
         load.run(o.rate, o.count, IO.race(ctrlC >> interrupted.set(true), deadline).void, s => shell.info(s"heartbeat: ${s.line}"))
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       stopped <- interrupted.get
-      mark = if (stopped) "interrupted (Ctrl-C): " else ""
-      _ <- OutputFormat.resolve(o.output, shell) match {
-        case OutputFormat.Json => shell.println(summary.json.deepMerge(io.circe.Json.obj("interrupted" -> io.circe.Json.fromBoolean(stopped))).noSpaces) >>
-            shell.info(s"heartbeat: ${if (stopped) mark else "done: "}${summary.line}")
-        case OutputFormat.Table => shell.println(s"heartbeat: $mark${summary.line}")
-      }
-      _ <- shell.warn(f"achieved ${summary.recordsPerSecond}%.1f records/s of the ${o.rate} asked for: the broker or this machine could not keep up")
-        .whenA(o.rate > 0 && summary.seconds >= 2 && summary.recordsPerSecond < o.rate * 0.98 && o.count.forall(_ > o.rate.toLong * 2))
-    } yield if (summary.errors > 0) ExitCode(Failure.ExitUnavailable) else if (stopped) ExitCode(130) else ExitCode.Success
+    } yield Report(summary, stopped)
+
+  def run(o: Options)(shell: Shell): IO[ExitCode] =
+    generate(o, shell).flatMap { case Report(summary, stopped) =>
+      val mark = if (stopped) "interrupted (Ctrl-C): " else ""
+      OutputFormat.print(o.output, shell)(
+        json = shell.println(summary.json.deepMerge(io.circe.Json.obj("interrupted" -> io.circe.Json.fromBoolean(stopped))).noSpaces) >>
+          shell.info(s"heartbeat: ${if (stopped) mark else "done: "}${summary.line}"),
+        table = shell.println(s"heartbeat: $mark${summary.line}")
+      ) >>
+        shell.warn(f"achieved ${summary.recordsPerSecond}%.1f records/s of the ${o.rate} asked for: the broker or this machine could not keep up")
+          .whenA(o.rate > 0 && summary.seconds >= 2 && summary.recordsPerSecond < o.rate * 0.98 && o.count.forall(_ > o.rate.toLong * 2))
+          .as(if (summary.errors > 0) Exit.Unavailable else if (stopped) Exit.Interrupted else Exit.Ok)
+    }
 
   val job: Job = Job(
     "heartbeat",

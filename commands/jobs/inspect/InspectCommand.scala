@@ -7,7 +7,7 @@ import fs2.Stream
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Interrupt, Job, Shell, StepSummary, TimeoutOpt}
+import bankops.base.{Failure, Interrupt, Job, Shell, StepSummary, Flags}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{Decoded, KafkaClients, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, TopicReader}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -26,7 +26,7 @@ object InspectCommand {
     InspectFormat.opts,
     InspectFormat.fields,
     Opts.flag("strict", "Exit 1 if any record does not decode.").orFalse,
-    TimeoutOpt.opts(30)
+    Flags.timeout(30.seconds)
   ).mapN(Options.apply)
 
   def run(o: Options)(shell: Shell): IO[ExitCode] = {

@@ -51,7 +51,7 @@ object BalancePoller {
     * confirmed on `command_feedback` can be a moment from visible in PostgreSQL.
     */
   def resource(db: DatabaseSettings, iban: String, timeout: FiniteDuration): Resource[IO, BalancePoller] =
-    Resource.make(Database.connect(db, "latency", timeout))(c => IO.blocking(c.close())).evalMap { c =>
+    Database.session(db, "latency", timeout).evalMap { c =>
       for {
         expected <- Ref[IO].of(0L)
         waiting <- Ref[IO].of(List.empty[(Long, Deferred[IO, Long])])

@@ -5,7 +5,7 @@ import cats.syntax.all._
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Interrupt, Job, OutputFormat, Shell, StepSummary}
+import bankops.base.{Exit, Interrupt, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.config.{ConnectionSettings, Connections, SandboxConnection, Source}
 import bankops.services.contracts.SubjectNameStrategy
@@ -31,7 +31,10 @@ object LatencyCommand {
     }
   }
 
-  def run(o: LatencyOptions)(shell: Shell): IO[ExitCode] =
+  /** The experiment, and its chart when `o.chart` asks for one: the steps measured, for the CLI or a caller to report.
+    * Probes print as JSON lines when the output is JSON; failed probes are warnings.
+    */
+  def measure(o: LatencyOptions, shell: Shell): IO[LatencyOutcome] =
     for {
       settings <- Connections.load(o.flags, shell)
       chart <- o.chart.traverse(ChartFile.check(_, o.overwrite))
@@ -45,14 +48,18 @@ object LatencyCommand {
              s"a probe every ${o.interval.toMillis} ms, timeout ${o.timeout.toMillis} ms" +
              (if (o.warmUp > Duration.Zero) s", after ${o.warmUp.toMillis} ms of warm-up probes reported apart" else "") + (if (watched.isEmpty) "" else s"; watching ${watched.map { case (pid, name) => s"$name (pid $pid)" }.mkString(", ")}"))
       outcome <- experiment(o, settings, plan, watched, format, shell)
-      _ <- format match {
-             case OutputFormat.Json => (outcome.warmUp.toList ++ outcome.steps).traverse_(s => shell.println(s.json.noSpaces))
-             case OutputFormat.Table => shell.println(LatencyReport.table(outcome.warmUp.toList ++ outcome.steps))
-           }
       _ <- (chart, o.chart).tupled.traverse_ { case (f, path) =>
              ChartFile.write(path, o.overwrite, LatencyChart.render(outcome.steps, o.timeout.toNanos / 1e6, "end-to-end latency against extra load", f)) >>
                shell.info(s"latency: chart written to $path")
            }
+    } yield outcome
+
+  def run(o: LatencyOptions)(shell: Shell): IO[ExitCode] =
+    for {
+      outcome <- measure(o, shell)
+      _ <- OutputFormat.print(o.output, shell)(
+             json = (outcome.warmUp.toList ++ outcome.steps).traverse_(s => shell.println(s.json.noSpaces)),
+             table = shell.println(LatencyReport.table(outcome.warmUp.toList ++ outcome.steps)))
       broken = for { s <- outcome.steps; slo <- o.slos; why <- slo.broken(s) } yield why
       _ <- broken.traverse_(b => shell.info(s"latency: SLO $b"))
       _ <- outcome.stoppedEarly.traverse_(why => shell.info(s"latency: $why"))
@@ -64,9 +71,9 @@ object LatencyCommand {
       short = outcome.steps.filter(s => s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98)
       _ <- short.traverse_(s => shell.warn(f"step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the broker or this machine could not keep up"))
     } yield
-      if (outcome.interrupted) { ExitCode(130) }
-      else if (outcome.stoppedEarly.nonEmpty || broken.nonEmpty) ExitCode(Failure.ExitDifference)
-      else ExitCode.Success
+      if (outcome.interrupted) Exit.Interrupted
+      else if (outcome.stoppedEarly.nonEmpty || broken.nonEmpty) Exit.Difference
+      else Exit.Ok
 
   private def experiment(o: LatencyOptions, settings: ConnectionSettings, plan: LatencyPlan, watched: List[(Long, String)], format: OutputFormat,
                          shell: Shell): IO[LatencyOutcome] = {

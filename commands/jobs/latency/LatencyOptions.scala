@@ -6,10 +6,11 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{DurationText, OutputFormat}
-import bankops.services.bank.BankRules
+import bankops.base.{Flags, OutputFormat}
+import bankops.services.bank.{BankNames, BankRules}
 import bankops.services.config.ConnectionFlags
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
+import bankops.services.kafka.TopicName
 import bankops.services.load.LoadKind
 
 /** `bankops latency`'s flags. */
@@ -22,12 +23,12 @@ final case class LatencyOptions(flags: ConnectionFlags, steps: List[Int], stepDu
 object LatencyOptions {
   val DefaultSteps = List(0, 200, 500, 1000, 2000)
 
-  private def duration(name: String, help: String, default: FiniteDuration): Opts[FiniteDuration] =
-    Opts.option[String](name, help, metavar = "DURATION")
-      // A bare number is seconds, as every other job's --timeout.
-      .mapValidated(s => s.trim.toLongOption.map(_.seconds).toRight(()).orElse(DurationText.parse(s)).leftMap(e => s"--$name: $e").toValidatedNel)
-      .mapValidated(d => if (d > Duration.Zero) d.validNel else s"--$name must be above 0".invalidNel)
-      .withDefault(default)
+  /** Every flag at its default: what `bankops latency` with no flags runs, for callers in this process to adjust. */
+  def defaults(flags: ConnectionFlags): LatencyOptions =
+    LatencyOptions(flags, DefaultSteps, 30.seconds, LoadKind.Commands, 1.second, 5.seconds, 3, None, None, Nil, BankNames.HandlerGroup,
+      BankNames.Commands, BankNames.Feedback, BankNames.BalanceChanged, BankNames.Heartbeat, None, overwrite = false, Nil, None, None, 5.seconds)
+  private val D = defaults(ConnectionFlags())
+
 
   private val steps: Opts[List[Int]] =
     (Opts.option[String]("load", s"Extra load of each step in records/s, e.g. 0,200,500 (default ${DefaultSteps.mkString(",")}).", metavar = "LIST")
@@ -41,34 +42,31 @@ object LatencyOptions {
   val opts: Opts[LatencyOptions] = (
     ConnectionFlags.opts,
     steps,
-    duration("step-duration", "How long each step's load is held (default 30s).", 30.seconds),
+    Flags.duration("step-duration", "How long each step's load is held (default 30s).").withDefault(D.stepDuration),
     Opts.option[String]("load-kind", "Background load: commands (default; accounts learned from the handler), heartbeat, or mixed.", metavar = "KIND")
-      .mapValidated(k => LoadKind.parse(k).leftMap(e => s"--load-kind $e").toValidatedNel).withDefault(LoadKind.Commands),
-    duration("interval", "Time between probes (default 1s).", 1.second),
-    duration("timeout", "A probe not answered within this long is a timeout (default 5s).", 5.seconds),
-    Opts.option[Int]("max-timeouts", "End the run after this many timed-out probes (default 3).", metavar = "N")
-      .mapValidated(n => if (n > 0) n.validNel else s"--max-timeouts must be positive, not $n".invalidNel).withDefault(3),
+      .mapValidated(k => LoadKind.parse(k).leftMap(e => s"--load-kind $e").toValidatedNel).withDefault(D.loadKind),
+    Flags.duration("interval", "Time between probes (default 1s).").withDefault(D.interval),
+    Flags.duration("timeout", "A probe not answered within this long is a timeout (default 5s).").withDefault(D.timeout),
+    Flags.positive[Int]("max-timeouts", "End the run after this many timed-out probes (default 3).").withDefault(D.maxTimeouts),
     Opts.option[String]("account", "Probe this existing account (iban) instead of opening one; only the probes should change it.", metavar = "IBAN")
       .mapValidated(i => if (BankRules.isValidIban(i)) i.validNel else s"--account '$i' is not a valid iban of the bank".invalidNel).orNone,
     (Opts.flag("db", "Also time until balance.amount shows each probe (default when a database is configured).").map(_ => true) orElse
       Opts.flag("no-db", "Do not read PostgreSQL.").map(_ => false)).orNone,
     Opts.options[Long]("watch-pid", "Sample CPU and memory of this process (repeatable; default: the sandbox's handler).", metavar = "PID")
       .map(_.toList).withDefault(Nil),
-    Opts.option[String]("group", "The handler's consumer group, for its lag (default bankops-command-handler).", metavar = "GROUP")
-      .withDefault("bankops-command-handler"),
-    Opts.option[String]("commands-topic", "Topic the handler consumes (default commands).", metavar = "TOPIC").withDefault("commands"),
-    Opts.option[String]("feedback-topic", "Topic of the handler's feedback (default command_feedback).", metavar = "TOPIC").withDefault("command_feedback"),
-    Opts.option[String]("balance-topic", "Topic of the balance changes (default balance_changed).", metavar = "TOPIC").withDefault("balance_changed"),
-    Opts.option[String]("heartbeat-topic", "Topic of heartbeat load (default heartbeat).", metavar = "TOPIC").withDefault("heartbeat"),
+    Opts.option[String]("group", s"The handler's consumer group, for its lag (default ${BankNames.HandlerGroup}).", metavar = "GROUP")
+      .withDefault(D.group),
+    TopicName.option("commands-topic", "Topic the handler consumes", BankNames.Commands),
+    TopicName.option("feedback-topic", "Topic of the handler's feedback", BankNames.Feedback),
+    TopicName.option("balance-topic", "Topic of the balance changes", BankNames.BalanceChanged),
+    TopicName.option("heartbeat-topic", "Topic of heartbeat load", BankNames.Heartbeat),
     Opts.option[String]("chart", "Write the two figures to this .png or .svg file.", metavar = "FILE").map(os.Path(_, os.pwd)).orNone,
     Opts.flag("overwrite", "Replace the --chart file if it exists (only a regular file: never a directory, a link or a device).").orFalse,
     Opts.options[String]("slo", "A latency objective every step must meet, e.g. p99<200ms or balance:p99.9<1s; exit 1 when one is broken (repeatable).", metavar = "SLO")
       .mapValidated(_.traverse(s => Slo.parse(s).toValidatedNel)).map((l: NonEmptyList[Slo]) => l.toList).withDefault(Nil),
     TopologyOpts.strategy,
     OutputFormat.opts,
-    Opts.option[String]("warm-up", "Probe this long with no extra load before the first step, reported apart: a handler or client " +
-      "started cold does not read as the first step's steady state (default 5s; 0 for none).", metavar = "DURATION")
-      .mapValidated(s => s.trim.toLongOption.map(_.seconds).toRight(()).orElse(DurationText.parse(s)).leftMap(e => s"--warm-up: $e").toValidatedNel)
-      .withDefault(5.seconds)
+    Flags.duration("warm-up", "Probe this long with no extra load before the first step, reported apart: a handler or client " +
+      "started cold does not read as the first step's steady state (default 5s; 0 for none).", zero = true).withDefault(D.warmUp)
   ).mapN(LatencyOptions.apply)
 }

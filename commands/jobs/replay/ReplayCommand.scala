@@ -7,7 +7,7 @@ import fs2.{Chunk, Stream}
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Interrupt, Job, OutputFile, Shell, StepSummary, TextFile, TimeoutOpt}
+import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, StepSummary, TextFile, Flags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyOpts}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicName, TopicReader}
@@ -40,6 +40,11 @@ object ReplayCommand {
   final case class Options(flags: ConnectionFlags, from: From, to: To, target: TargetFlags, input: FileInput, delivery: Delivery,
                            createTopic: Boolean, topology: Option[os.Path], strategy: Option[SubjectNameStrategy], limit: Option[Long],
                            timeout: FiniteDuration)
+  /** A file of JSON lines to a topic, encoded with the target's latest schemas, strict, every other flag at its default. */
+  def fileToTopic(flags: ConnectionFlags, file: os.Path, topic: String): Options =
+    Options(flags, FromFile(file), ToTopic(topic), TargetFlags(None, None, None), FileInput(exact = false, None, strict = true),
+      Delivery(dryRun = false, None, keepPartition = false, keepTimestamps = false, verify = false, 30.seconds), createTopic = false, None, None, None,
+      30.seconds)
 
   private val path = (name: String, help: String) => Opts.option[String](name, help, metavar = "FILE").map(os.Path(_, os.pwd))
 
@@ -64,20 +69,23 @@ object ReplayCommand {
     path("schema-dir", "File to topic: encode with these .avsc files (registered on the target) instead of the subjects' latest versions.").orNone,
     Opts.flag("no-strict", "File to topic: send the valid lines even when some are invalid.").orFalse.map(!_),
     Opts.flag("verify", "Read the target back and compare record by record.").orFalse,
-    Opts.option[Int]("rate", "At most N records per second.", metavar = "N").mapValidated(n => if (n > 0) n.validNel else s"--rate must be positive, not $n".invalidNel).orNone,
+    Flags.positive[Int]("rate", "At most N records per second.").orNone,
     Opts.flag("dry-run", "Read, decode and validate; send and write nothing.").orFalse,
     Opts.flag("create-topic", "Create a missing target topic as the topology declares it.").orFalse,
     TopologyOpts.file,
     TopologyOpts.strategy,
     SourceOpts.limit,
-    TimeoutOpt.opts(30)
+    Flags.timeout(30.seconds)
   ).mapN { (flags, from, to, toBootstrap, toCommandConfig, toRegistry, exact, keepTimestamps, keepPartition, schemaDir, strict, verify, rate,
             dryRun, createTopic, topology, strategy, limit, timeout) =>
     Options(flags, from, to, TargetFlags(toBootstrap, toCommandConfig, toRegistry), FileInput(exact, schemaDir, strict),
       Delivery(dryRun, rate, keepPartition, keepTimestamps || exact, verify, timeout), createTopic, topology, strategy, limit, timeout)
   }
 
-  def run(o: Options)(shell: Shell): IO[ExitCode] =
+  /** A replay, for the CLI and for callers in this process: its progress and summary lines go to `shell`'s stderr as it
+    * runs; to a topic, what was delivered.
+    */
+  def replay(o: Options, shell: Shell): IO[ReplayOutcome] =
     for {
       // A path that would be refused is named before any service is asked for anything.
       _ <- o.to match {
@@ -106,7 +114,8 @@ object ReplayCommand {
             case FromTopic(spec, filter) => partitions.as(fromTopic(spec, filter, o.limit, o.to, o.timeout, source, sourceSchemas, target, strategy))
           }
           code <- o.to match {
-            case ToFile(f, overwrite) => toFile(f, overwrite, o.from, o.limit, o.delivery.dryRun, o.timeout, source, sourceSchemas, shell)
+            case ToFile(f, overwrite) =>
+              toFile(f, overwrite, o.from, o.limit, o.delivery.dryRun, o.timeout, source, sourceSchemas, shell).map(ReplayOutcome(_, None))
             case ToTopic(t) => TopicTarget.send(o.delivery, t, partitions, records, target, shell)
           }
         } yield code
@@ -193,7 +202,7 @@ object ReplayCommand {
             limited.chunks.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid)
           // Ctrl-C cancels the writing, which removes the partial file: a file that is there is whole.
           Interrupt.onCtrlC.use(ctrlC => IO.race(ctrlC, writing)).flatMap {
-            case Left(_) => shell.info(s"replay: interrupted (Ctrl-C): nothing written to $file (it is written only when complete)").as(ExitCode(130))
+            case Left(_) => shell.info(s"replay: interrupted (Ctrl-C): nothing written to $file (it is written only when complete)").as(Exit.Interrupted)
             case Right(n) => shell.info(s"replay: $n records written to $file") >> summary(s"$n records written to ${file.last}", n).as(ExitCode.Success)
           }
         }
@@ -204,6 +213,6 @@ object ReplayCommand {
     "replay",
     "Replay records topic to topic (also across clusters and registries), file to topic, or topic to file, losslessly.",
     "bankops replay --from-topic commands --from ago:1h --to-file incident.jsonl",
-    opts.map(o => run(o) _)
+    opts.map(o => (shell: Shell) => replay(o, shell).map(_.code))
   )
 }

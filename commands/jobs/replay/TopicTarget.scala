@@ -1,6 +1,6 @@
 package bankops.jobs.replay
 
-import cats.effect.{ExitCode, IO, Ref}
+import cats.effect.{IO, Ref}
 import cats.syntax.all._
 import fs2.{Chunk, Stream}
 
@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
-import bankops.base.{Failure, Interrupt, Shell, StepSummary}
+import bankops.base.{Exit, Failure, Interrupt, Shell, StepSummary}
 import bankops.services.config.ConnectionSettings
 import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
 
@@ -18,10 +18,10 @@ import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, StartAt, S
   */
 object TopicTarget {
 
-  def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ExitCode] =
+  def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell): IO[ReplayOutcome] =
     if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n => shell.info(s"replay: dry run: $n records read and valid; nothing sent") >>
       StepSummary.write(shell, StepSummary("replay", s"dry run: $n records read and valid; nothing sent to $topic", StepSummary.Outcome.Ok,
-        facts = List("target topic" -> topic, "read" -> n.toString)))).as(ExitCode.Success)
+        facts = List("target topic" -> topic, "read" -> n.toString)))).as(ReplayOutcome(Exit.Ok, None))
     else for {
       read <- Ref.of[IO, Long](0L)
       started <- IO.monotonic
@@ -76,13 +76,13 @@ object TopicTarget {
       code <- report.resume match {
         case Some(resume) if report.interrupted =>
           shell.info(s"replay: interrupted before everything due was read; resume with --from offset per source partition: $resume (partitions not " +
-            "listed: where this run started)").as(ExitCode(130))
+            "listed: where this run started)").as(Exit.Interrupted)
         case Some(resume) =>
           shell.info(s"replay: some records were not delivered; resume with --from offset per source partition: $resume")
-            .as(ExitCode(Failure.ExitUnavailable))
-        case None => IO.pure(if (verified) ExitCode.Success else ExitCode(Failure.ExitDifference))
+            .as(Exit.Unavailable)
+        case None => IO.pure(if (verified) Exit.Ok else Exit.Difference)
       }
-    } yield code
+    } yield ReplayOutcome(code, Some(report))
 
   /** Reads back exactly the offsets written and compares key, value and headers. */
   private def verify(o: Delivery, topic: String, sent: Map[(Int, Long), Outgoing], target: ConnectionSettings, shell: Shell): IO[Boolean] = {

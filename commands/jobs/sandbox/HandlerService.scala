@@ -6,6 +6,7 @@ import cats.syntax.all._
 import scala.concurrent.duration._
 
 import bankops.base.Version
+import bankops.services.bank.BankNames
 import bankops.services.config.{KafkaSettings, Source, Sourced}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 
@@ -27,7 +28,7 @@ final class HandlerService(ctx: SandboxContext) {
   def lag: IO[Long] = KafkaClients.javaAdmin(clientSettings, 5.seconds).use { admin =>
     ConsumerGroups.lag(admin, HandlerService.Group).flatMap {
       case Some(l) => IO.pure(l)
-      case None => EndOffsets.partitions(admin, "commands").flatMap(ps => (EndOffsets.beginnings(admin, ps), EndOffsets.ends(admin, ps)).tupled)
+      case None => EndOffsets.partitions(admin, BankNames.Commands).flatMap(ps => (EndOffsets.beginnings(admin, ps), EndOffsets.ends(admin, ps)).tupled)
           .map { case (starts, ends) => ends.map { case (tp, end) => end - starts.getOrElse(tp, 0L) }.sum }
     }
   }
@@ -59,7 +60,7 @@ final class HandlerService(ctx: SandboxContext) {
 }
 
 object HandlerService {
-  val Group = "bankops-command-handler"
+  val Group = BankNames.HandlerGroup
   /** A service's footprint, not a streaming job's: the launcher gives `bankops handler` the same (and why). */
   val JavaOptions: Seq[String] = Seq("-XX:+UseSerialGC", "-Xms16m", "-Xmx48m", "-Xmn8m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=24m",
     "-XX:MetaspaceSize=64m")

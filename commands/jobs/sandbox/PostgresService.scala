@@ -7,6 +7,7 @@ import java.util.Properties
 import scala.concurrent.duration._
 
 import bankops.base.Failure
+import bankops.services.bank.BankTables
 
 /** A private PostgreSQL cluster from the machine's binaries, on a loopback port,
   * password-protected, holding `balancedb` (the bank's schema) and `registry`
@@ -114,7 +115,7 @@ final class PostgresService(ctx: SandboxContext) {
       val existing = Iterator.continually(rs).takeWhile(_.next()).map(_.getString(1)).toSet
       List("balancedb", "registry").filterNot(existing).foreach(db => c.createStatement().execute(s"CREATE DATABASE $db"))
     } finally c.close()
-  } >> sql("balancedb", BalanceDb.schema: _*)
+  } >> sql("balancedb", BankTables.ddl: _*)
 
   def stop: IO[Unit] = binaries.flatMap { bin =>
     pid.flatMap {

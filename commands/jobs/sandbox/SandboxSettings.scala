@@ -35,4 +35,8 @@ object SandboxSettings {
     Opts.flag("mtls", "Make the broker require client certificates (mutual TLS).").orFalse,
     Opts.flag("registry-tls", "Serve the registry over HTTPS with the sandbox CA.").orFalse
   ).mapN(SandboxSettings.apply)
+
+  /** What `sandbox up` with no flags starts: the defaults, or the ports the environment names. */
+  def fromEnv(env: Map[String, String]): Either[String, SandboxSettings] =
+    com.monovore.decline.Command("up", "")(opts).parse(Nil, env).left.map(_.errors.mkString("; "))
 }

@@ -4,9 +4,9 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import scala.concurrent.duration.FiniteDuration
+import scala.concurrent.duration._
 
-import bankops.base.{Failure, Job, OutputFormat, Shell, TimeoutOpt}
+import bankops.base.{Failure, Job, OutputFormat, Shell, Flags}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{Topology, TopologyOpts}
 import bankops.services.plan.{Outcome, TopicAdmin, TopicPlan, TopicSync}
@@ -16,7 +16,7 @@ object TopicsCommand {
 
   private final case class Common(flags: ConnectionFlags, topology: Option[os.Path], output: Option[OutputFormat], timeout: FiniteDuration)
 
-  private val common: Opts[Common] = (ConnectionFlags.opts, TopologyOpts.file, OutputFormat.opts, TimeoutOpt.opts(30)).mapN(Common.apply)
+  private val common: Opts[Common] = (ConnectionFlags.opts, TopologyOpts.file, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
 
   private val deleteUnlisted = Opts.flag("delete-unlisted", "Also delete topics the topology does not list (never names starting with '_').").orFalse
 

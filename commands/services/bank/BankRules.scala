@@ -2,10 +2,12 @@ package bankops.services.bank
 
 import scala.util.Random
 
-/** The bank's rules for account numbers and tokens (DESIGN.md). */
+/** The bank's rules: account numbers (Dutch-style IBANs of bank OPEN with valid check digits), tokens, the overdraft
+  * limit, and the transfer checks that need no account (the handler applies them, the load generators aim at them).
+  */
 object BankRules {
   val Cash = "cash"
-  /** An account's overdraft limit unless set otherwise (`balance.lmt`). */
+  /** An account's overdraft limit unless set otherwise (`balance.lmt`): every new account gets it. */
   val DefaultLimit = -50000L
   /** The one account `balancedb` starts with, which funds the rest. */
   val SeededIban = "NL66OPEN0000000000"
@@ -31,4 +33,13 @@ object BankRules {
   }
 
   def token(random: Random): String = List.fill(20)(random.nextInt(10)).mkString
+
+  /** Why a transfer fails before any account is looked at, in the order the handler checks: a non-positive amount,
+    * a `from` that is neither cash nor a valid account number, `from` equal to `to`.
+    */
+  def refusal(t: ConfirmMoneyTransfer): Option[String] =
+    if (t.amount <= 0) Some(FailureReasons.NotPositive)
+    else if (t.from != Cash && !isValidIban(t.from)) Some(FailureReasons.FromInvalid)
+    else if (t.from == t.to) Some(FailureReasons.SameAccounts)
+    else None
 }

@@ -1,6 +1,6 @@
 package bankops.services.config
 
-import cats.effect.IO
+import cats.effect.{IO, Resource}
 
 import java.sql.{Connection, DriverManager, SQLException}
 import java.util.Properties
@@ -15,6 +15,10 @@ import bankops.base.Failure
 object Database {
   def connect(db: DatabaseSettings, application: String, timeout: FiniteDuration): IO[Connection] =
     IO.blocking(open(db, application, timeout)).adaptError { case e: SQLException => unreachable(db, e) }
+
+  /** A connection for the length of a job's use, closed after it. */
+  def session(db: DatabaseSettings, application: String, timeout: FiniteDuration): Resource[IO, Connection] =
+    Resource.make(connect(db, application, timeout))(c => IO.blocking(c.close()))
 
   /** The JDBC URL names PostgreSQL's driver; any other (or none) is a setting to fix, not a database to retry. */
   def checkUrl(db: DatabaseSettings): Either[String, Unit] =

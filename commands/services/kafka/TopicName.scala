@@ -16,6 +16,9 @@ object TopicName {
 
   def option(flag: String, help: String): Opts[String] = Opts.option[String](flag, help, metavar = "TOPIC").mapValidated(check(flag))
 
+  /** A topic flag whose help ends with its default, so the two cannot disagree. */
+  def option(flag: String, help: String, default: String): Opts[String] = option(flag, s"$help (default $default).").withDefault(default)
+
   def options(flag: String, help: String, short: String = ""): Opts[NonEmptyList[String]] =
     Opts.options[String](flag, help, short, "TOPIC").mapValidated(_.traverse(check(flag)))
 }

@@ -50,6 +50,5 @@ final class CommandGenerator(seed: Long, failShare: Double) {
 
 object CommandGenerator {
   /** Whether a transfer fails by a rule that needs no database: from equals to, or from is neither cash nor a valid account. */
-  def failsByRule(t: ConfirmMoneyTransfer): Boolean =
-    t.from == t.to || (t.from != BankRules.Cash && !BankRules.isValidIban(t.from))
+  def failsByRule(t: ConfirmMoneyTransfer): Boolean = BankRules.refusal(t).isDefined
 }

@@ -5,9 +5,9 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.syntax._
 
-import scala.concurrent.duration.FiniteDuration
+import scala.concurrent.duration._
 
-import bankops.base.{Failure, OutputFormat, Shell, Table, TimeoutOpt}
+import bankops.base.{Failure, OutputFormat, Shell, Table, Flags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyOpts}
 import bankops.services.registry.RegistryClient
@@ -22,7 +22,7 @@ object SchemaFlow {
     Opts.option[String]("compatibility", s"Set each subject's compatibility level: ${LocalCompatibility.Levels.mkString(", ")}.", metavar = "LEVEL")
       .mapValidated(s => LocalCompatibility.parseLevel(s).toValidatedNel).orNone
 
-  val common: Opts[Common] = (ConnectionFlags.opts, TopologyOpts.file, TopologyOpts.strategy, OutputFormat.opts, TimeoutOpt.opts(30)).mapN(Common.apply)
+  val common: Opts[Common] = (ConnectionFlags.opts, TopologyOpts.file, TopologyOpts.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
 
   /** The topology, the desired subjects and a registry session. */
   def prepared[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync) => IO[A]): IO[A] =

@@ -14,18 +14,18 @@ class LedgerSuite extends munit.FunSuite {
 
   test("each failure reason, word for word, in the original's order of checks") {
     val cases = List(
-      t(a.token, 1, "nobody", b.iban) -> Ledger.FromInvalid,
-      t(a.token, 1, "NL00OPEN0000000001", b.iban) -> Ledger.FromInvalid,
-      t(a.token, 1, a.iban, a.iban) -> Ledger.SameAccounts,
-      t(b.token, 1, a.iban, b.iban) -> Ledger.InvalidToken,
-      t(a.token, 51001, a.iban, b.iban) -> Ledger.InsufficientFunds,
-      t(a.token, 1, outside, BankRules.iban(4)) -> Ledger.BothUnknown,
-      t(a.token, 1, "cash", outside) -> Ledger.BothUnknown,
-      t(a.token, 1, "cash", "cash") -> Ledger.SameAccounts
+      t(a.token, 1, "nobody", b.iban) -> FailureReasons.FromInvalid,
+      t(a.token, 1, "NL00OPEN0000000001", b.iban) -> FailureReasons.FromInvalid,
+      t(a.token, 1, a.iban, a.iban) -> FailureReasons.SameAccounts,
+      t(b.token, 1, a.iban, b.iban) -> FailureReasons.InvalidToken,
+      t(a.token, 51001, a.iban, b.iban) -> FailureReasons.InsufficientFunds,
+      t(a.token, 1, outside, BankRules.iban(4)) -> FailureReasons.BothUnknown,
+      t(a.token, 1, "cash", outside) -> FailureReasons.BothUnknown,
+      t(a.token, 1, "cash", "cash") -> FailureReasons.SameAccounts
     )
     assertEquals(cases.map { case (c, _) => Ledger.transfer(c, known.accounts)._1 }, cases.map(c => Some(c._2)))
     assertEquals(Ledger.transfer(t(a.token, 51000, a.iban, b.iban), known.accounts)._1, None, "down to the limit exactly is allowed")
-    assertEquals(run(Right(t(b.token, 1, a.iban, b.iban))).counts.failed, Map(Ledger.InvalidToken -> 1L))
+    assertEquals(run(Right(t(b.token, 1, a.iban, b.iban))).counts.failed, Map(FailureReasons.InvalidToken -> 1L))
   }
 
   test("balance changes: one for a deposit or a transfer out of the bank, two between local accounts, in debit-credit order") {
@@ -51,13 +51,13 @@ class LedgerSuite extends munit.FunSuite {
     val seenOk = t(a.token, 10, a.iban, b.iban)
     val seenFailed = t(a.token, 10, a.iban, b.iban)
     val creation = ConfirmAccountCreation(UUID.randomUUID(), Atype.Manual)
-    val earlier = known.copy(transfers = Map(seenOk.id -> None, seenFailed.id -> Some(Ledger.InvalidToken)),
+    val earlier = known.copy(transfers = Map(seenOk.id -> None, seenFailed.id -> Some(FailureReasons.InvalidToken)),
       creations = Map(creation.id -> CreationRow(creation.id, Some(outside), Some("3" * 20), "MANUAL", None)))
     val again = t(a.token, 5, "cash", a.iban)
     val applied = Ledger(Vector(Right(seenOk), Right(seenFailed), Left(creation), Right(again), Right(again)), earlier, Map.empty)
     assertEquals(applied.emitted, Vector(
       Emitted.Confirmed(MoneyTransferConfirmed(seenOk.id)),
-      Emitted.TransferFailed(MoneyTransferFailed(seenFailed.id, Ledger.InvalidToken)),
+      Emitted.TransferFailed(MoneyTransferFailed(seenFailed.id, FailureReasons.InvalidToken)),
       Emitted.Created(AccountCreationConfirmed(creation.id, outside, "3" * 20, Atype.Manual)),
       Emitted.Changed(BalanceChanged(a.iban, 1005, 5, "cash", "d")),
       Emitted.Confirmed(MoneyTransferConfirmed(again.id)),
@@ -74,38 +74,38 @@ class LedgerSuite extends munit.FunSuite {
     val applied = Ledger(Vector(Left(ok), Left(unlucky), Right(deposit)), known, Map(ok.id -> Some(iban -> "4" * 20), unlucky.id -> None))
     assertEquals(applied.newAccounts, Vector(Account(iban, "4" * 20, 0, -50000) -> "AUTO"))
     assertEquals(applied.amounts, Map(iban -> 25L))
-    assertEquals(applied.creations.map(_.reason), Vector(None, Some(Ledger.IbanExists)))
+    assertEquals(applied.creations.map(_.reason), Vector(None, Some(FailureReasons.IbanExists)))
     assertEquals(applied.emitted.take(2), Vector(
       Emitted.Created(AccountCreationConfirmed(ok.id, iban, "4" * 20, Atype.Auto)),
-      Emitted.CreationFailed(AccountCreationFailed(unlucky.id, Ledger.IbanExists))))
+      Emitted.CreationFailed(AccountCreationFailed(unlucky.id, FailureReasons.IbanExists))))
     assertEquals(applied.counts.created, 1L)
     assertEquals(applied.counts.creationFailed, 1L)
   }
 
   test("amounts that would leave a bigint fail instead of wrapping around") {
     val rich = a.copy(amount = Long.MaxValue - 5)
-    assertEquals(Ledger.transfer(t("x", 10, "cash", rich.iban), Map(rich.iban -> rich))._1, Some(Ledger.OutOfRange))
+    assertEquals(Ledger.transfer(t("x", 10, "cash", rich.iban), Map(rich.iban -> rich))._1, Some(FailureReasons.OutOfRange))
   }
 
   test("zero and negative amounts fail, before any other check: no money moves backwards with the payer's token") {
     val cases = List(t("x", -500, "cash", a.iban), t("x", 0, "cash", a.iban), t(b.token, -10, a.iban, b.iban), t(a.token, Long.MinValue, a.iban, b.iban),
       t(a.token, -1, "nobody", b.iban))
-    cases.foreach(c => assertEquals(Ledger.transfer(c, known.accounts), (Some(Ledger.NotPositive), Nil), c.toString))
+    cases.foreach(c => assertEquals(Ledger.transfer(c, known.accounts), (Some(FailureReasons.NotPositive), Nil), c.toString))
     val applied = run(cases.map(Right(_)): _*)
     assertEquals(applied.amounts, Map.empty[String, Long])
-    assertEquals(applied.counts.failed, Map(Ledger.NotPositive -> cases.size.toLong))
+    assertEquals(applied.counts.failed, Map(FailureReasons.NotPositive -> cases.size.toLong))
   }
 
   test("a command id is unique across kinds: a transfer reusing a creation's id (or the reverse) gets that outcome again, nothing applied") {
     val creation = ConfirmAccountCreation(UUID.randomUUID(), Atype.Manual)
     val transfer = t(a.token, 10, a.iban, b.iban)
     val earlier = known.copy(creations = Map(creation.id -> CreationRow(creation.id, Some(outside), Some("3" * 20), "MANUAL", None)),
-      transfers = Map(transfer.id -> Some(Ledger.InvalidToken)))
+      transfers = Map(transfer.id -> Some(FailureReasons.InvalidToken)))
     val reusing = Vector[Ledger.Command](Right(t("x", 99, "cash", a.iban).copy(id = creation.id)), Left(ConfirmAccountCreation(transfer.id, Atype.Auto)))
     val applied = Ledger(reusing, earlier, Map(transfer.id -> Some(BankRules.iban(55) -> "5" * 20)))
     assertEquals(applied.emitted, Vector(
       Emitted.Created(AccountCreationConfirmed(creation.id, outside, "3" * 20, Atype.Manual)),
-      Emitted.TransferFailed(MoneyTransferFailed(transfer.id, Ledger.InvalidToken))))
+      Emitted.TransferFailed(MoneyTransferFailed(transfer.id, FailureReasons.InvalidToken))))
     assert(!applied.writes)
     assertEquals(applied.counts.repeated, 2L)
     // Within one batch too: the second command with an id is the first's repeat, whatever its kind.

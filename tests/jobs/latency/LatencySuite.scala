@@ -140,7 +140,7 @@ class LatencySuite extends munit.CatsEffectSuite {
       List("--slo", "p99>1ms") -> "--slo must look like",
       List("--watch-pid", "999999999") -> "--watch-pid 999999999: no such process",
       List("--account", "NL00NOPE") -> "not a valid iban",
-      List("--interval", "0s") -> "--interval must be above 0"
+      List("--interval", "0s") -> "--interval must be more than 0"
     )
     cases.traverse { case (args, expected) =>
       SandboxFixture.cli("latency" :: args: _*).map { r =>

@@ -1,0 +1,13 @@
+package bankops.base
+
+import cats.effect.ExitCode
+
+/** The documented exit codes, by name: README's table and [[Failure]]'s classes say when each is used. */
+object Exit {
+  val Ok: ExitCode = ExitCode.Success
+  val Difference: ExitCode = ExitCode(Failure.ExitDifference)
+  val BadInput: ExitCode = ExitCode(Failure.ExitBadInput)
+  val Unavailable: ExitCode = ExitCode(Failure.ExitUnavailable)
+  /** Ctrl-C, as a shell reports a command ended by SIGINT (128 + 2). */
+  val Interrupted: ExitCode = ExitCode(130)
+}
