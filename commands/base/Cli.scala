@@ -35,7 +35,7 @@ object Cli {
   }
 
   private def usageError(help: Help, shell: Shell): IO[ExitCode] = {
-    shell.info(s"bankops: ${help.errors.mkString("; ")} (run with --help for usage)").as(ExitCode(Failure.ExitBadInput))
+    shell.info(s"bankops: ${help.errors.mkString("; ")} (run with --help for usage)").as(Exit.BadInput)
   }
 
   /** One line, the documented exit code, and the stack trace only when asked for. */

@@ -30,4 +30,10 @@ object OutputFormat {
       case Json => json
       case Table => table
     }
+
+  /** Output that has both forms: one compact JSON object per line, or text for people (a table, usually). */
+  def emit(format: OutputFormat, shell: Shell)(json: => List[io.circe.Json], table: => String): IO[Unit] = format match {
+    case Json => json.traverse_(j => shell.println(j.noSpaces))
+    case Table => shell.println(table)
+  }
 }

@@ -8,7 +8,7 @@ import org.apache.kafka.common.utils.Utils
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Job, OutputFormat, Shell, StepSummary}
+import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
@@ -78,13 +78,10 @@ object BalancesCommand {
 
   private def run(o: Options)(shell: Shell): IO[ExitCode] =
     validate(o, shell).flatMap { report =>
-      val print = OutputFormat.resolve(o.output, shell) match {
-        case OutputFormat.Json => report.findings.traverse_(f => shell.println(f.json.noSpaces)) >> shell.println(report.summaryJson.noSpaces)
-        case OutputFormat.Table => shell.println(report.table(o.show))
-      }
+      val print = OutputFormat.emit(OutputFormat.resolve(o.output, shell), shell)(report.findings.map(_.json) :+ report.summaryJson, report.table(o.show))
       val github = StepSummary.write(shell, report.stepSummary(o.show))
       print >> github >> shell.info(s"balances: ${report.summaryLine}").whenA(OutputFormat.resolve(o.output, shell) == OutputFormat.Json)
-        .as(if (report.findings.isEmpty) ExitCode.Success else ExitCode(Failure.ExitDifference))
+        .as(if (report.findings.isEmpty) ExitCode.Success else Exit.Difference)
     }
 
   private val validateCmd = Opts.subcommand("validate", "Check every account's BalanceChanged chain and compare its last balance with PostgreSQL; exit 1 on any finding.")(

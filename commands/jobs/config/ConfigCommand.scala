@@ -37,12 +37,9 @@ object ConfigCommand {
   private def show(flags: ConnectionFlags, output: Option[OutputFormat])(shell: Shell): IO[ExitCode] =
     Connections.load(flags, shell, checked = false).flatMap { settings =>
       val rs = rows(settings)
-      OutputFormat.resolve(output, shell) match {
-        case OutputFormat.Table =>
-          shell.println(Table.render(List("SETTING", "VALUE", "SOURCE"), rs.map(r => List(r.setting, r.value, r.source))))
-        case OutputFormat.Json =>
-          rs.traverse_(r => shell.println(Json.obj("setting" -> Json.fromString(r.setting), "value" -> Json.fromString(r.value), "source" -> Json.fromString(r.source)).noSpaces))
-      }
+      OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
+        json = rs.map(r => Json.obj("setting" -> Json.fromString(r.setting), "value" -> Json.fromString(r.value), "source" -> Json.fromString(r.source))),
+        table = Table.render(List("SETTING", "VALUE", "SOURCE"), rs.map(r => List(r.setting, r.value, r.source))))
     }.as(ExitCode.Success)
 
   val job: Job = Job(

@@ -29,26 +29,33 @@ object DeployCommand {
     Opts.flag("gate", "Exit 1 only when apply's gate would refuse: an incompatible schema or a topic change the broker refuses " +
       "(asked without making it). Pending changes alone exit 0: the check for a pull request.").orFalse
 
+  /** What a plan found: topic changes, subjects' statuses, the changes the broker would refuse. */
+  final case class PlanReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome]) {
+    /** 1 for anything pending (with `gate`, only for what apply would refuse); a refusal's own code when it has one. */
+    def code(gate: Boolean): ExitCode =
+      if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused))
+      else if (schemas.incompatible.nonEmpty) Exit.Difference
+      else if (gate || (topics.isEmpty && schemas.isEmpty)) Exit.Ok
+      else Exit.Difference
+  }
+
+  /** `plan`, for the CLI and for callers in this process: the plan is printed to `shell` in the format `c` asks for. */
+  def planAll(c: SchemaFlow.Common, level: Option[String], shell: Shell): IO[PlanReport] =
+    both(c, level, shell) { (admin, _, tp, _, _, sp) =>
+      for {
+        // Asked without --gate too: a change apply would have refused (an unknown config key) is not merely pending.
+        refused <- if (!tp.isEmpty) TopicSync.refusals(admin, tp) else IO.pure(Nil)
+        _ <- print(tp, sp, OutputFormat.resolve(c.output, shell), shell)
+        _ <- refused.traverse_(o => shell.info(o.refusal))
+        _ <- StepSummary.write(shell, DeploySummary.plan(tp, sp, refused))
+      } yield PlanReport(tp, sp, refused)
+    }
+
   val plan: Job = Job(
     "plan",
     "Topics and schemas together: what apply would do; exit 1 when anything is pending or incompatible (--gate: only when apply would be refused).",
     "bankops plan --topology schemas/topology.json",
-    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly).mapN { (c, level, gate) => (shell: Shell) =>
-      both(c, level, shell) { (admin, _, tp, _, _, sp) =>
-        for {
-          // Asked without --gate too: a change apply would have refused (an unknown config key) is not merely pending.
-          refused <- if (!tp.isEmpty) TopicSync.refusals(admin, tp) else IO.pure(Nil)
-          _ <- print(tp, sp, OutputFormat.resolve(c.output, shell), shell)
-          _ <- refused.traverse_(o => shell.info(o.refusal))
-          _ <- StepSummary.write(shell, DeploySummary.plan(tp, sp, refused))
-          code =
-            if (refused.nonEmpty) TopicSync.exitCode(refused)
-            else if (sp.incompatible.nonEmpty) Failure.ExitDifference
-            else if (gate || (tp.isEmpty && sp.isEmpty)) 0
-            else Failure.ExitDifference
-        } yield ExitCode(code)
-      }
-    }
+    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly).mapN((c, level, gate) => (shell: Shell) => planAll(c, level, shell).map(_.code(gate)))
   )
 
   /** What an apply did: the plan it started from, what the gate refused, each topic change's outcome, its exit code. */
@@ -82,7 +89,7 @@ object DeployCommand {
                 shell.info(s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; schemas not registered")
                   .as(ExitCode(TopicSync.exitCode(failed)))
               else TopicSync.confirm(admin, topology).flatMap { left =>
-                if (!left.isEmpty) shell.info("apply: topics still differ after apply; schemas not registered").as(ExitCode(Failure.ExitDifference))
+                if (!left.isEmpty) shell.info("apply: topics still differ after apply; schemas not registered").as(Exit.Difference)
                 else if (sp.isEmpty) shell.info("topics: applied; schemas: no changes").as(ExitCode.Success)
                 else SchemaFlow.register(sync, desired, sp, level, format, shell)
               }

@@ -6,7 +6,7 @@ import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Job, OutputFormat, Shell}
+import bankops.base.{Exit, Flags, Job, OutputFormat, Shell}
 import bankops.services.config.{ConnectionFlags, Connections}
 
 /** `bankops doctor`: checks whatever is configured, one line per step. */
@@ -14,15 +14,11 @@ object DoctorCommand {
 
   private def run(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)(shell: Shell): IO[ExitCode] =
     Connections.load(flags, shell, checked = false).flatMap(s => new Doctor(s, timeout).all).flatMap { checks =>
-      val print = OutputFormat.resolve(output, shell) match {
-        case OutputFormat.Table =>
-          val width = checks.map(_.name.length).maxOption.getOrElse(0)
-          checks.traverse_(c => shell.println(s"${if (c.passed) "ok  " else "FAIL"}  ${c.name.padTo(width, ' ')}  ${c.detail}"))
-        case OutputFormat.Json =>
-          checks.traverse_(c => shell.println(Json.obj("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed),
-            "detail" -> Json.fromString(c.detail)).noSpaces))
-      }
-      print.as(if (checks.forall(_.passed)) ExitCode.Success else ExitCode(Failure.ExitUnavailable))
+      val width = checks.map(_.name.length).maxOption.getOrElse(0)
+      OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
+        json = checks.map(c => Json.obj("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed), "detail" -> Json.fromString(c.detail))),
+        table = checks.map(c => s"${if (c.passed) "ok  " else "FAIL"}  ${c.name.padTo(width, ' ')}  ${c.detail}").mkString("\n")
+      ).as(if (checks.forall(_.passed)) Exit.Ok else Exit.Unavailable)
     }
 
   val job: Job = Job(

@@ -100,12 +100,10 @@ object GroupReset {
     if (plan.isEmpty) s"nothing to change on ${plan.rows.size} partitions"
     else s"the reset moves ${plan.changed.size} of ${plan.rows.size} partitions: ${plan.reread} records to read again, ${plan.skip} skipped"
 
-  private def print(plan: ResetPlan, format: OutputFormat, shell: Shell): IO[Unit] = format match {
-    case OutputFormat.Json => plan.rows.traverse_(r => shell.println(r.json.noSpaces))
-    case OutputFormat.Table => shell.println(Table.render(List("group", "topic", "partition", "current", "new", "re-read", "skip", "note"),
+  private def print(plan: ResetPlan, format: OutputFormat, shell: Shell): IO[Unit] =
+    OutputFormat.emit(format, shell)(plan.rows.map(_.json), Table.render(List("group", "topic", "partition", "current", "new", "re-read", "skip", "note"),
       plan.rows.map(r => List(r.group, r.tp.topic, r.tp.partition.toString, r.current.fold("-")(_.toString), r.target.fold("-")(_.toString),
         r.reread.fold("-")(_.toString), r.skip.fold("-")(_.toString), r.note.getOrElse("")))))
-  }
 
   private def stepSummary(plan: ResetPlan, executed: Boolean): StepSummary =
     StepSummary(if (executed) "groups reset (applied)" else "groups reset (plan)", describe(plan),

@@ -27,10 +27,8 @@ object GroupsCommand {
 
   private val listCmd = Opts.subcommand("list", "Every consumer group with its state, members, protocol and total lag.")(common.map { c => (shell: Shell) =>
     withAdmin(c, shell)((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list).flatMap { rows =>
-      (OutputFormat.resolve(c.output, shell) match {
-        case OutputFormat.Json => rows.traverse_(r => shell.println(r.json.noSpaces))
-        case OutputFormat.Table => shell.println(if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells)))
-      }) >> StepSummary.write(shell, StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
+      OutputFormat.emit(OutputFormat.resolve(c.output, shell), shell)(rows.map(_.json),
+        if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells))) >> StepSummary.write(shell, StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
         tables = List(StepSummary.Table(GroupListing.header, rows.map(_.cells), numeric = Set(2, 4))))).as(ExitCode.Success)
     }
   })
@@ -45,10 +43,7 @@ object GroupsCommand {
     withAdmin(c, shell) { (admin, kafka) =>
       val reader = new GroupReader(admin, kafka, c.timeout)
       val once = reader.describe(names).flatMap { statuses =>
-        clear >> (format match {
-          case OutputFormat.Json => statuses.traverse_(s => shell.println(s.json.noSpaces))
-          case OutputFormat.Table => shell.println(statuses.map(_.table).mkString("\n\n\n"))
-        }) >> statuses.traverse_(s => StepSummary.write(shell, s.stepSummary)).whenA(every.isEmpty)
+        clear >> OutputFormat.emit(format, shell)(statuses.map(_.json), statuses.map(_.table).mkString("\n\n\n")) >> statuses.traverse_(s => StepSummary.write(shell, s.stepSummary)).whenA(every.isEmpty)
       }
       every.fold(once)(e => Interrupt.onCtrlC.use(stop => IO.race((once >> IO.sleep(e)).foreverM, stop).void))
     }.as(ExitCode.Success)

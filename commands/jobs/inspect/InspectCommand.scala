@@ -7,7 +7,7 @@ import fs2.Stream
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Interrupt, Job, Shell, StepSummary, Flags}
+import bankops.base.{Exit, Flags, Interrupt, Job, Shell, StepSummary}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{Decoded, KafkaClients, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, TopicReader}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -65,7 +65,7 @@ object InspectCommand {
       _ <- shell.info(s"inspect: ${s.summary}")
       _ <- s.filterWarnings(o.filter).traverse_(shell.warn)
       _ <- StepSummary.write(shell, s.stepSummary(o.spec.topics, o.strict))
-    } yield if (o.strict && s.undecodable > 0) ExitCode(Failure.ExitDifference) else ExitCode.Success
+    } yield if (o.strict && s.undecodable > 0) Exit.Difference else ExitCode.Success
   }
 
   val job: Job = Job(

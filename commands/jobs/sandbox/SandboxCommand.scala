@@ -5,7 +5,7 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.Json
 
-import bankops.base.{Failure, Job, OutputFormat, Shell, Table}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, Table}
 import bankops.services.config.{ConnectionFlags, Connections}
 
 /** `bankops sandbox up|status|down|restart|stop|start|logs|env`. */
@@ -27,15 +27,12 @@ object SandboxCommand {
   private val status = Opts.subcommand("status", "Per service: up or down, address, pid, version. Exit 3 when any is down.")(
     (dirOpt, OutputFormat.opts).mapN { (dir, output) => (shell: Shell) =>
       sandbox(dir, shell).status.flatMap { services =>
-        val print = OutputFormat.resolve(output, shell) match {
-          case OutputFormat.Table =>
-            shell.println(Table.render(List("SERVICE", "STATE", "ADDRESS", "PID", "VERSION"),
-              services.map(s => List(s.service, if (s.up) "up" else "down", s.address, s.pid.fold("")(_.toString), s.version))))
-          case OutputFormat.Json =>
-            services.traverse_(s => shell.println(Json.obj("service" -> Json.fromString(s.service), "up" -> Json.fromBoolean(s.up),
-              "address" -> Json.fromString(s.address), "pid" -> s.pid.fold(Json.Null)(Json.fromLong), "version" -> Json.fromString(s.version)).noSpaces))
-        }
-        print.as(if (services.forall(_.up)) ExitCode.Success else ExitCode(Failure.ExitUnavailable))
+        OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
+          json = services.map(s => Json.obj("service" -> Json.fromString(s.service), "up" -> Json.fromBoolean(s.up),
+            "address" -> Json.fromString(s.address), "pid" -> s.pid.fold(Json.Null)(Json.fromLong), "version" -> Json.fromString(s.version))),
+          table = Table.render(List("SERVICE", "STATE", "ADDRESS", "PID", "VERSION"),
+            services.map(s => List(s.service, if (s.up) "up" else "down", s.address, s.pid.fold("")(_.toString), s.version)))
+        ).as(if (services.forall(_.up)) Exit.Ok else Exit.Unavailable)
       }
     }
   )

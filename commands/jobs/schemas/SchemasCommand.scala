@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Failure, Job, OutputFormat, Shell}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Shell}
 import bankops.services.contracts.{DesiredSubjects, RecordKey, SchemaFiles, TopicRecord, TopicSpec}
 import bankops.services.kafka.TopicName
 import bankops.services.plan.{SchemaFlow, SchemaPlan}
@@ -25,7 +25,7 @@ object SchemasCommand {
       SchemaFlow.prepared(c, shell) { (_, desired, sync) =>
         sync.plan(desired, level).flatMap { plan =>
           if (dry || plan.isEmpty) SchemaFlow.printPlan(plan, format, shell).as(if (dry) SchemaFlow.planExit(plan) else ExitCode.Success)
-          else if (plan.incompatible.nonEmpty) SchemaFlow.printPlan(plan, format, shell) >> shell.info(SchemaFlow.incompatibleMessage(plan)).as(ExitCode(Failure.ExitDifference))
+          else if (plan.incompatible.nonEmpty) SchemaFlow.printPlan(plan, format, shell) >> shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
           else SchemaFlow.register(sync, desired, plan, level, format, shell)
         }
       }

@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Job, OutputFormat, Shell, Flags}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, Flags}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{Topology, TopologyOpts}
 import bankops.services.plan.{Outcome, TopicAdmin, TopicPlan, TopicSync}
@@ -67,7 +67,7 @@ object TopicsCommand {
         else TopicSync.confirm(admin, topology).flatMap { left =>
           if (left.isEmpty) shell.info(s"topics: ${outcomes.size} changes applied; the cluster matches the topology").as(ExitCode.Success)
           else shell.info(s"topics: applied, but the cluster still differs: ${left.changes.map(ch => s"${ch.topic} ${ch.detail}").mkString("; ")}")
-            .as(ExitCode(Failure.ExitDifference))
+            .as(Exit.Difference)
         })
     }
 

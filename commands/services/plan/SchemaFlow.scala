@@ -7,7 +7,7 @@ import io.circe.syntax._
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, OutputFormat, Shell, Table, Flags}
+import bankops.base.{Exit, Failure, OutputFormat, Shell, Table, Flags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyOpts}
 import bankops.services.registry.RegistryClient
@@ -37,11 +37,9 @@ object SchemaFlow {
       result <- RegistryClient.resource(settings, c.timeout).use(client => f(topology, desired, new SchemaSync(client), settings))
     } yield result
 
-  def printPlan(plan: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] = format match {
-    case OutputFormat.Json => plan.subjects.traverse_(p => shell.println(p.asJson.noSpaces))
-    case OutputFormat.Table =>
-      shell.println(Table.render(List("SUBJECT", "STATUS", "DETAIL"), plan.subjects.map(p => List(p.desired.subject, p.status.name, p.detail))))
-  }
+  def printPlan(plan: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] =
+    OutputFormat.emit(format, shell)(plan.subjects.map(_.asJson),
+      Table.render(List("SUBJECT", "STATUS", "DETAIL"), plan.subjects.map(p => List(p.desired.subject, p.status.name, p.detail))))
 
   def planExit(plan: SchemaPlan): ExitCode = ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference)
 
@@ -52,13 +50,11 @@ object SchemaFlow {
   def register(sync: SchemaSync, desired: List[DesiredSubject], plan: SchemaPlan, level: Option[String], format: OutputFormat, shell: Shell): IO[ExitCode] =
     sync.register(plan).flatMap { done =>
       done.traverse_ { case (p, id) =>
-        format match {
-          case OutputFormat.Json => shell.println(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson, "id" -> id.asJson).noSpaces)
-          case OutputFormat.Table => shell.println(s"registered  ${p.desired.subject}  id $id")
-        }
+        OutputFormat.emit(format, shell)(List(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson, "id" -> id.asJson)),
+          s"registered  ${p.desired.subject}  id $id")
       } >> sync.plan(desired, level).flatMap { after =>
         if (after.isEmpty) shell.info(s"schemas: ${done.size} registered, ${plan.pending.size - done.size} levels set; every subject matches its .avsc").as(ExitCode.Success)
-        else shell.info(s"schemas: registered, but still pending: ${after.pending.map(_.desired.subject).mkString(", ")}").as(ExitCode(Failure.ExitDifference))
+        else shell.info(s"schemas: registered, but still pending: ${after.pending.map(_.desired.subject).mkString(", ")}").as(Exit.Difference)
       }
     }
 }

@@ -60,19 +60,14 @@ object TopicSync {
   }
 
   def printPlan(plan: TopicPlan, format: OutputFormat, shell: Shell): IO[Unit] =
-    plan.warnings.traverse_(w => shell.warn(w.message)) >> (format match {
-      case OutputFormat.Json => shell.println(plan.asJson.noSpaces)
-      case OutputFormat.Table if plan.isEmpty => shell.println("topics: no changes, the cluster matches the topology")
-      case OutputFormat.Table => shell.println(Table.render(List("TOPIC", "ACTION", "DETAIL"), plan.changes.map(c => List(c.topic, c.action, c.detail))))
-    })
+    plan.warnings.traverse_(w => shell.warn(w.message)) >> OutputFormat.emit(format, shell)(List(plan.asJson),
+      if (plan.isEmpty) "topics: no changes, the cluster matches the topology"
+      else Table.render(List("TOPIC", "ACTION", "DETAIL"), plan.changes.map(c => List(c.topic, c.action, c.detail))))
 
   def printOutcomes(outcomes: List[Outcome], format: OutputFormat, shell: Shell): IO[Unit] =
     outcomes.traverse_ { o =>
-      format match {
-        case OutputFormat.Json => shell.println(Json.obj("topic" -> o.change.topic.asJson, "action" -> o.change.action.asJson,
-          "detail" -> o.change.detail.asJson, "ok" -> o.ok.asJson, "error" -> o.error.map(reason).asJson).noSpaces)
-        case OutputFormat.Table => shell.println(s"${if (o.ok) "done  " else "FAILED"}  ${o.change.topic}  ${o.change.action}  " +
-          o.error.fold(o.change.detail)(reason))
-      }
+      OutputFormat.emit(format, shell)(List(Json.obj("topic" -> o.change.topic.asJson, "action" -> o.change.action.asJson,
+        "detail" -> o.change.detail.asJson, "ok" -> o.ok.asJson, "error" -> o.error.map(reason).asJson)),
+        s"${if (o.ok) "done  " else "FAILED"}  ${o.change.topic}  ${o.change.action}  " + o.error.fold(o.change.detail)(reason))
     }
 }
