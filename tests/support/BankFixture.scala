@@ -36,16 +36,11 @@ final case class BankFixture(commands: String, feedback: String, balance: String
   def send(lines: Seq[String], rate: Option[Int] = None, to: Option[String] = None): IO[Unit] =
     IO.blocking(os.temp(lines.mkString("", "\n", "\n"), suffix = ".jsonl")).flatMap { f =>
       SandboxFixture.cli(List("replay", "--from-file", f.toString, "--to-topic", to.getOrElse(commands)) ++ rate.toList.flatMap(r => List("--rate", r.toString)): _*)
-    }.flatMap { r =>
-    IO.raiseUnless(r.code == 0)(new AssertionError(s"replay failed: ${r.err}"))
-  }
+    }.flatMap(Setup.succeeded("replay the commands")).void
 
   /** Every record of a topic as `inspect -o json` prints it. */
   def read(topic: String): IO[List[Json]] =
-    SandboxFixture.cli("inspect", "--topic", topic, "-o", "json").flatMap { r =>
-      if (r.code != 0) IO.raiseError(new AssertionError(s"inspect failed: ${r.err}"))
-      else IO(r.outLines.map(l => parse(l).fold(throw _, identity)))
-    }
+    Setup.cli(s"inspect $topic", "inspect", "--topic", topic, "-o", "json").map(_.outLines.map(l => parse(l).fold(throw _, identity)))
 
   /** Every feedback record: (command id, record simple name, value). */
   def feedbackRecords: IO[List[(String, String, Json)]] = read(feedback).map(_.map { j =>
@@ -87,8 +82,7 @@ object BankFixture {
       "$balance": {"partitions": 3, "replicationFactor": 1, "records": [${records("BalanceChanged")}]}}}""")
     val db = prefix.replaceAll("[^a-z0-9]", "_")
     for {
-      applied <- SandboxFixture.cli("apply", "--topology", file.toString)
-      _ <- IO.raiseUnless(applied.code == 0)(new AssertionError(s"apply failed: ${applied.err}"))
+      _ <- Setup.cli("apply the bank's topology", "apply", "--topology", file.toString)
       base <- SandboxFixture.settings.map(_.database.url.value)
       _ <- withDb(base)(_.createStatement().execute(s"CREATE DATABASE $db"))
       url = base.replaceAll("/balancedb", s"/$db")

@@ -1,14 +1,15 @@
 package bankops.jobs.sandbox
 
 import cats.effect.IO
-import fs2.kafka.{AdminClientSettings, KafkaAdminClient}
+import org.apache.kafka.common.errors.SslAuthenticationException
 
 import java.sql.DriverManager
+import javax.net.ssl.SSLHandshakeException
 import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
 import bankops.services.registry.RegistryClient
-import bankops.support.{SandboxFixture, TestShell}
+import bankops.support.{RefusedClient, SandboxFixture, TestShell}
 
 class SandboxSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -20,19 +21,19 @@ class SandboxSuite extends munit.CatsEffectSuite {
     }
   }
 
-  private def refused(props: Map[String, String]): IO[Unit] =
-    SandboxFixture.connection.flatMap { c =>
-      val settings = AdminClientSettings(c.bootstrapServers).withProperties(props)
-        .withProperty("default.api.timeout.ms", "8000").withRequestTimeout(5.seconds)
-      KafkaAdminClient.resource[IO](settings).use(_.listTopics.names).attempt.map(r => assert(r.isLeft, s"a client with $props listed topics: $r"))
+  test("a client without the truststore is refused in the TLS handshake (the CA is not trusted), well before its timeout") {
+    RefusedClient.refusal(Map("security.protocol" -> "SSL"))(_.listTopics.names).map { r =>
+      assert(r.causes.exists(_.isInstanceOf[SslAuthenticationException]), r.describe)
+      assert(r.causes.exists(e => e.isInstanceOf[SSLHandshakeException] && e.getMessage.contains("PKIX path building failed")), r.describe)
+      assert(r.took < 6.seconds, s"${r.took}: ${r.describe}")
     }
-
-  test("a client without the truststore is refused (the CA is not trusted)") {
-    refused(Map("security.protocol" -> "SSL"))
   }
 
-  test("a plaintext client cannot talk to the broker") {
-    refused(Map("security.protocol" -> "PLAINTEXT"))
+  test("a plaintext client cannot talk to the broker: it never gets a node to ask (where an SSL client just listed topics)") {
+    RefusedClient.refusal(Map("security.protocol" -> "PLAINTEXT"))(_.listTopics.names).map { r =>
+      assert(r.noNode, r.describe)
+      assert(r.took < 20.seconds, r.took.toString)
+    }
   }
 
   test("the registry registers a schema and returns it by id through the Confluent API") {
