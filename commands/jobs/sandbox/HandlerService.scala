@@ -5,7 +5,7 @@ import cats.syntax.all._
 
 import scala.concurrent.duration._
 
-import bankops.base.Version
+import bankops.base.{JvmOptions, Version}
 import bankops.services.config.{KafkaSettings, Source, Sourced}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 
@@ -67,7 +67,7 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
       from <- logSize
       java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       pid <- Processes.spawnDetached(
-               Seq(java) ++ HandlerService.JavaOptions ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
+               Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
                  "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "-o", "table"),
                ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2"))
       _ <- process.record(pid)
@@ -82,7 +82,4 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
 
 object HandlerService {
   val Group = "bankops-command-handler"
-  /** A service's footprint, not a streaming job's: the launcher gives `bankops handler` the same (and why). */
-  val JavaOptions: Seq[String] = Seq("-XX:+UseSerialGC", "-Xms16m", "-Xmx48m", "-Xmn8m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=24m",
-    "-XX:MetaspaceSize=64m")
 }

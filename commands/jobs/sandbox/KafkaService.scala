@@ -4,6 +4,7 @@ import cats.effect.IO
 
 import scala.concurrent.duration._
 
+import bankops.base.JvmOptions
 import bankops.services.config.{KafkaSettings, Source, Sourced}
 import bankops.services.kafka.KafkaClients
 
@@ -102,7 +103,7 @@ final class KafkaService(ctx: SandboxContext) extends SandboxService {
            else Processes.run(Seq(java, "-cp", classpath, s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "kafka.tools.StorageTool",
                   "format", "-t", org.apache.kafka.common.Uuid.randomUuid().toString, "-c", (dir / "server.properties").toString), dir).void
       pid <- Processes.spawnDetached(
-               Seq(java, "-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
+               Seq(java) ++ JvmOptions.Kafka ++ Seq(
                  s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "-cp", classpath, Marker, (dir / "server.properties").toString),
                dir, log)
       _ <- process.record(pid)

@@ -4,6 +4,7 @@ import cats.effect.{IO, Resource}
 
 import scala.concurrent.duration._
 
+import bankops.base.JvmOptions
 import bankops.services.registry.RegistryClient
 
 /** Apicurio Registry, whose Confluent-compatible API is at `/apis/ccompat/v7`,
@@ -46,7 +47,7 @@ final class RegistryService(ctx: SandboxContext) extends SandboxService {
             )
       _ <- IO.blocking(os.makeDir.all(dir))
       pid <- Processes.spawnDetached(
-               Seq(java, "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
+               Seq(java) ++ JvmOptions.Registry ++ Seq("-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
                  "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=postgresql",
                  s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:${s.dbPort}/registry",
                  s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",
