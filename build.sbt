@@ -1,6 +1,6 @@
 // sbt build of the same sources scala-cli runs. Scala version, dependencies
 // and options all come from project.scala; nothing is listed here twice.
-import bankops.base.{Dependency, ProjectDirectives}
+import bankops.base.{Dependency, JvmOptions, ProjectDirectives}
 
 lazy val directives: ProjectDirectives =
   ProjectDirectives.parse(IO.read(file("project.scala"))) match {
@@ -54,6 +54,8 @@ lazy val root = (project in file("."))
       IO.write(dir / "classpath", cp)
       // project.scala's javaOpt directives, one per line: the launcher's JVM runs with what scala-cli's would.
       IO.write(dir / "java-options", directives.javaOptions.map(_ + "\n").mkString)
+      // `bankops handler`'s own, added after those.
+      IO.write(dir / "handler-java-options", JvmOptions.Handler.map(_ + "\n").mkString)
       // The launcher hashes the sources before sbt starts; the stamp says which sources this classpath holds.
       sys.env.get("BANKOPS_SOURCE_STAMP").foreach(stamp => IO.write(dir / "stamp", stamp))
       dir / "classpath"

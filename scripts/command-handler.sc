@@ -1,8 +1,8 @@
 #!/usr/bin/env -S scala-cli shebang
 //> using file ../project.scala
 //> using file ../commands
-// A long-running service with a small heap (the launcher gives `bankops handler` the same, and says why).
-//> using javaOpt -Xms16m -Xmx48m -Xmn8m -XX:TieredStopAtLevel=1 -XX:MetaspaceSize=64m
+// scala-cli reads only literal directives: these are bankops.base.JvmOptions.Handler (JvmOptionsSuite keeps them equal).
+//> using javaOpt -XX:-UseParallelGC -XX:+UseSerialGC -Xms16m -Xmx48m -Xmn8m -Xss512k -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=24m -XX:MetaspaceSize=64m
 
 // The bank's command handler: `bankops handler`, flags passed through.
 bankops.Main.main(Array("handler") ++ args)

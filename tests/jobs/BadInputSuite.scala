@@ -22,7 +22,7 @@ class BadInputSuite extends CatsEffectSuite {
                                absent: List[os.Path] = Nil, lines: Int = 1)
 
   private val dir = os.temp.dir(prefix = "bad-input")
-  private val sandboxEnv = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
+  private val sandboxEnv = SandboxFixture.env
 
   /** The sandbox's client properties with some keys replaced (or added), as a new command-config file. */
   private def config(name: String, changes: (String, String)*): String = {

@@ -13,7 +13,7 @@ import bankops.support.{Repo, SandboxFixture, SilentListener, TestShell}
 class FaultsSuite extends CatsEffectSuite {
   override val munitIOTimeout: Duration = 3.minutes
 
-  private val sandboxEnv = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
+  private val sandboxEnv = SandboxFixture.env
 
   private def timed(args: List[String]): IO[(TestShell.Result, FiniteDuration)] =
     SandboxFixture.connection >> TestShell.run(args, sandboxEnv, Repo.root).timed.map(_.swap)

@@ -25,7 +25,7 @@ final case class BankFixture(commands: String, feedback: String, balance: String
     */
   def spawnHandler(instance: String, log: os.Path, crash: Option[String] = None, env: Map[String, String] = Map.empty,
                    args: List[String] = Nil, dynamic: Boolean = false): os.SubProcess = {
-    val environment = Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString) ++ crash.map("BANKOPS_HANDLER_CRASH" -> _) ++ env
+    val environment = SandboxFixture.env ++ crash.map("BANKOPS_HANDLER_CRASH" -> _) ++ env
     val member = if (dynamic) Nil else List("--instance", instance)
     os.proc("java", "-Xmx256m", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
       handlerArgs ++ member ++ List("--status-every", "1s", "-o", "json") ++ args)

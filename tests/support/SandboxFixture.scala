@@ -7,27 +7,41 @@ import bankops.services.registry.RegistryClient
 import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, SandboxConnection}
 
-/** The real services for integration tests: a sandbox already running in the
-  * checkout is reused; otherwise one is started for this test run and the
-  * services it started are stopped when the test JVM exits.
+/** The real services for integration tests, in a sandbox of the tests' own: its own directory and ports, so a
+  * user's sandbox in the same checkout (`bankops sandbox up`, `bankops demo`) is left alone. Started once per test
+  * JVM (or reused when it already runs with these settings), and stopped as the JVM exits when this run started it.
   */
 object SandboxFixture {
   private val shell = new TestShell(Map.empty, Repo.root).shell
-  val layout: SandboxLayout = SandboxLayout(Repo.root / ".bankops" / "sandbox")
+  val layout: SandboxLayout = SandboxLayout(Repo.root / ".bankops" / "test-sandbox")
 
-  /** The ports a sandbox started here uses: SandboxSettings' defaults, or BANKOPS_KAFKA_PORT etc. as `sandbox up` reads
-    * them, so a second checkout on the same machine can test beside a developer's running sandbox.
+  /** Ports clear of the user's sandbox defaults (SandboxSettings()) and of the suites' other sandboxes. */
+  val defaultSettings: SandboxSettings = SandboxSettings(kafkaPort = 19192, controllerPort = 19193, registryPort = 18181, dbPort = 15532)
+
+  /** Ports to use: the defaults above, or BANKOPS_KAFKA_PORT etc. as `sandbox up` reads them, so a second checkout on
+    * the same machine (or CI) can test beside another's sandbox.
     */
   val sandboxSettings: SandboxSettings = {
     def port(name: String, default: Int) = sys.env.get(name).filter(_.nonEmpty).fold(default)(_.toInt)
-    val d = SandboxSettings()
+    val d = defaultSettings
     d.copy(kafkaPort = port("BANKOPS_KAFKA_PORT", d.kafkaPort), controllerPort = port("BANKOPS_CONTROLLER_PORT", d.controllerPort),
       registryPort = port("BANKOPS_REGISTRY_PORT", d.registryPort), dbPort = port("BANKOPS_DB_PORT", d.dbPort))
   }
 
+  /** The environment of a CLI run against this sandbox: its directory, and its ports for whatever runs `sandbox up`
+    * (the workflows, `demo`) so that reuses it instead of moving it to the user's ports.
+    */
+  val env: Map[String, String] = Map(
+    "BANKOPS_SANDBOX_DIR" -> layout.dir.toString,
+    "BANKOPS_KAFKA_PORT" -> sandboxSettings.kafkaPort.toString,
+    "BANKOPS_CONTROLLER_PORT" -> sandboxSettings.controllerPort.toString,
+    "BANKOPS_REGISTRY_PORT" -> sandboxSettings.registryPort.toString,
+    "BANKOPS_DB_PORT" -> sandboxSettings.dbPort.toString
+  )
+
   private lazy val started: SandboxConnection = {
     val sandbox = new Sandbox(layout, shell, bankops.SandboxProvision.applyTopology)
-    val running = sandbox.status.unsafeRunSync().forall(_.up)
+    val running = sandbox.status.unsafeRunSync().forall(_.up) && sandbox.recordedSettings.unsafeRunSync().contains(sandboxSettings)
     val conn = if (running) SandboxConnection.read(layout.dir).unsafeRunSync().get else {
       val c = sandbox.up(sandboxSettings).unsafeRunSync()
       sys.addShutdownHook { sandbox.down(wipe = false).unsafeRunSync(); () }
@@ -41,7 +55,7 @@ object SandboxFixture {
 
   /** The CLI as an operator in the checkout runs it against this sandbox. */
   def cli(args: String*): IO[TestShell.Result] =
-    connection >> TestShell.run(args.toList, Map("BANKOPS_SANDBOX_DIR" -> layout.dir.toString), Repo.root)
+    connection >> TestShell.run(args.toList, env, Repo.root)
 
   /** The settings every job resolves when nothing else is configured. */
   val settings: IO[ConnectionSettings] =

@@ -20,10 +20,11 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
   private val dir = Repo.root / ".github" / "workflows"
   private val operator = List("topology-plan", "topology-apply", "balances-nightly", "inspect", "replay", "latency")
 
-  /** What a runner's process environment would hold, plus this checkout's sandbox ports (BANKOPS_KAFKA_PORT etc.). */
+  /** What a runner's process environment would hold, plus the tests' sandbox (its directory and ports: a workflow's
+    * `sandbox up` then reuses it).
+    */
   private val base: Map[String, String] =
-    sys.env.filter { case (k, _) => Set("PATH", "HOME", "JAVA_HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "BANKOPS_CDS")(k) || k.matches("BANKOPS_.*_PORT") } ++
-      Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString)
+    sys.env.filter { case (k, _) => Set("PATH", "HOME", "JAVA_HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "BANKOPS_CDS")(k) } ++ SandboxFixture.env
 
   private def run(name: String, inputs: Map[String, String] = Map.empty, env: Map[String, String] = Map.empty,
                   vars: Map[String, String] = Map.empty, secrets: Map[String, String] = Map.empty, sandbox: Boolean = true,

@@ -5,28 +5,50 @@ import cats.syntax.all._
 
 import scala.concurrent.duration._
 
-import bankops.base.Version
+import bankops.base.{JvmOptions, Version}
 import bankops.services.bank.BankNames
 import bankops.services.config.{KafkaSettings, Source, Sourced}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 
 /** The bank's command handler as the sandbox's fourth service: `bankops handler --instance sandbox` in a JVM of its
   * own with a small heap, on the sandbox's default topics and `balancedb`, its status lines in its log. The stable
-  * instance name lets a restart take its partitions back at once.
+  * instance name lets a restart take its partitions back at once. `brokers` are the Kafka it consumes from.
   */
-final class HandlerService(ctx: SandboxContext) {
-  private val log = ctx.layout.log("handler")
+final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) extends SandboxService {
+  import HandlerService.Group
+
+  val name = "handler"
+  private val log = ctx.layout.log(name)
   private val Marker = "-Dbankops.service=sandbox-handler"
-  private val process = ServiceProcess(ctx.layout.pidFile("handler"), Marker)
+  private val process = ServiceProcess(ctx.layout.pidFile(name), Marker)
 
   def pid: IO[Option[Long]] = process.pid
+  def address: String = s"group $Group"
+  def ports: List[Int] = Nil
+  // It reads the connection `up` wrote once, as it starts: any other address is a restart.
+  def startedWith(s: SandboxSettings): Any = s
+
+  /** Up while its process lives: it has no port to ask. */
+  def ready: IO[Unit] = pid.flatMap(p => IO.raiseWhen(p.isEmpty)(new IllegalStateException(s"$name is not running")))
+
+  override def upLine(outcome: String): String = s"$outcome: group $Group on commands, answering on command_feedback and balance_changed"
+
+  /** The group's lag (what it has yet to apply) beside it, also while it is stopped: commands pile up. */
+  override def statusAddress: IO[String] =
+    lag.timeout(10.seconds).attempt.map(_.fold(_ => address, l => s"$address, lag $l"))
+
+  // Beside running brokers it can start alone; otherwise the sandbox needs `up`.
+  override def notRunning: IO[String] = brokers.traverse(_.pid).map { pids =>
+    if (pids.exists(_.isDefined)) s"$name is not running: `bankops sandbox start handler` starts it"
+    else s"$name is not running, nor is Kafka: `bankops sandbox up` starts the sandbox"
+  }
 
   private def clientSettings: KafkaSettings =
     KafkaSettings(Sourced(ctx.settings.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
 
   /** The group's lag. Before it committed anything it starts at the earliest offset: all of `commands` is ahead of it. */
   def lag: IO[Long] = KafkaClients.javaAdmin(clientSettings, 5.seconds).use { admin =>
-    ConsumerGroups.lag(admin, HandlerService.Group).flatMap {
+    ConsumerGroups.lag(admin, Group).flatMap {
       case Some(l) => IO.pure(l)
       case None => EndOffsets.partitions(admin, BankNames.Commands).flatMap(ps => (EndOffsets.beginnings(admin, ps), EndOffsets.ends(admin, ps)).tupled)
           .map { case (starts, ends) => ends.map { case (tp, end) => end - starts.getOrElse(tp, 0L) }.sum }
@@ -46,22 +68,19 @@ final class HandlerService(ctx: SandboxContext) {
       from <- logSize
       java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       pid <- Processes.spawnDetached(
-               Seq(java) ++ HandlerService.JavaOptions ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
+               Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
                  "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "-o", "table"),
                ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2"))
       _ <- process.record(pid)
-      _ <- ctx.awaitReady("handler", 90.seconds, process.isAlive(pid))(consuming(from))
+      _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(consuming(from))
     } yield ()
 
   /** SIGTERM: the handler finishes the batch in hand. */
   def stop: IO[Unit] = process.stop(30.seconds)
 
-  def version: String = s"bankops ${Version.current}"
+  def version: IO[String] = IO.pure(s"bankops ${Version.current}")
 }
 
 object HandlerService {
   val Group = BankNames.HandlerGroup
-  /** A service's footprint, not a streaming job's: the launcher gives `bankops handler` the same (and why). */
-  val JavaOptions: Seq[String] = Seq("-XX:+UseSerialGC", "-Xms16m", "-Xmx48m", "-Xmn8m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=24m",
-    "-XX:MetaspaceSize=64m")
 }

@@ -4,6 +4,7 @@ import cats.effect.IO
 
 import scala.concurrent.duration._
 
+import bankops.base.JvmOptions
 import bankops.services.config.{KafkaSettings, Source, Sourced}
 import bankops.services.kafka.KafkaClients
 
@@ -11,14 +12,21 @@ import bankops.services.kafka.KafkaClients
   * only; the controller listener is SSL too and requires a certificate, so no
   * plaintext port is open at all.
   */
-final class KafkaService(ctx: SandboxContext) {
+final class KafkaService(ctx: SandboxContext) extends SandboxService {
+  val name = "kafka"
   private val dir = ctx.layout.kafkaDir
-  private val log = ctx.layout.log("kafka")
+  private val log = ctx.layout.log(name)
   private val Marker = "kafka.Kafka"
-  private val process = ServiceProcess(ctx.layout.pidFile("kafka"), Marker)
+  private val process = ServiceProcess(ctx.layout.pidFile(name), Marker)
   private val s = ctx.settings
 
   def pid: IO[Option[Long]] = process.pid
+  def version: IO[String] = IO.pure(Artifacts.KafkaVersion)
+  def address: String = s.bootstrap
+  def ports: List[Int] = List(s.kafkaPort, s.controllerPort)
+  def startedWith(settings: SandboxSettings): Any = (settings.kafkaPort, settings.controllerPort, settings.mtls)
+  override def upLine(outcome: String): String =
+    s"${super.upLine(outcome)} (SSL${if (s.mtls) ", client certificates required" else ""})"
 
   def clientSettings: KafkaSettings =
     KafkaSettings(Sourced(s.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
@@ -79,8 +87,8 @@ final class KafkaService(ctx: SandboxContext) {
 
   def start: IO[Unit] =
     for {
-      _ <- ctx.requirePortFree("kafka", s.kafkaPort)
-      _ <- ctx.requirePortFree("kafka controller", s.controllerPort)
+      _ <- ctx.requirePortFree(name, s.kafkaPort)
+      _ <- ctx.requirePortFree(s"$name controller", s.controllerPort)
       cp <- ctx.artifacts.kafkaClasspath
       classpath = cp.mkString(java.io.File.pathSeparator)
       _ <- IO.blocking {
@@ -95,11 +103,11 @@ final class KafkaService(ctx: SandboxContext) {
            else Processes.run(Seq(java, "-cp", classpath, s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "kafka.tools.StorageTool",
                   "format", "-t", org.apache.kafka.common.Uuid.randomUuid().toString, "-c", (dir / "server.properties").toString), dir).void
       pid <- Processes.spawnDetached(
-               Seq(java, "-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
+               Seq(java) ++ JvmOptions.Kafka ++ Seq(
                  s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "-cp", classpath, Marker, (dir / "server.properties").toString),
                dir, log)
       _ <- process.record(pid)
-      _ <- ctx.awaitReady("kafka", 90.seconds, process.isAlive(pid))(ready)
+      _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(ready)
     } yield ()
 
   def stop: IO[Unit] = process.stop(30.seconds)

@@ -14,13 +14,17 @@ import bankops.services.bank.BankTables
   * (the schema registry's storage). PostgreSQL refuses to run as root, so as root
   * the server runs as the `postgres` user.
   */
-final class PostgresService(ctx: SandboxContext) {
+final class PostgresService(ctx: SandboxContext) extends SandboxService {
   import PostgresService._
 
   private val dir = ctx.layout.postgresDir
   private val data = dir / "data"
-  private val log = ctx.layout.log("postgres")
+  val name = "postgres"
+  private val log = ctx.layout.log(name)
   private val port = ctx.settings.dbPort
+  def address: String = s"127.0.0.1:$port"
+  def ports: List[Int] = List(port)
+  def startedWith(s: SandboxSettings): Any = s.dbPort
   private def isRoot: Boolean = System.getProperty("user.name") == "root"
 
   val binaries: IO[os.Path] = IO.blocking {
@@ -98,13 +102,13 @@ final class PostgresService(ctx: SandboxContext) {
   def start: IO[Unit] =
     for {
       bin <- binaries
-      _ <- ctx.requirePortFree("postgres", port)
+      _ <- ctx.requirePortFree(name, port)
       _ <- prepareDir
       _ <- initdb(bin)
       _ <- Processes.run(asOwner(Seq((bin / "pg_ctl").toString, "-D", data.toString, "-l", log.toString, "-w", "-t", "60",
              "-o", s"-p $port", "start")), dir).adaptError { case e =>
              Failure.Unavailable(s"postgres did not start: ${e.getMessage}; last lines of $log:\n${Processes.tail(log, 20)}") }
-      _ <- ctx.awaitReady("postgres", 30.seconds, pid.map(_.isDefined))(sql("postgres", "SELECT 1"))
+      _ <- ctx.awaitReady(name, 30.seconds, pid.map(_.isDefined))(sql("postgres", "SELECT 1"))
       _ <- createDatabases
     } yield ()
 

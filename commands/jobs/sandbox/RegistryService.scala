@@ -4,28 +4,35 @@ import cats.effect.{IO, Resource}
 
 import scala.concurrent.duration._
 
+import bankops.base.JvmOptions
 import bankops.services.registry.RegistryClient
 
 /** Apicurio Registry, whose Confluent-compatible API is at `/apis/ccompat/v7`,
   * storing its data in the sandbox's PostgreSQL so schemas and ids survive a restart.
   */
-final class RegistryService(ctx: SandboxContext) {
+final class RegistryService(ctx: SandboxContext) extends SandboxService {
+  val name = "registry"
   private val dir = ctx.layout.registryDir
-  private val log = ctx.layout.log("registry")
+  private val log = ctx.layout.log(name)
   private val Marker = "apicurio-registry-app"
-  private val process = ServiceProcess(ctx.layout.pidFile("registry"), Marker)
+  private val process = ServiceProcess(ctx.layout.pidFile(name), Marker)
   private val s = ctx.settings
 
   def pid: IO[Option[Long]] = process.pid
+  def version: IO[String] = IO.pure(s"Apicurio ${Artifacts.ApicurioVersion}")
+  def address: String = s.registryUrl
+  def ports: List[Int] = List(s.registryPort)
+  // Its storage is the sandbox's PostgreSQL: a new database port is a restart too.
+  def startedWith(settings: SandboxSettings): Any = (settings.registryPort, settings.registryTls, settings.dbPort)
 
   private def client: Resource[IO, RegistryClient] =
     RegistryClient.resource(s.registryUrl, ClientConfig.properties(ctx.layout, ctx.secrets), None, None, 5.seconds)
 
   def ready: IO[Unit] = client.use(_.subjects.void)
 
-  def start(dbPort: Int): IO[Unit] =
+  def start: IO[Unit] =
     for {
-      _ <- ctx.requirePortFree("registry", s.registryPort)
+      _ <- ctx.requirePortFree(name, s.registryPort)
       runner <- ctx.artifacts.apicurioRunner
       java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       http =
@@ -40,14 +47,14 @@ final class RegistryService(ctx: SandboxContext) {
             )
       _ <- IO.blocking(os.makeDir.all(dir))
       pid <- Processes.spawnDetached(
-               Seq(java, "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
+               Seq(java) ++ JvmOptions.Registry ++ Seq("-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
                  "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=postgresql",
-                 s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:$dbPort/registry",
+                 s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:${s.dbPort}/registry",
                  s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",
                  "-jar", runner.toString),
                dir, log, env)
       _ <- process.record(pid)
-      _ <- ctx.awaitReady("registry", 120.seconds, process.isAlive(pid))(ready)
+      _ <- ctx.awaitReady(name, 120.seconds, process.isAlive(pid))(ready)
       _ <- initialiseCompatibility
     } yield ()
 

@@ -56,7 +56,7 @@ class BalancesSuite extends munit.CatsEffectSuite {
       _ <- produce(topic, List(BalanceChanged(accounts(2), last2, 100, "cash", "out of chain")))
       summaryFile = os.temp()
       bad <- SandboxFixture.connection >> TestShell.run(List("balances", "validate", "--topic", topic, "--table", table, "-o", "json"),
-        Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString, "GITHUB_STEP_SUMMARY" -> summaryFile.toString), bankops.support.Repo.root)
+        SandboxFixture.env ++ Map("GITHUB_STEP_SUMMARY" -> summaryFile.toString), bankops.support.Repo.root)
     } yield {
       assertEquals(ok.code, 0, ok.out + ok.err)
       assert(ok.out.contains("5 accounts checked") && ok.out.contains("15 events") && ok.out.contains("everything agrees"), ok.out)
@@ -101,7 +101,7 @@ class BalancesSuite extends munit.CatsEffectSuite {
     for {
       _ <- setup(topic, table)
       wrong <- SandboxFixture.connection >> TestShell.run(List("balances", "validate", "--topic", topic, "--table", table),
-        Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString, "DB_PASSWORD" -> "not-the-Secret-42"), bankops.support.Repo.root)
+        SandboxFixture.env ++ Map("DB_PASSWORD" -> "not-the-Secret-42"), bankops.support.Repo.root)
       noTable <- validate(topic, "no_such_balance_table")
     } yield {
       assertEquals(wrong.code, 3, wrong.err)

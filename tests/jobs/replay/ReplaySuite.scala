@@ -198,7 +198,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
     // A new name in a directory of its own: an existing file would be refused (exit 2) for another reason.
     val out = os.temp.dir() / "x.jsonl"
     TestShell.run(List("replay", "--from-topic", "no-such-source", "--to-file", out.toString),
-      Map("BANKOPS_SANDBOX_DIR" -> SandboxFixture.layout.dir.toString), bankops.support.Repo.root).map { r =>
+      SandboxFixture.env, bankops.support.Repo.root).map { r =>
       assertEquals(r.code, 2, r.err)
       assert(r.err.contains("no-such-source"), r.err)
       assert(!os.exists(out))

@@ -67,7 +67,7 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
   }
 
   test("logs for an unknown service is a usage error") {
-    TestShell.run(List("sandbox", "logs", "zookeeper")).map(r => assertEquals(r.code, 2))
+    TestShell.run(List("sandbox", "logs", "zookeeper", "--sandbox-dir", os.temp.dir().toString)).map(r => assertEquals(r.code, 2, r.err))
   }
 
   test("restart: exit 3 where no sandbox has run, or when the service is not running; exit 2 for an unknown service") {
@@ -85,7 +85,7 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
       assertEquals(down.code, 3, down.err)
       assert(down.err.contains("registry is not running"), down.err)
       assertEquals((handler.code, handler.err.trim), (3, "bankops: handler is not running, nor is Kafka: `bankops sandbox up` starts the sandbox"))
-      assertEquals(unknown.code, 2, unknown.err)
+      assertEquals((unknown.code, unknown.err.trim), (2, "bankops: unknown service 'zookeeper' (one of postgres, kafka, registry, handler)"))
       assert(!os.exists(stopped / "registry" / "pid"), "the registry was started")
     }
   }
