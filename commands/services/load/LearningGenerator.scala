@@ -49,9 +49,11 @@ final class LearningGenerator(seed: Long, failShare: Double, pool: AccountPool) 
     val (to, _) = known(random.nextInt(known.size))
     val (from, token) = known(random.nextInt(known.size))
     def balance(iban: String) = balances.getOrElse(iban, 0L)
+    // A failure by token or funds needs a receiver other than the sender, or the bank answers "from and to can't be same".
+    def other = known.iterator.map(_._1).filter(_ != from).drop(random.nextInt(known.size - 1)).next()
     if (mustFail()) (failing % 4) match {
-      case 0 => ConfirmMoneyTransfer(uuid(), if (token == "9" * 20) "8" * 20 else "9" * 20, 100, from, to, "must fail: invalid token")
-      case 1 => ConfirmMoneyTransfer(uuid(), token, balance(from) + 1000000000L, from, to, "must fail: insufficient funds")
+      case 0 => ConfirmMoneyTransfer(uuid(), if (token == "9" * 20) "8" * 20 else "9" * 20, 100, from, other, "must fail: invalid token")
+      case 1 => ConfirmMoneyTransfer(uuid(), token, balance(from) + 1000000000L, from, other, "must fail: insufficient funds")
       case 2 => ConfirmMoneyTransfer(uuid(), "x", 100, stranger(), stranger(), "must fail: both unknown")
       case _ => ConfirmMoneyTransfer(uuid(), token, 100, from, from, "must fail: from equals to")
     }
