@@ -2,7 +2,7 @@ package bankops.jobs.sandbox
 
 import bankops.services.bank.BankRules.{DefaultLimit, SeededAmount, SeededIban, SeededToken}
 
-/** The `balancedb` schema of DESIGN.md, created idempotently on every `up`. */
+/** The `balancedb` schema (commands/DESIGN.md, Tables), created idempotently on every `up`. */
 object BalanceDb {
   val schema: List[String] = List(
     s"""CREATE TABLE IF NOT EXISTS balance (

@@ -2,7 +2,7 @@ package bankops.services.bank
 
 import scala.util.Random
 
-/** The bank's rules for account numbers and tokens (DESIGN.md). */
+/** The bank's rules for account numbers and tokens (commands/DESIGN.md, The bank's rules). */
 object BankRules {
   val Cash = "cash"
   /** An account's overdraft limit unless set otherwise (`balance.lmt`). */
