@@ -3,3 +3,6 @@
 // JVM options of the processes bankops starts, which the build writes out for
 // the launcher.
 Compile / unmanagedSources ++= Seq("ProjectDirectives.scala", "JvmOptions.scala").map(baseDirectory.value.getParentFile / "commands" / "base" / _)
+
+// `./bankops fmt` and `./bankops fmt --check` (CI): the formatter's own version is pinned in .scalafmt.conf.
+addSbtPlugin("org.scalameta" % "sbt-scalafmt" % "2.5.4")

@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import bankops.services.kafka.{EndOffsets, KafkaClients}
 import bankops.support.{HttpStub, Repo, SandboxFixture, TestShell}
 
-/** Issue 17's table: one row per class of bad input an operator can fix, each run through the CLI against the sandbox,
+/** One row per class of bad input an operator can fix, each run through the CLI against the sandbox,
   * with the exit code, a fragment of the one line expected, and that nothing was written where a topic or file is
   * involved. Never "unexpected error" (that is for bugs), never a stack trace or a library log line without --verbose,
   * never a secret.

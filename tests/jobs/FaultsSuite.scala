@@ -7,7 +7,7 @@ import scala.concurrent.duration._
 
 import bankops.support.{Repo, SandboxFixture, SilentListener, TestShell}
 
-/** Issue 17's faults: a service that accepts connections and never answers. `--timeout` is a deadline for the whole
+/** Services that fail slowly: one that accepts connections and never answers. `--timeout` is a deadline for the whole
   * operation, retries included: exit 3 within the timeout plus a second, naming the address.
   */
 class FaultsSuite extends CatsEffectSuite {

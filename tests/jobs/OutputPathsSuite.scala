@@ -5,9 +5,9 @@ import munit.CatsEffectSuite
 
 import bankops.support.TestShell
 
-/** Issue 17's first class through the CLI, for every job that writes a file: a path that is not a new name or (with
-  * --overwrite) a regular file is refused with exit 2 naming flag and path, before any service is asked (the addresses
-  * here answer nothing), and the path is left exactly as it was.
+/** The rule for files bankops writes (README, Files bankops writes) through the CLI, for every job that writes a file:
+  * a path that is not a new name or (with --overwrite) a regular file is refused with exit 2 naming flag and path,
+  * before any service is asked (the addresses here answer nothing), and the path is left exactly as it was.
   */
 class OutputPathsSuite extends CatsEffectSuite {
   // Nothing listens here: a job that got past the refusal would fail with exit 3, not 2.

@@ -49,7 +49,7 @@ final case class Applied(
 }
 
 /** The bank's rules applied to a batch of commands, as the original handler applied them one by one
-  * (DESIGN.md): pure, so every rule and reason is unit-tested without a database.
+  * (commands/DESIGN.md, The bank's rules): pure, so every rule and reason is unit-tested without a database.
   */
 object Ledger {
   type Command = Either[ConfirmAccountCreation, ConfirmMoneyTransfer]
