@@ -32,7 +32,7 @@ final case class BatchTimings(batches: Long = 0, records: Long = 0, database: Lo
 }
 
 object BatchTimings {
-  /** One batch from its phase boundaries (System.nanoTime). */
-  def of(records: Int, t0: Long, t1: Long, t2: Long, t3: Long, t4: Long, t5: Long): BatchTimings =
-    BatchTimings(1, records.toLong, t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)
+  /** One batch from its phase boundaries (System.nanoTime) and its database reads' and writes' times. */
+  def of(records: Int, t0: Long, t1: Long, t2: Long, t3: Long, t4: Long, t5: Long, reads: Long, writes: Long): BatchTimings =
+    BatchTimings(1, records.toLong, t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, reads, writes)
 }

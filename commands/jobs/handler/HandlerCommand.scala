@@ -1,6 +1,6 @@
 package bankops.jobs.handler
 
-import cats.effect.{ExitCode, IO, Resource}
+import cats.effect.{ExitCode, IO, Resource, SyncIO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
@@ -59,24 +59,43 @@ object HandlerCommand {
                KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1))).tupled.use { case (stopping, consumer, markers) =>
         val decoder = new CommandDecoder(new SchemaResolver(registry))
         val log = (line: String) => shell.err.println(line)
-        val loop = new HandlerLoop(o.group, o.topic, consumer, new KafkaOutcome(markers, o.feedbackTopic),
-          () => KafkaClients.transactionalProducer(settings.kafka, s"${o.group}-$instance", o.timeout),
-          () => { val c = Database.open(settings.database, "handler", o.timeout); c.createStatement().execute("SET lock_timeout = '5s'"); new LedgerDb(c, stopping) },
-          decoder, outputs, new HandlerStats, log, HandlerFaults(shell.env, log), stopping)
+        val parts = HandlerParts(consumer, new KafkaOutcome(markers, o.feedbackTopic), decoder, outputs, new HandlerStats, log,
+          HandlerFaults(shell.env, log), stopping)
         val report = (previous: HandlerStatus, now: HandlerStatus) =>
           if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
-        IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).flatMap {
-          case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
-          case true =>
-            shell.info(s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
-              HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell)
-        }.guarantee(IO.blocking(loop.close()))
+        HandlerLoop.resource(HandlerNames(o.group, o.topic), parts, producer(settings, s"${o.group}-$instance", o.timeout),
+            ledgerDb(settings, o.timeout, stopping)).use { loop =>
+          IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).flatMap {
+            case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
+            case true =>
+              shell.info(s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
+                HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell)
+          }
+        }
       }.adaptError {
         case e if HandlerLoop.fenced(e) => Failure.Unavailable(
           s"another handler took this one's place as ${o.group}-$instance (Kafka fenced its transactional id or member id): this one stops", e)
       }
     } yield code
   }
+
+  /** The handler's transactional producer, its transactions initialized: that ends one our previous producer left open. */
+  private def producer(settings: ConnectionSettings, transactionalId: String, timeout: FiniteDuration): Resource[SyncIO, HandlerLoop.Producer] =
+    Resource.make(SyncIO {
+      val p = KafkaClients.transactionalProducer(settings.kafka, transactionalId, timeout)
+      p.initTransactions()
+      p
+    })(p => SyncIO(scala.util.Try(p.close(java.time.Duration.ofSeconds(5)))).void)
+
+  /** A connection for the batches. A row lock is waited for 5 s at most: a dead handler's prepared batch holds its accounts
+    * until recovery settles it.
+    */
+  private def ledgerDb(settings: ConnectionSettings, timeout: FiniteDuration, stopping: () => Boolean): Resource[SyncIO, LedgerDb] =
+    Resource.make(SyncIO {
+      val c = Database.open(settings.database, "handler", timeout)
+      c.createStatement().execute("SET lock_timeout = '5s'")
+      new LedgerDb(c, stopping)
+    })(d => SyncIO(d.close()))
 
   /** Held while a handler with a stable name runs (see [[HandlerLoop.instanceKey]]): a second one is refused at start. */
   private def instanceLock(o: Options, settings: ConnectionSettings): Resource[IO, Unit] = o.instance match {

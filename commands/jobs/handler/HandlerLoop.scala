@@ -1,59 +1,39 @@
 package bankops.jobs.handler
 
-import org.apache.kafka.clients.consumer.{ConsumerRebalanceListener, ConsumerRecord, KafkaConsumer, OffsetAndMetadata}
+import cats.effect.{IO, Resource, SyncIO}
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener
 import org.apache.kafka.clients.producer.{KafkaProducer, RecordMetadata}
 import org.apache.kafka.common.TopicPartition
 import org.apache.kafka.common.errors.{AuthenticationException, AuthorizationException, FencedInstanceIdException, ProducerFencedException}
 
 import java.sql.SQLException
-import java.util.UUID
+import java.util.concurrent.{ExecutionException, ExecutorService, Executors, Future}
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 import scala.util.control.NonFatal
 
-import bankops.services.bank.BankRules
 import bankops.base.Failure
+import HandlerLoop.{Producer, Read, Sent}
 
 /** One batch at a time, exactly once: a poll's commands are applied in one PostgreSQL transaction; their feedback and
   * balance changes, the records it cannot read (to the dead-letter topic) and the consumed offsets go out in one Kafka
   * transaction. Once one of the batch's feedback records is acknowledged, the database transaction is PREPAREd
   * (durable, locks held) under an id naming that record, the [[Marker]]; only after Kafka committed does the database
-  * commit. A crash in between leaves a prepared transaction that [[recoverIfNeeded]] settles by the marker, read as any
+  * commit. A crash in between leaves a prepared transaction that [[PreparedBatches]] settles by the marker, read as any
   * read_committed consumer reads it ([[KafkaOutcome]]): there, committed (COMMIT PREPARED); skipped, aborted (ROLLBACK
   * PREPARED, and the batch is read again); still open, it waits, never guesses. Because the locks are held until both
   * commits, every account's balance changes reach Kafka in the order the database applied them, even with several
-  * handlers in one group. All Kafka and database calls run on one blocking thread at a time.
+  * handlers in one group. All Kafka and database calls run on one blocking thread at a time (the batch's offsets are
+  * sent from `offsetSender` while that thread works on the database).
   */
-final class HandlerLoop(
-    group: String,
-    topic: String,
-    consumer: KafkaConsumer[Array[Byte], Array[Byte]],
-    outcomes: KafkaOutcome,
-    newProducer: () => KafkaProducer[Array[Byte], Array[Byte]],
-    connect: () => LedgerDb,
-    decoder: CommandDecoder,
-    outputs: Outputs,
-    val stats: HandlerStats,
-    log: String => Unit,
-    fault: String => Unit = _ => (),
-    stopping: () => Boolean = () => false
-) {
-  type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
+final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, producer: Replaceable[Producer], db: Replaceable[LedgerDb],
+                                 offsetSender: ExecutorService) {
+  import parts.{consumer, decoder, fault, log, outputs}
 
-  private val random = new java.security.SecureRandom()
-  /** Prepared transaction ids: `bankops-handler:<hash of group, topic and feedback topic>:<partition>@<offset>` of the
-    * marker, within PostgreSQL's 200 bytes.
-    */
-  val gidPrefix: String = s"${LedgerDb.GidRoot}${HandlerLoop.hash(s"$group\u0000$topic\u0000${outputs.feedbackTopic}")}:"
-  private var producer: Option[KafkaProducer[Array[Byte], Array[Byte]]] = None
-  /** Sends a batch's offsets to its transaction while the database works (their two round trips cost as much as it). */
-  private val offsetSender = java.util.concurrent.Executors.newSingleThreadExecutor { (r: Runnable) =>
-    val t = new Thread(r, "handler-offsets"); t.setDaemon(true); t
-  }
-  private var db: Option[LedgerDb] = None
-  @volatile private var needsRecovery = true
+  private val preparedBatches = new PreparedBatches(names, parts, producer, db)
+  private val ledger = new LedgerReads
 
-  private def producerNow = producer.getOrElse { val p = newProducer(); p.initTransactions(); producer = Some(p); p }
-  private def dbNow = db.getOrElse { val d = connect(); db = Some(d); d }
+  def stats: HandlerStats = parts.stats
 
   /** Prepared batches of this group's handlers only become locks once partitions move: settle them on every assignment.
     * One that cannot be settled yet is tried again before the next batch.
@@ -61,8 +41,8 @@ final class HandlerLoop(
   val listener: ConsumerRebalanceListener = new ConsumerRebalanceListener {
     def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit = ()
     def onPartitionsAssigned(partitions: java.util.Collection[TopicPartition]): Unit = {
-      needsRecovery = true
-      try recoverIfNeeded() catch {
+      preparedBatches.require()
+      try preparedBatches.recoverIfNeeded() catch {
         case _: HandlerStopping => ()
         case NonFatal(e) => log(s"handler: recovery waits: ${HandlerLoop.describe(e)}")
       }
@@ -70,227 +50,180 @@ final class HandlerLoop(
   }
 
   def start(): Unit = {
-    val (missing, database) = dbNow.missingTables
+    val (missing, database) = db.get().missingTables
     if (missing.nonEmpty) throw Failure.BadInput(
       s"database $database has no table ${missing.mkString(", ")}: the handler needs the bank's tables balance, cac and cmt " +
         "(balancedb, as `bankops sandbox up` creates it; --db-url names the database)")
-    if (dbNow.maxPreparedTransactions <= 0) throw Failure.BadInput(
+    if (db.get().maxPreparedTransactions <= 0) throw Failure.BadInput(
       "PostgreSQL has max_prepared_transactions = 0: the handler commits each batch in two phases (PREPARE TRANSACTION) " +
         "so a crash never separates the database from Kafka; set max_prepared_transactions (e.g. 20) and restart PostgreSQL")
-    recoverIfNeeded()
-    consumer.subscribe(List(topic).asJava, listener)
+    preparedBatches.recoverIfNeeded()
+    consumer.subscribe(List(names.topic).asJava, listener)
   }
 
-  /** Settles the prepared batches left by handlers of this group (this one, one that died, or a live peer's mid-commit,
-    * which is waited for). Our own producer is made first: its `initTransactions` ends a transaction our previous
-    * producer left open, so our own batches are decided at once. Throws when one is still undecided.
-    */
-  def recoverIfNeeded(): Unit = if (needsRecovery) {
-    producerNow
-    val undecided = dbNow.prepared(gidPrefix).filterNot(settle)
-    if (undecided.nonEmpty) throw PreparedBatchPending.undecided(undecided.head)
-    needsRecovery = false
-  }
-
-  /** True when the batch is settled (or can never be by us). */
-  private def settle(gid: String): Boolean = HandlerLoop.parseGid(gidPrefix, gid) match {
-    case None =>
-      log(s"warning: prepared transaction $gid names no feedback record (an older bankops handler made it): settle it by hand " +
-        "(COMMIT PREPARED if its batch's feedback is on Kafka, else ROLLBACK PREPARED)")
-      true
-    case Some(marker) =>
-      val at = s"${outputs.feedbackTopic}-${marker.partition}@${marker.offset}"
-      val first = outcomes.of(marker, java.time.Duration.ofMillis(200), stopping)
-      val outcome = if (first != Outcome.Open) first else {
-        log(s"handler: the batch marked by $at is still open on Kafka (a handler mid-commit, or one that died until its transaction " +
-          s"times out): waiting up to ${HandlerLoop.OutcomeWait.toSeconds} s for its outcome")
-        outcomes.of(marker, HandlerLoop.OutcomeWait, stopping)
-      }
-      outcome match {
-        case Outcome.Open =>
-          log(s"handler: the batch marked by $at is still undecided on Kafka: asked again before the next batch")
-          false
-        case Outcome.Unknowable(reason) =>
-          log(s"error: prepared transaction $gid cannot be settled: $reason; settle it by hand (COMMIT PREPARED if its batch's feedback is on Kafka)")
-          true
-        case decided =>
-          val commit = decided == Outcome.Committed
-          fault("during-recovery")
-          finish(gid, commit)
-          log(s"handler: recovered the batch marked by $at: ${if (commit) "published by Kafka, committed" else "not published, rolled back (it is read again)"}")
-          true
-      }
-  }
-
-  /** COMMIT or ROLLBACK PREPARED; done all the same when another handler settled it first (by the same final outcome). */
-  private def finish(gid: String, commit: Boolean): Unit =
-    try { if (commit) dbNow.commitPrepared(gid) else dbNow.rollbackPrepared(gid) }
-    catch {
-      case e: SQLException if e.getSQLState == "42704" => () // settled meanwhile
-      case e: SQLException if e.getSQLState == "55000" => dbNow.awaitSettled(Set(gid)) // being settled by another session right now
-    }
-
-  /** One poll and its batch; false when the poll was empty. */
-  def step(): Option[Vector[Raw]] = {
-    recoverIfNeeded()
+  /** One poll; None when it was empty. */
+  def step(): Option[Vector[Batch.Raw]] = {
+    preparedBatches.recoverIfNeeded()
     val polled = consumer.poll(java.time.Duration.ofMillis(200))
     if (polled.isEmpty) None else Some(polled.asScala.toVector)
   }
 
-  /** Applies a polled batch exactly once; on failure everything is undone and the consumer rewound to the batch. */
-  def apply(records: Vector[Raw]): Unit = {
-    try recoverIfNeeded() catch { case NonFatal(e) => rewind(records); throw e }
-    val decoded = records.map(r => r -> decoder.decode(r.value))
-    val poison = decoded.collect { case (r, Left(reason)) => r -> reason }
-    val commands = decoded.collect { case (r, Right(c)) => (r, c) }
-    val offsets = records.groupBy(r => new TopicPartition(r.topic, r.partition)).map { case (tp, rs) => tp -> new OffsetAndMetadata(rs.map(_.offset).max + 1) }
-    val p = producerNow
-    var prepared: Option[String] = None
-    var applied: Option[Applied] = None
-    val t0 = System.nanoTime()
-    var (t1, t2, t3, t4) = (t0, t0, t0, t0)
-    var offsetsSent: Option[java.util.concurrent.Future[Unit]] = None
-    try {
-      p.beginTransaction()
-      // The consumer is not thread-safe: its group metadata is read here, the offsets sent from the other thread.
-      val metadata = consumer.groupMetadata()
-      offsetsSent = Some(offsetSender.submit(() => p.sendOffsetsToTransaction(offsets.asJava, metadata)))
-      val now = java.time.Instant.now()
-      poison.foreach { case (r, reason) => p.send(outputs.deadLetter(r, reason, now)) }
-      applied = if (commands.isEmpty) None else Some(applyToDb(commands.map(_._2)))
-      t1 = System.nanoTime()
-      var marker: Option[java.util.concurrent.Future[RecordMetadata]] = None
-      applied.foreach(_.emitted.foreach { e =>
-        val sent = p.send(outputs.record(e))
-        if (Outputs.isFeedback(e)) marker = Some(sent)
-      })
-      // The rows are written while the records go out: the sends need the ledger's result, not its rows.
-      val w = System.nanoTime()
-      applied.foreach(dbNow.write)
-      dbSplit = (dbSplit._1, System.nanoTime() - w)
-      try offsetsSent.foreach(_.get()) catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
-      t2 = System.nanoTime()
-      applied match {
-        case Some(a) if a.writes =>
-          // Every command that writes has feedback: the batch's last feedback record, acknowledged, names the batch.
-          val m = try marker.get.get() catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
-          fault("before-prepare")
-          val gid = s"$gidPrefix${m.partition}@${m.offset}"
-          dbNow.prepare(gid)
-          prepared = Some(gid)
-          fault("after-prepare")
-        case Some(_) => dbNow.rollback() // repeated commands only: nothing to keep, locks released
-        case None => ()
-      }
-      t3 = System.nanoTime()
-      if (prepared.isDefined) fault("before-kafka-commit")
-      p.commitTransaction()
-      if (prepared.isDefined) fault("after-kafka-commit")
-      t4 = System.nanoTime()
-    } catch {
-      case NonFatal(e) =>
-        // The transaction is ended below: the offsets' requests must be over first.
-        offsetsSent.foreach(f => scala.util.Try(f.get()))
-        prepared match {
-          case None =>
-            db.foreach(d => scala.util.Try(d.rollback()))
-            if (scala.util.Try(p.abortTransaction()).isFailure) replaceProducer()
-          case Some(_) =>
-            // The commit's outcome is unknown: a new producer with the same transactional.id ends the transaction
-            // (recovery makes it first), and recovery settles the prepared batch by its marker.
-            replaceProducer()
-            needsRecovery = true
-        }
-        rewind(records)
-        throw e
-    }
-    prepared.foreach { gid =>
-      try finish(gid, commit = true)
-      catch { case NonFatal(e) => needsRecovery = true; dropDb(); log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): retried") }
-    }
-    stats.timed(BatchTimings.of(records.size, t0, t1, t2, t3, t4, System.nanoTime()).copy(reads = dbSplit._1, writes = dbSplit._2))
-    dbSplit = (0L, 0L)
-    poison.foreach { case (r, reason) => log(s"warning: dead-lettered ${r.topic}-${r.partition}@${r.offset} to ${outputs.deadLetterTopic}: $reason") }
-    applied.foreach(a => stats.add(a.counts))
-    stats.deadLettered(poison.size)
-    ()
-  }
-
-
-  /** The last batch's database reads (earlier outcomes, accounts, fresh numbers) and writes, in ns. */
-  private var dbSplit = (0L, 0L)
-
-  /** Reads what the batch needs and applies the bank's rules to it; the rows are written by the caller. */
-  private def applyToDb(commands: Vector[Ledger.Command]): Applied = {
-    val d = dbNow
-    val ids = commands.map(_.fold(_.id, _.id)).toSet
-    val a = System.nanoTime()
-    // Numbers for the creations are drawn first, so the read that finds earlier outcomes also says which are taken.
-    val drawn = commands.collect { case Left(c) => c.id -> draw() }
-    val known0 = d.known(ids, Ledger.ibansOf(commands), drawn.map(_._2).toSet)
-    val needed = drawn.filterNot { case (id, _) => known0.creations.contains(id) || known0.transfers.contains(id) }.distinctBy(_._1)
-    val fresh = freshAccounts(d, needed, known0.taken, known0.accounts.keySet)
-    dbSplit = (System.nanoTime() - a, 0L)
-    Ledger(commands, known0, fresh)
-  }
-
-  private def draw(): String = BankRules.iban(random.nextInt(1000000000).toLong)
-
-  /** An unused iban and a token per new account: the drawn numbers (`taken` those the table has), checked against
-    * the accounts locked and one another, drawn again when taken (three rounds; then the original's failure reason).
+  /** Applies a polled batch exactly once, step by step; on failure everything is undone and the consumer rewound to the
+    * batch (see [[InFlight]]).
     */
-  private def freshAccounts(d: LedgerDb, first: Vector[(UUID, String)], taken0: Set[String], locked: Set[String]): Map[UUID, Option[(String, String)]] = {
-    var result = Map.empty[UUID, Option[(String, String)]]
-    var candidates = first
-    var taken = taken0
-    var used = locked
-    var round = 0
-    while (candidates.nonEmpty && round < 3) {
-      if (round > 0) taken = d.taken(candidates.map(_._2).toSet)
-      val dupes = candidates.groupBy(_._2).collect { case (iban, cs) if cs.size > 1 => iban }.toSet
-      val (bad, good) = candidates.partition { case (_, iban) => taken(iban) || used(iban) || dupes(iban) }
-      good.foreach { case (id, iban) => result += id -> Some((iban, BankRules.token(random))) }
-      used ++= good.map(_._2)
-      candidates = bad.map { case (id, _) => id -> draw() }
-      round += 1
-    }
-    result ++ candidates.map(_._1 -> None)
+  def apply(records: Vector[Batch.Raw]): Unit = {
+    try preparedBatches.recoverIfNeeded() catch { case NonFatal(e) => rewind(records); throw e }
+    val batch = Batch(records, decoder)
+    val p = producer.get()
+    val t0 = System.nanoTime()
+    val offsetsSent = new InFlight(records, p, None).step(None)(begin(p, batch))
+    val inFlight = new InFlight(records, p, Some(offsetsSent))
+    val read = inFlight.step(None)(readAndApply(p, batch))
+    val t1 = System.nanoTime()
+    val sent = inFlight.step(None)(send(p, read.applied, offsetsSent))
+    val t2 = System.nanoTime()
+    val gid = inFlight.step(None)(prepare(read.applied, sent.marker))
+    inFlight.step(gid)(if (gid.isDefined) fault("after-prepare"))
+    val t3 = System.nanoTime()
+    inFlight.step(gid)(commitKafka(p, prepared = gid.isDefined))
+    val t4 = System.nanoTime()
+    gid.foreach(commitPrepared)
+    stats.timed(BatchTimings.of(records.size, t0, t1, t2, t3, t4, System.nanoTime(), reads = read.reads, writes = sent.writes))
+    batch.poison.foreach { case (r, reason) => log(s"warning: dead-lettered ${r.topic}-${r.partition}@${r.offset} to ${outputs.deadLetterTopic}: $reason") }
+    read.applied.foreach(a => stats.add(a.counts))
+    stats.deadLettered(batch.poison.size)
   }
 
-  def rewind(records: Vector[Raw]): Unit = {
+  /** Begins the Kafka transaction and sends the batch's offsets to it from the other thread: their two round trips
+    * cost as much as the database's work, which goes on meanwhile.
+    */
+  private def begin(p: Producer, batch: Batch): Future[Unit] = {
+    p.beginTransaction()
+    // The consumer is not thread-safe: its group metadata is read here, the offsets sent from the other thread.
+    val metadata = consumer.groupMetadata()
+    offsetSender.submit(() => p.sendOffsetsToTransaction(batch.offsets.asJava, metadata))
+  }
+
+  /** The dead letters go out; what the commands need is read (their accounts locked) and the bank's rules applied. */
+  private def readAndApply(p: Producer, batch: Batch): Read = {
+    val now = java.time.Instant.now()
+    batch.poison.foreach { case (r, reason) => p.send(outputs.deadLetter(r, reason, now)) }
+    if (batch.commands.isEmpty) Read(None, 0L)
+    else { val (applied, reads) = ledger(db.get(), batch.commands); Read(Some(applied), reads) }
+  }
+
+  /** The feedback and balance changes go out, the rows are written meanwhile; done once the offsets are in the
+    * transaction too.
+    */
+  private def send(p: Producer, applied: Option[Applied], offsetsSent: Future[Unit]): Sent = {
+    val sends = applied.toVector.flatMap(_.emitted.map(e => e -> p.send(outputs.record(e))))
+    val marker = sends.collect { case (e, sent) if Outputs.isFeedback(e) => sent }.lastOption
+    val w = System.nanoTime()
+    applied.foreach(db.get().write)
+    val writes = System.nanoTime() - w
+    awaited(offsetsSent)
+    Sent(marker, writes)
+  }
+
+  /** PREPAREs the database transaction under the id naming the batch's last feedback record, once Kafka acknowledged
+    * it (every command that writes has feedback, so it names the batch); a batch of repeated commands only has nothing
+    * to keep, and its locks are released. The prepared transaction's id, if any.
+    */
+  private def prepare(applied: Option[Applied], marker: Option[Future[RecordMetadata]]): Option[String] = applied match {
+    case Some(a) if a.writes =>
+      val m = awaited(marker.get)
+      fault("before-prepare")
+      val gid = preparedBatches.gid(m.partition, m.offset)
+      db.get().prepare(gid)
+      Some(gid)
+    case Some(_) => db.get().rollback(); None
+    case None => None
+  }
+
+  private def commitKafka(p: Producer, prepared: Boolean): Unit = {
+    if (prepared) fault("before-kafka-commit")
+    p.commitTransaction()
+    if (prepared) fault("after-kafka-commit")
+  }
+
+  /** The batch is published: when COMMIT PREPARED fails, recovery commits it later by its marker. */
+  private def commitPrepared(gid: String): Unit =
+    try preparedBatches.finish(gid, commit = true)
+    catch {
+      case NonFatal(e) =>
+        preparedBatches.require()
+        db.drop()
+        log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): retried")
+    }
+
+  private def awaited[A](f: Future[A]): A = try f.get() catch { case e: ExecutionException => throw e.getCause }
+
+  /** A batch's two transactions in progress. A step that fails undoes them as far as they got, rewinds the consumer to
+    * the batch and rethrows. Before PREPARE (`gid` None) nothing is kept: the database transaction is rolled back and
+    * the Kafka one aborted (its producer replaced when even that fails). After it the commit's outcome is unknown: a new
+    * producer with the same transactional.id ends the Kafka transaction (recovery makes it first), and recovery settles
+    * the prepared batch by its marker.
+    */
+  private final class InFlight(records: Vector[Batch.Raw], p: Producer, offsetsSent: Option[Future[Unit]]) {
+    def step[A](gid: Option[String])(body: => A): A =
+      try body catch {
+        case NonFatal(e) =>
+          // The transaction is ended below: the offsets' requests must be over first.
+          offsetsSent.foreach(f => Try(f.get()))
+          gid match {
+            case None =>
+              db.current.foreach(d => Try(d.rollback()))
+              if (Try(p.abortTransaction()).isFailure) producer.drop()
+            case Some(_) =>
+              producer.drop()
+              preparedBatches.require()
+          }
+          rewind(records)
+          throw e
+      }
+  }
+
+  def rewind(records: Vector[Batch.Raw]): Unit = {
     val assigned = consumer.assignment().asScala
     records.groupBy(r => new TopicPartition(r.topic, r.partition)).foreach { case (tp, rs) =>
       if (assigned(tp)) consumer.seek(tp, rs.map(_.offset).min)
     }
   }
 
-  private def replaceProducer(): Unit = {
-    producer.foreach(p => scala.util.Try(p.close(java.time.Duration.ofSeconds(5))))
-    producer = None
-  }
-
-  private def dropDb(): Unit = { db.foreach(_.close()); db = None }
-
   /** After a failed batch: connections that may be broken are made anew on the next try. */
   def afterFailure(e: Throwable): Unit = {
-    needsRecovery = true
+    preparedBatches.require()
     e match {
-      case _: SQLException => dropDb()
+      case _: SQLException => db.drop()
       case _ => ()
     }
   }
 
   /** Total lag of the assigned partitions, from the consumer's last fetches (no request). */
   def lag: Long = consumer.assignment().asScala.toList.map(tp => consumer.currentLag(tp)).filter(_.isPresent).map(_.getAsLong).sum
-
-  def close(): Unit = {
-    offsetSender.shutdown()
-    replaceProducer()
-    dropDb()
-  }
 }
 
 object HandlerLoop {
+  type Producer = KafkaProducer[Array[Byte], Array[Byte]]
+
+  /** The loop with its clients: the producer and the database connection are replaced after failures; the offsets'
+    * thread lives as long as the loop. Released in reverse: the thread, the producer, the connection.
+    */
+  def resource(names: HandlerNames, parts: HandlerParts, producer: Resource[SyncIO, Producer],
+               database: Resource[SyncIO, LedgerDb]): Resource[IO, HandlerLoop] =
+    for {
+      db <- Replaceable.resource(database)
+      p <- Replaceable.resource(producer)
+      offsets <- Resource.make(IO(Executors.newSingleThreadExecutor { (r: Runnable) =>
+        val t = new Thread(r, "handler-offsets"); t.setDaemon(true); t
+      }))(e => IO.blocking(e.shutdown()))
+    } yield new HandlerLoop(names, parts, p, db, offsets)
+
+  /** What the read step found: the batch's ledger (None without commands), and its database reads' time (ns). */
+  private final case class Read(applied: Option[Applied], reads: Long)
+  /** What the send step sent: the batch's last feedback record as it will be acknowledged, and its writes' time (ns). */
+  private final case class Sent(marker: Option[Future[RecordMetadata]], writes: Long)
+
   def hash(s: String): String =
     java.security.MessageDigest.getInstance("SHA-256").digest(s.getBytes("UTF-8")).take(6).map("%02x".format(_)).mkString
 

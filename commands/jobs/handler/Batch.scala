@@ -1,0 +1,22 @@
+package bankops.jobs.handler
+
+import org.apache.kafka.clients.consumer.{ConsumerRecord, OffsetAndMetadata}
+import org.apache.kafka.common.TopicPartition
+
+/** A poll's records as one batch: the commands it applies, the records it cannot read (with why, for the dead-letter
+  * topic), and the offsets its Kafka transaction commits.
+  */
+final case class Batch(records: Vector[Batch.Raw], commands: Vector[Ledger.Command], poison: Vector[(Batch.Raw, String)],
+                       offsets: Map[TopicPartition, OffsetAndMetadata])
+
+object Batch {
+  type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
+
+  def apply(records: Vector[Raw], decoder: CommandDecoder): Batch = {
+    val decoded = records.map(r => r -> decoder.decode(r.value))
+    Batch(records,
+      decoded.collect { case (_, Right(c)) => c },
+      decoded.collect { case (r, Left(reason)) => r -> reason },
+      records.groupBy(r => new TopicPartition(r.topic, r.partition)).map { case (tp, rs) => tp -> new OffsetAndMetadata(rs.map(_.offset).max + 1) })
+  }
+}

@@ -1,0 +1,76 @@
+package bankops.jobs.handler
+
+import org.apache.kafka.clients.producer.KafkaProducer
+
+import java.sql.SQLException
+
+/** Settles prepared batches: this handler's own once Kafka committed it, and by their markers ([[KafkaOutcome]]) those
+  * a crash or a failure left, by this handler, one that died, or a live peer's mid-commit (which is waited for). Every
+  * handler of the group settles any it finds, and they all agree: the marker alone decides.
+  */
+final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: Replaceable[KafkaProducer[Array[Byte], Array[Byte]]],
+                            db: Replaceable[LedgerDb]) {
+  import parts.{fault, log, outcomes, stopping}
+
+  private val feedbackTopic = parts.outputs.feedbackTopic
+  /** Prepared transaction ids: `bankops-handler:<hash of group, topic and feedback topic>:<partition>@<offset>` of the
+    * marker, within PostgreSQL's 200 bytes.
+    */
+  val gidPrefix: String = s"${LedgerDb.GidRoot}${HandlerLoop.hash(s"${names.group}\u0000${names.topic}\u0000$feedbackTopic")}:"
+  @volatile private var needed = true
+
+  /** The id naming a batch's marker. */
+  def gid(partition: Int, offset: Long): String = s"$gidPrefix$partition@$offset"
+
+  /** Recovery runs before the next batch (after a failure, or when partitions moved). */
+  def require(): Unit = needed = true
+
+  /** Settles the prepared batches left by handlers of this group. Our own producer is made first: its
+    * `initTransactions` ends a transaction our previous producer left open, so our own batches are decided at once.
+    * Throws when one is still undecided.
+    */
+  def recoverIfNeeded(): Unit = if (needed) {
+    producer.get()
+    val undecided = db.get().prepared(gidPrefix).filterNot(settle)
+    if (undecided.nonEmpty) throw PreparedBatchPending.undecided(undecided.head)
+    needed = false
+  }
+
+  /** True when the batch is settled (or can never be by us). */
+  private def settle(gid: String): Boolean = HandlerLoop.parseGid(gidPrefix, gid) match {
+    case None =>
+      log(s"warning: prepared transaction $gid names no feedback record (an older bankops handler made it): settle it by hand " +
+        "(COMMIT PREPARED if its batch's feedback is on Kafka, else ROLLBACK PREPARED)")
+      true
+    case Some(marker) =>
+      val at = s"$feedbackTopic-${marker.partition}@${marker.offset}"
+      val first = outcomes.of(marker, java.time.Duration.ofMillis(200), stopping)
+      val outcome = if (first != Outcome.Open) first else {
+        log(s"handler: the batch marked by $at is still open on Kafka (a handler mid-commit, or one that died until its transaction " +
+          s"times out): waiting up to ${HandlerLoop.OutcomeWait.toSeconds} s for its outcome")
+        outcomes.of(marker, HandlerLoop.OutcomeWait, stopping)
+      }
+      outcome match {
+        case Outcome.Open =>
+          log(s"handler: the batch marked by $at is still undecided on Kafka: asked again before the next batch")
+          false
+        case Outcome.Unknowable(reason) =>
+          log(s"error: prepared transaction $gid cannot be settled: $reason; settle it by hand (COMMIT PREPARED if its batch's feedback is on Kafka)")
+          true
+        case decided =>
+          val commit = decided == Outcome.Committed
+          fault("during-recovery")
+          finish(gid, commit)
+          log(s"handler: recovered the batch marked by $at: ${if (commit) "published by Kafka, committed" else "not published, rolled back (it is read again)"}")
+          true
+      }
+  }
+
+  /** COMMIT or ROLLBACK PREPARED; done all the same when another handler settled it first (by the same final outcome). */
+  def finish(gid: String, commit: Boolean): Unit =
+    try { if (commit) db.get().commitPrepared(gid) else db.get().rollbackPrepared(gid) }
+    catch {
+      case e: SQLException if e.getSQLState == "42704" => () // settled meanwhile
+      case e: SQLException if e.getSQLState == "55000" => db.get().awaitSettled(Set(gid)) // being settled by another session right now
+    }
+}
