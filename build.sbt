@@ -4,7 +4,7 @@ import bankops.base.{Dependency, JvmOptions, ProjectDirectives}
 
 lazy val directives: ProjectDirectives =
   ProjectDirectives.parse(IO.read(file("project.scala"))) match {
-    case Right(d)    => d
+    case Right(d) => d
     case Left(error) => sys.error(error)
   }
 

@@ -35,7 +35,8 @@ object Demo {
     Flags.positive[Int]("load", "Commands in the learning command load (default 2000).").withDefault(2000),
     Flags.positive[Int]("rate", "Their rate, commands per second (default 1000).").withDefault(1000),
     Flags.duration("timeout", "How long to wait for the handler's answers: seconds, or e.g. 2m (default 120s).").withDefault(120.seconds),
-    Opts.option[String]("chart", "Where the short latency run's chart goes (default .bankops/latency.png).", metavar = "FILE").map(os.Path(_, os.pwd)).orNone
+    Opts.option[String]("chart", "Where the short latency run's chart goes (default .bankops/latency.png).", metavar = "FILE").map(os.Path(_,
+        os.pwd)).orNone
   ).mapN(Options.apply)
 
   private def fail(step: String, detail: String) = IO.raiseError[Nothing](Failure.Difference(s"demo: $step: $detail"))
@@ -45,7 +46,8 @@ object Demo {
     run.adaptError { case f: Failure.Unavailable => Failure.Unavailable(s"demo: $name: ${f.message}", f) }
 
   /** Feedback on the topic after `from`: (command id, record simple name, reason). */
-  private def feedbackSince(s: ConnectionSettings, decoder: RecordDecoder, from: Map[TopicPartition, Long]): IO[List[(String, String, Option[String])]] =
+  private def feedbackSince(s: ConnectionSettings, decoder: RecordDecoder, from: Map[TopicPartition, Long])
+      : IO[List[(String, String, Option[String])]] =
     TopicReader.open(s.kafka, ReadSpec(List(BankNames.Feedback), None, StartAt.Offsets(from), StopAt.End), 30.seconds).use { case (_, records) =>
       records.chunks.evalMap(decoder.decodeChunk).flatMap(fs2.Stream.chunk).map { d =>
         val e = d.envelope
@@ -61,7 +63,8 @@ object Demo {
     (read, IO.monotonic).tupled.flatMap { case (first, start) =>
       def loop(a: A): IO[A] =
         if (done(a)) IO.pure(a)
-        else IO.monotonic.flatMap(now => if (now - start > within) fail("waiting", s"$what within ${within.toSeconds} s") else IO.sleep(500.millis) >> read.flatMap(loop))
+        else IO.monotonic.flatMap(now =>
+          if (now - start > within) fail("waiting", s"$what within ${within.toSeconds} s") else IO.sleep(500.millis) >> read.flatMap(loop))
       loop(first)
     }
 
@@ -75,10 +78,11 @@ object Demo {
       started <- IO.monotonic
       up <- sandbox.status.map(_.forall(_.up))
       _ <- if (up) shell.info("demo: the sandbox is running (postgres, kafka, registry, handler)")
-           else shell.info("demo: starting the sandbox") >>
-             IO.fromEither(SandboxSettings.fromEnv(shell.env).left.map(Failure.BadInput(_))).flatMap(sandbox.up(_)).void
+      else shell.info("demo: starting the sandbox") >>
+        IO.fromEither(SandboxSettings.fromEnv(shell.env).left.map(Failure.BadInput(_))).flatMap(sandbox.up(_)).void
       settings <- Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
-      _ <- RegistryClient.resource(settings, 30.seconds).use(registry => steps(o, shell, layout, settings, new RecordDecoder(new SchemaResolver(registry))))
+      _ <- RegistryClient.resource(settings, 30.seconds).use(registry =>
+        steps(o, shell, layout, settings, new RecordDecoder(new SchemaResolver(registry))))
       done <- IO.monotonic
       _ <- shell.info(f"demo: ok in ${(done - started).toMillis / 1000.0}%.1f s")
     } yield ExitCode.Success
@@ -91,7 +95,8 @@ object Demo {
     IO.blocking(os.read.lines(file)).flatMap(_.filter(_.trim.nonEmpty).toList.traverse { line =>
       IO.fromEither(parse(line).flatMap { j =>
         val c = j.hcursor
-        (c.get[String]("id"), c.get[String]("record")).mapN((id, record) => id -> Expected(record, c.get[String]("reason").toOption, c.get[Int]("count").getOrElse(1)))
+        (c.get[String]("id"), c.get[String]("record")).mapN((id, record) =>
+          id -> Expected(record, c.get[String]("reason").toOption, c.get[Int]("count").getOrElse(1)))
       }.left.map(e => Failure.BadInput(s"$file: ${e.getMessage}")))
     }).map(_.toMap)
 
@@ -103,43 +108,55 @@ object Demo {
       want <- expected(shell.home / "fixtures" / "expected-feedback.jsonl")
       // 1. The fixtures: every command answered as the expected file says, as often as it was sent.
       before <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, BankNames.Feedback))
-      sent <- step("replaying the fixtures")(Shell.captured(shell)(ReplayCommand.replay(ReplayCommand.fileToTopic(flags, fixtures, BankNames.Commands), _)))
-      _ <- IO.raiseUnless(sent._1.code == ExitCode.Success)(Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent._2.takeRight(3).mkString(" | ")}"))
-      answered <- awaitUntil(o.timeout, s"the handler's answers to the ${want.size} fixture commands")(feedbackSince(settings, decoder, before)) { fs =>
-                    val got = fs.groupBy(_._1)
-                    want.forall { case (id, e) => got.get(id).exists(_.size >= e.count) }
-                  }
+      sent <-
+        step("replaying the fixtures")(Shell.captured(shell)(ReplayCommand.replay(ReplayCommand.fileToTopic(flags, fixtures, BankNames.Commands), _)))
+      _ <- IO.raiseUnless(sent._1.code == ExitCode.Success)(
+        Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent._2.takeRight(3).mkString(" | ")}"))
+      answered <-
+        awaitUntil(o.timeout, s"the handler's answers to the ${want.size} fixture commands")(feedbackSince(settings, decoder, before)) { fs =>
+          val got = fs.groupBy(_._1)
+          want.forall { case (id, e) => got.get(id).exists(_.size >= e.count) }
+        }
       wrong = answered.filter(f => want.contains(f._1)).groupBy(_._1).toList.flatMap { case (id, fs) =>
-                val e = want(id)
-                val got = fs.map(f => (f._2, f._3))
-                if (got.distinct == List((e.record, e.reason)) && got.size == e.count) None
-                else Some(s"$id: expected ${e.record}${e.reason.fold("")(r => s" ($r)")} x${e.count}, got ${got.mkString(", ")}")
-              }
-      _ <- if (wrong.nonEmpty) fail("fixtures", s"${wrong.size} commands answered otherwise than expected, e.g. ${wrong.take(3).mkString("; ")}") else IO.unit
+        val e = want(id)
+        val got = fs.map(f => (f._2, f._3))
+        if (got.distinct == List((e.record, e.reason)) && got.size == e.count) None
+        else Some(s"$id: expected ${e.record}${e.reason.fold("")(r => s" ($r)")} x${e.count}, got ${got.mkString(", ")}")
+      }
+      _ <- if (wrong.nonEmpty) fail("fixtures", s"${wrong.size} commands answered otherwise than expected, e.g. ${wrong.take(3).mkString("; ")}")
+      else IO.unit
       ours = answered.filter(f => want.contains(f._1))
       _ <- shell.info(s"demo: fixtures: ${ours.size} answers to ${want.size} commands, each as expected: ${kinds(ours)}")
       // 2. A learning command load through the handler.
-      loadFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(a => (EndOffsets.of(a, BankNames.Feedback), EndOffsets.of(a, BankNames.BalanceChanged)).tupled)
-      load <- step("the command load")(Shell.captured(shell)(HeartbeatCommand.generate(HeartbeatCommand.Options.commands(flags, o.load.toLong, o.rate), _)))
+      loadFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(a =>
+        (EndOffsets.of(a, BankNames.Feedback), EndOffsets.of(a, BankNames.BalanceChanged)).tupled)
+      load <-
+        step("the command load")(Shell.captured(shell)(HeartbeatCommand.generate(HeartbeatCommand.Options.commands(flags, o.load.toLong, o.rate), _)))
       _ <- IO.raiseUnless(load._1.summary.errors == 0 && !load._1.interrupted)(
-             Failure.Unavailable(s"demo: the command load failed: ${load._2.takeRight(3).mkString(" | ")}"))
-      _ <- awaitUntil(o.timeout, s"the handler's answers to the ${o.load} commands of the load")(countSince(settings, BankNames.Feedback, loadFrom._1))(_ >= o.load)
+        Failure.Unavailable(s"demo: the command load failed: ${load._2.takeRight(3).mkString(" | ")}"))
+      _ <-
+        awaitUntil(o.timeout, s"the handler's answers to the ${o.load} commands of the load")(countSince(settings, BankNames.Feedback, loadFrom._1))(
+          _ >= o.load)
       lag <- awaitUntil(o.timeout, "the handler to catch up")(
-               KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(ConsumerGroups.lag(_, BankNames.HandlerGroup)))(_.contains(0L))
+        KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(ConsumerGroups.lag(_, BankNames.HandlerGroup)))(_.contains(0L))
       feedback <- feedbackSince(settings, decoder, loadFrom._1)
       changes <- countSince(settings, BankNames.BalanceChanged, loadFrom._2)
-      _ <- shell.info(s"demo: command load: ${o.load} commands at ${o.rate}/s, ${feedback.size} answers (${kinds(feedback)}), $changes balance changes; " +
-             s"handler lag ${lag.getOrElse(0L)}")
+      _ <- shell.info(
+        s"demo: command load: ${o.load} commands at ${o.rate}/s, ${feedback.size} answers (${kinds(feedback)}), $changes balance changes; " +
+          s"handler lag ${lag.getOrElse(0L)}")
       // 3. Every account's chain against the database.
-      validated <- step("balances")(Shell.captured(shell)(BalancesCommand.validate(BalancesCommand.Options.defaults(flags).copy(settle = Some(10.seconds)), _)))
+      validated <-
+        step("balances")(Shell.captured(shell)(BalancesCommand.validate(BalancesCommand.Options.defaults(flags).copy(settle = Some(10.seconds)), _)))
       report = validated._1
-      _ <- shell.info(s"demo: balances: ${report.accountsChecked} accounts checked against ${report.events} balance changes, findings: ${report.findings.size}")
-      _ <- if (report.findings.nonEmpty) fail("balances", report.findings.take(3).map(f => s"${f.kind} ${f.iban}: ${f.detail}").mkString(" | ")) else IO.unit
+      _ <- shell.info(
+        s"demo: balances: ${report.accountsChecked} accounts checked against ${report.events} balance changes, findings: ${report.findings.size}")
+      _ <- if (report.findings.nonEmpty) fail("balances", report.findings.take(3).map(f => s"${f.kind} ${f.iban}: ${f.detail}").mkString(" | "))
+      else IO.unit
       // 4. The original experiment in brief: probe latency without and with extra load, and its chart.
       chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
       // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
       latencyOptions = LatencyOptions.defaults(flags).copy(steps = List(0, 500), stepDuration = 5.seconds, chart = Some(chart), overwrite = true,
-                         output = Some(OutputFormat.Table))
+        output = Some(OutputFormat.Table))
       latency <- step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _)))
       outcome = latency._1
       _ <- outcome.stoppedEarly.traverse_(why => fail("latency", why))

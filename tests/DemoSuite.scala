@@ -18,9 +18,8 @@ class DemoSuite extends munit.CatsEffectSuite {
   private def lag: IO[Option[Long]] = SandboxFixture.settings.flatMap(s =>
     KafkaClients.javaAdmin(s.kafka, 30.seconds).use(ConsumerGroups.lag(_, HandlerService.Group)))
 
-  private def caughtUp: IO[Unit] =
-    (IO.sleep(500.millis) >> lag).iterateUntil(_.contains(0L)).void.timeoutTo(2.minutes,
-      lag.flatMap(l => IO.raiseError(new AssertionError(s"the sandbox's handler did not catch up within 2 minutes: lag $l"))))
+  private def caughtUp: IO[Unit] = (IO.sleep(500.millis) >> lag).iterateUntil(_.contains(0L)).void.timeoutTo(2.minutes,
+    lag.flatMap(l => IO.raiseError(new AssertionError(s"the sandbox's handler did not catch up within 2 minutes: lag $l"))))
 
   /** The handler's line of `sandbox status -o json`: up, and its address column (`group G, lag N`). */
   private def handlerStatus(r: TestShell.Result): (Boolean, String) =
@@ -32,16 +31,19 @@ class DemoSuite extends munit.CatsEffectSuite {
     for {
       s <- SandboxFixture.settings
       from <- KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, "command_feedback"))
-      _ <- Setup.cli("the learning command load", "heartbeat", "--kind", "commands", "--count", "3000", "--rate", "1500", "--fail-share", "0.1", "--seed", "5", "-o", "json")
+      _ <- Setup.cli("the learning command load", "heartbeat", "--kind", "commands", "--count", "3000", "--rate", "1500", "--fail-share", "0.1",
+        "--seed", "5", "-o", "json")
       _ <- (IO.sleep(500.millis) >> KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, "command_feedback")))
-             .iterateUntil(end => end.map { case (tp, o) => o - from(tp) }.sum >= 3000).timeout(2.minutes)
+        .iterateUntil(end => end.map { case (tp, o) => o - from(tp) }.sum >= 3000).timeout(2.minutes)
       _ <- caughtUp
       feedback <- SandboxFixture.cli("inspect", "--topic", "command_feedback", "-o", "json")
       validated <- SandboxFixture.cli("balances", "validate", "--settle", "5s", "-o", "json")
     } yield {
       val records = feedback.outLines.flatMap(l => parse(l).toOption).filter { j =>
         val c = j.hcursor
-        (for { p <- c.get[Int]("partition"); o <- c.get[Long]("offset") } yield from.exists { case (tp, f) => tp.partition == p && o >= f }).getOrElse(false)
+        (for { p <- c.get[Int]("partition"); o <- c.get[Long]("offset") } yield from.exists { case (tp, f) =>
+          tp.partition == p && o >= f
+        }).getOrElse(false)
       }.map(_.hcursor.get[String]("record").toOption.get.stripPrefix("nl.openweb.data."))
       val counts = records.groupBy(identity).map { case (k, v) => k -> v.size }
       assertEquals(records.size, 3000, counts.toString)

@@ -27,7 +27,8 @@ class LayersSuite extends munit.FunSuite {
     val files = Map(
       "Demo.scala" -> "package bankops\nval x = Cli.run(List(\"balances\", \"validate\"), shell, Jobs.all)\n",
       "Main.scala" -> "package bankops\nCli.run(args, shell, Jobs.all)\n",
-      "jobs/latency/LatencyOptions.scala" -> "package bankops.jobs.latency\nval t = TopicName.option(\"feedback-topic\", \"x\").withDefault(\"command_feedback\")\n",
+      "jobs/latency/LatencyOptions.scala" ->
+        "package bankops.jobs.latency\nval t = TopicName.option(\"feedback-topic\", \"x\").withDefault(\"command_feedback\")\n",
       "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nval job = Job(\n  \"heartbeat\",\n  \"x\")\n",
       "services/bank/BankNames.scala" -> "package bankops.services.bank\nval Feedback = \"command_feedback\"\n"
     )
@@ -40,20 +41,22 @@ class LayersSuite extends munit.FunSuite {
       "base/Shell.scala" -> "package bankops.base\nimport bankops.services.config.Secrets\n",
       "services/avro/WireFormat.scala" -> "package bankops.services.avro\nval x = bankops.services.kafka.TopicReader\n",
       "services/kafka/Reader.scala" -> "package bankops.services.kafka\nimport bankops.jobs.inspect.InspectFormat\n",
-      "jobs/replay/ReplayCommand.scala" -> "package bankops.jobs.replay\nimport bankops.jobs.inspect.{RecordDecoder, SourceOpts}\nimport bankops.services.kafka.TopicReader\n",
+      "jobs/replay/ReplayCommand.scala" ->
+        "package bankops.jobs.replay\nimport bankops.jobs.inspect.{RecordDecoder, SourceOpts}\nimport bankops.services.kafka.TopicReader\n",
       "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nimport bankops.Jobs\n",
       "jobs/balances/BalancesCommand.scala" -> "package bankops.jobs.balances\nimport bankops.jobs._\nimport bankops.services._\n",
       "extra/Thing.scala" -> "package bankops.extra\n"
     )
-    assertEquals(violations(files), List(
-      "base/Shell.scala: base imports bankops.services.config",
-      "extra/Thing.scala: not in a layer (base/, services/<name>/, jobs/<name>/ or commands/ itself)",
-      "jobs/balances/BalancesCommand.scala: jobs.balances imports bankops.jobs",
-      "jobs/heartbeat/HeartbeatCommand.scala: jobs.heartbeat imports bankops.Jobs",
-      "jobs/replay/ReplayCommand.scala: jobs.replay imports bankops.jobs.inspect",
-      "services/avro/WireFormat.scala: services.avro imports bankops.services.kafka",
-      "services/kafka/Reader.scala: services.kafka imports bankops.jobs.inspect"
-    ))
+    assertEquals(violations(files),
+      List(
+        "base/Shell.scala: base imports bankops.services.config",
+        "extra/Thing.scala: not in a layer (base/, services/<name>/, jobs/<name>/ or commands/ itself)",
+        "jobs/balances/BalancesCommand.scala: jobs.balances imports bankops.jobs",
+        "jobs/heartbeat/HeartbeatCommand.scala: jobs.heartbeat imports bankops.Jobs",
+        "jobs/replay/ReplayCommand.scala: jobs.replay imports bankops.jobs.inspect",
+        "services/avro/WireFormat.scala: services.avro imports bankops.services.kafka",
+        "services/kafka/Reader.scala: services.kafka imports bankops.jobs.inspect"
+      ))
   }
 }
 
@@ -95,7 +98,9 @@ object LayersSuite {
   /** Top-layer files other than Main run jobs through their typed entry points, never by composing a command line. */
   def commandLines(files: Map[String, String]): List[String] =
     files.toList.sortBy(_._1).collect {
-      case (path, text) if !path.contains('/') && path != "Main.scala" && path != "Jobs.scala" && """\bCli\.run\b|\bJobs\.all\b""".r.findFirstIn(code(text)).isDefined =>
+      case (path, text)
+          if !path.contains('/') && path != "Main.scala" && path != "Jobs.scala" &&
+            """\bCli\.run\b|\bJobs\.all\b""".r.findFirstIn(code(text)).isDefined =>
         s"$path: runs a job through the CLI (Cli.run / Jobs.all): call its typed entry point"
     }
 

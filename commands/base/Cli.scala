@@ -28,9 +28,9 @@ object Cli {
     val rest = args.filterNot(_ == "--verbose")
     command(jobs).parse(rest, shell.env) match {
       case Left(help) if help.errors.isEmpty => shell.println(help.toString).as(ExitCode.Success)
-      case Left(help)                        => usageError(help, shell)
-      case Right(PrintVersion)               => shell.println(s"bankops ${Version.current}").as(ExitCode.Success)
-      case Right(RunJob(action))             => IO.defer(action(shell)).handleErrorWith(report(_, shell))
+      case Left(help) => usageError(help, shell)
+      case Right(PrintVersion) => shell.println(s"bankops ${Version.current}").as(ExitCode.Success)
+      case Right(RunJob(action)) => IO.defer(action(shell)).handleErrorWith(report(_, shell))
     }
   }
 
@@ -45,7 +45,8 @@ object Cli {
       val text = new java.io.StringWriter
       error.printStackTrace(new java.io.PrintWriter(text))
       shell.err.print(Redact(text.toString))
-    } else IO.unit
+    }
+    else IO.unit
     trace >> shell.info(s"bankops: $message").as(ExitCode(code))
   }
 }

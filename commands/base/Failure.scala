@@ -3,9 +3,7 @@ package bankops.base
 import scala.util.control.NoStackTrace
 
 /** The errors bankops reports as one line on stderr, each with its documented exit code. */
-sealed abstract class Failure(val message: String, val exitCode: Int, cause: Throwable = null)
-    extends Exception(message, cause)
-    with NoStackTrace
+sealed abstract class Failure(val message: String, val exitCode: Int, cause: Throwable = null) extends Exception(message, cause) with NoStackTrace
 
 object Failure {
   /** 1: a check found a difference (drift, mismatch, incompatible schema). */

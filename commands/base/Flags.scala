@@ -11,10 +11,12 @@ import scala.concurrent.duration._
   */
 object Flags {
   def positive[A: Argument](name: String, help: String, metavar: String = "N")(implicit n: Numeric[A]): Opts[A] =
-    Opts.option[A](name, help, metavar = metavar).mapValidated(v => if (n.gt(v, n.zero)) v.validNel else s"--$name must be positive, not $v".invalidNel)
+    Opts.option[A](name, help, metavar = metavar).mapValidated(v =>
+      if (n.gt(v, n.zero)) v.validNel else s"--$name must be positive, not $v".invalidNel)
 
   def nonNegative[A: Argument](name: String, help: String, metavar: String = "N")(implicit n: Numeric[A]): Opts[A] =
-    Opts.option[A](name, help, metavar = metavar).mapValidated(v => if (n.gteq(v, n.zero)) v.validNel else s"--$name must be 0 or more, not $v".invalidNel)
+    Opts.option[A](name, help, metavar = metavar).mapValidated(v =>
+      if (n.gteq(v, n.zero)) v.validNel else s"--$name must be 0 or more, not $v".invalidNel)
 
   /** A duration above 0, or 0 too when `zero` says what 0 means. */
   def duration(name: String, help: String, zero: Boolean = false, short: String = ""): Opts[FiniteDuration] =

@@ -12,8 +12,9 @@ object Interrupt {
     Dispatcher.sequential[IO].flatMap { dispatcher =>
       Resource.make(Deferred[IO, Unit].flatMap { d =>
         IO {
-          val previous = Signal.handle(new Signal("INT"), (_: Signal) =>
-            if (dispatcher.unsafeRunSync(d.tryGet).isDefined) sys.exit(130) else dispatcher.unsafeRunAndForget(d.complete(())))
+          val previous = Signal.handle(new Signal("INT"),
+            (_: Signal) =>
+              if (dispatcher.unsafeRunSync(d.tryGet).isDefined) sys.exit(130) else dispatcher.unsafeRunAndForget(d.complete(())))
           (d, previous)
         }
       }) { case (_, previous) => IO(Signal.handle(new Signal("INT"), previous)).void }.map(_._1.get)
@@ -29,5 +30,7 @@ object Interrupt {
         name -> Signal.handle(new Signal(name), (s: Signal) => if (flag.getAndSet(true)) sys.exit(128 + s.getNumber))
       }
       (flag, previous)
-    }) { case (_, previous) => IO(previous.foreach { case (name, h) => Signal.handle(new Signal(name), h) }) }.map { case (flag, _) => () => flag.get }
+    }) { case (_, previous) => IO(previous.foreach { case (name, h) => Signal.handle(new Signal(name), h) }) }.map { case (flag, _) =>
+      () => flag.get
+    }
 }

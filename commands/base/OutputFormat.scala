@@ -13,11 +13,12 @@ object OutputFormat {
   /** `--output table|json`; without it, a table on a terminal and JSON lines elsewhere. */
   val opts: Opts[Option[OutputFormat]] =
     Opts
-      .option[String]("output", "Output format: table (for people) or json (JSON lines). Default: table on a terminal, json otherwise.", "o", "FORMAT")
+      .option[String]("output", "Output format: table (for people) or json (JSON lines). Default: table on a terminal, json otherwise.", "o",
+        "FORMAT")
       .mapValidated {
         case "table" => Table.validNel
-        case "json"  => Json.validNel
-        case other   => s"--output must be table or json, not '$other'".invalidNel
+        case "json" => Json.validNel
+        case other => s"--output must be table or json, not '$other'".invalidNel
       }
       .orNone
 

@@ -44,7 +44,7 @@ object ProjectDirectives {
         case Right(key :: values) =>
           def one: Either[String, String] = values match {
             case v :: Nil => Right(v)
-            case _        => Left(s"project.scala:$lineNo: `$key` takes exactly one value: $line")
+            case _ => Left(s"project.scala:$lineNo: `$key` takes exactly one value: $line")
           }
           def deps: Either[String, List[Dependency]] =
             if (values.isEmpty) Left(s"project.scala:$lineNo: `$key` needs a value: $line")

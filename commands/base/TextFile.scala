@@ -13,7 +13,8 @@ object TextFile {
     decode(bytes).left.map { _ =>
       // A newline byte is never part of a multi-byte UTF-8 sequence: lines can be decoded one by one.
       val starts = 0 :: bytes.indices.filter(bytes(_) == '\n'.toByte).map(_ + 1).toList
-      val line = starts.zipWithIndex.collectFirst { case (start, n) if decode(bytes.slice(start, nextLine(bytes, start))).isLeft => n + 1 }.getOrElse(1)
+      val line =
+        starts.zipWithIndex.collectFirst { case (start, n) if decode(bytes.slice(start, nextLine(bytes, start))).isLeft => n + 1 }.getOrElse(1)
       s"$file:$line: not UTF-8 text"
     }
   }
@@ -24,6 +25,6 @@ object TextFile {
 
   private def decode(bytes: Array[Byte]): Either[CharacterCodingException, String] =
     try Right(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-      .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString)
     catch { case e: CharacterCodingException => Left(e) }
 }

@@ -14,7 +14,8 @@ class LauncherSuite extends munit.FunSuite {
     */
   private def launcherBuilt(): Unit = {
     val stamp = state / "stamp"
-    assume(os.exists(stamp) && sys.env.get("BANKOPS_SOURCE_STAMP").contains(os.read(stamp).trim), "the launcher's classpath is built by ./bankops test")
+    assume(os.exists(stamp) && sys.env.get("BANKOPS_SOURCE_STAMP").contains(os.read(stamp).trim),
+      "the launcher's classpath is built by ./bankops test")
   }
 
   private def run(args: Seq[String], env: Map[String, String] = Map.empty) =

@@ -107,7 +107,7 @@ class OutputFileSuite extends CatsEffectSuite {
       _ <- OutputFile.writeText("--to-file", f, overwrite = false)("fresh")
       _ = os.symlink(OutputFile.partialOf(f), victim)
       m <- refused(OutputFile.writeText("--to-file", d / "other", overwrite = false)("x").flatMap(_ =>
-        OutputFile.writeText("--to-file", f, overwrite = true)("y")))
+          OutputFile.writeText("--to-file", f, overwrite = true)("y")))
     } yield {
       assertEquals(os.read(d / "other"), "x")
       assert(m.contains("is not a regular file"), m)

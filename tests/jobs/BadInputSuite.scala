@@ -53,19 +53,26 @@ class BadInputSuite extends CatsEffectSuite {
     val toFile = dir / "out.jsonl"
     val apicurioRoot = s"http://localhost:${SandboxFixture.sandboxSettings.registryPort}"
     List(
-      Row("wrong truststore password", List("inspect", "--topic", "heartbeat", "--command-config", config("wrong-trust.properties", "ssl.truststore.password" -> secret)),
+      Row("wrong truststore password",
+        List("inspect", "--topic", "heartbeat", "--command-config", config("wrong-trust.properties", "ssl.truststore.password" -> secret)),
         2, "ssl.truststore.password does not open"),
-      Row("wrong keystore password", List("inspect", "--topic", "heartbeat", "--command-config", config("wrong-key.properties", "ssl.keystore.password" -> secret)),
+      Row("wrong keystore password",
+        List("inspect", "--topic", "heartbeat", "--command-config", config("wrong-key.properties", "ssl.keystore.password" -> secret)),
         2, "ssl.keystore.password does not open"),
-      Row("a store path that is a directory", List("inspect", "--topic", "heartbeat", "--command-config", config("dir-store.properties", "ssl.truststore.location" -> dir.toString)),
+      Row("a store path that is a directory",
+        List("inspect", "--topic", "heartbeat", "--command-config", config("dir-store.properties", "ssl.truststore.location" -> dir.toString)),
         2, s"ssl.truststore.location $dir is a directory"),
-      Row("a file that is no key store", List("inspect", "--topic", "heartbeat", "--command-config", config("not-store.properties", "ssl.truststore.location" -> text("plain.txt", "hello"))),
+      Row("a file that is no key store",
+        List("inspect", "--topic", "heartbeat", "--command-config",
+          config("not-store.properties", "ssl.truststore.location" -> text("plain.txt", "hello"))),
         2, "is not a PKCS12 store"),
-      Row("security.protocol=SSLX", List("inspect", "--topic", "heartbeat", "--command-config", config("sslx.properties", "security.protocol" -> "SSLX")),
+      Row("security.protocol=SSLX",
+        List("inspect", "--topic", "heartbeat", "--command-config", config("sslx.properties", "security.protocol" -> "SSLX")),
         2, "Invalid value SSLX for configuration security.protocol"),
       Row("a value the Java client refuses", List("heartbeat", "--count", "1", "--command-config", config("acks.properties", "acks" -> "some")),
         2, "Invalid value some for configuration acks"),
-      Row("a key given twice in a command-config", List("inspect", "--topic", "heartbeat", "--command-config", text("dup.properties", "acks=1\n# again\nacks=all\n")),
+      Row("a key given twice in a command-config",
+        List("inspect", "--topic", "heartbeat", "--command-config", text("dup.properties", "acks=1\n# again\nacks=all\n")),
         2, "dup.properties:3: property 'acks' is set again (first on line 1)"),
       Row("a bootstrap server without a port", List("inspect", "--topic", "heartbeat", "--bootstrap-server", "localhost"), 2,
         "flag --bootstrap-server: bootstrap server 'localhost' is not host:port"),
@@ -73,12 +80,16 @@ class BadInputSuite extends CatsEffectSuite {
         env = Map("KAFKA_BROKERS" -> " , ")),
       Row("an invalid topic name to read", List("inspect", "--topic", "no such topic"), 2, "--topic: Topic name is invalid"),
       Row("an invalid topic name to write", List("replay", "--from-topic", "heartbeat", "--to-topic", "a/b"), 2, "--to-topic: Topic name is invalid"),
-      Row("a replay file that is not UTF-8", List("replay", "--from-file", file("latin1.jsonl", (line + "\n").getBytes("UTF-8") ++ "caf\u00e9\n".getBytes("ISO-8859-1")),
-        "--to-topic", "heartbeat"), 2, "latin1.jsonl:2: not UTF-8 text"),
-      Row("--exact with a raw value shorter than the frame", List("replay", "--from-file",
-        text("short.jsonl", """{"key":null,"raw":"AAE="}""" + "\n"), "--to-topic", "heartbeat", "--exact"), 2, "raw: not a Confluent-framed Avro value (2 bytes", lines = 2),
-      Row("--exact with a raw value without the magic byte", List("replay", "--from-file",
-        text("magic.jsonl", """{"key":null,"raw":"AQAAAAEC"}""" + "\n"), "--to-topic", "heartbeat", "--exact"), 2, "not the magic byte", lines = 2),
+      Row("a replay file that is not UTF-8",
+        List("replay", "--from-file", file("latin1.jsonl", (line + "\n").getBytes("UTF-8") ++ "caf\u00e9\n".getBytes("ISO-8859-1")),
+          "--to-topic", "heartbeat"), 2, "latin1.jsonl:2: not UTF-8 text"),
+      Row("--exact with a raw value shorter than the frame",
+        List("replay", "--from-file",
+          text("short.jsonl", """{"key":null,"raw":"AAE="}""" + "\n"), "--to-topic", "heartbeat", "--exact"), 2,
+        "raw: not a Confluent-framed Avro value (2 bytes", lines = 2),
+      Row("--exact with a raw value without the magic byte",
+        List("replay", "--from-file",
+          text("magic.jsonl", """{"key":null,"raw":"AQAAAAEC"}""" + "\n"), "--to-topic", "heartbeat", "--exact"), 2, "not the magic byte", lines = 2),
       Row("--rate with --to-file", List("replay", "--from-topic", "heartbeat", "--to-file", toFile.toString, "--rate", "5"), 2,
         "--rate paces sending to a topic", absent = List(toFile)),
       Row("a JDBC URL for another driver", List("balances", "validate", "--db-url", "jdbc:mysql://localhost/balancedb"), 2,
@@ -95,25 +106,34 @@ class BadInputSuite extends CatsEffectSuite {
         s"no Confluent-compatible registry at $apicurioRoot (404 on /schemas/ids/"),
       Row("a registry URL without its API path: schemas plan", List("schemas", "plan", "--registry-url", apicurioRoot), 3,
         s"no Confluent-compatible registry at $apicurioRoot (404 on /subjects"),
-      Row("a registry URL without its API path: replay --dry-run", List("replay", "--from-file", text("beat.jsonl", line + "\n"), "--to-topic", "heartbeat",
-        "--dry-run", "--registry-url", apicurioRoot), 3, s"no Confluent-compatible registry at $apicurioRoot (404 on /subjects"),
-      Row("replay --create-topic to a topic the topology does not declare", List("replay", "--from-topic", "heartbeat", "--limit", "1",
-        "--to-topic", "scratch-undeclared", "--create-topic"), 2, "target topic scratch-undeclared does not exist and"),
-      Row("replay to a --to-registry-url that is no registry", List("replay", "--from-topic", "heartbeat", "--limit", "1", "--to-topic", "heartbeat",
-        "--to-registry-url", apicurioRoot), 3, s"no Confluent-compatible registry at $apicurioRoot"),
+      Row("a registry URL without its API path: replay --dry-run",
+        List("replay", "--from-file", text("beat.jsonl", line + "\n"), "--to-topic", "heartbeat",
+          "--dry-run", "--registry-url", apicurioRoot), 3, s"no Confluent-compatible registry at $apicurioRoot (404 on /subjects"),
+      Row("replay --create-topic to a topic the topology does not declare",
+        List("replay", "--from-topic", "heartbeat", "--limit", "1",
+          "--to-topic", "scratch-undeclared", "--create-topic"), 2, "target topic scratch-undeclared does not exist and"),
+      Row("replay to a --to-registry-url that is no registry",
+        List("replay", "--from-topic", "heartbeat", "--limit", "1", "--to-topic", "heartbeat",
+          "--to-registry-url", apicurioRoot), 3, s"no Confluent-compatible registry at $apicurioRoot"),
       Row("a registry URL with bad syntax", List("schemas", "plan", "--registry-url", "http//localhost:18081"), 2,
         "flag --registry-url: 'http//localhost:18081' is not a registry URL"),
-      Row("credentials in the registry URL and in --registry-user-info", List("schemas", "plan", "--registry-url",
-        s"http://alice:$secret@localhost:18081", "--registry-user-info", s"bob:$secret"), 2, "the URL carries credentials and flag --registry-user-info gives them too"),
-      Row("a missing --registry-ca", List("schemas", "plan", "--registry-ca", (dir / "none.pem").toString), 2, s"flag --registry-ca: ${dir / "none.pem"} does not exist"),
-      Row("a --registry-ca that is not PEM", List("schemas", "plan", "--registry-ca", text("ca.pem", "-----BEGIN NOTHING-----\n")), 2, "holds no PEM certificate"),
-      Row("the handler with a database that refuses connections", List("handler", "--db-url", "jdbc:postgresql://127.0.0.1:1/balancedb", "--timeout", "5"),
+      Row("credentials in the registry URL and in --registry-user-info",
+        List("schemas", "plan", "--registry-url",
+          s"http://alice:$secret@localhost:18081", "--registry-user-info", s"bob:$secret"), 2,
+        "the URL carries credentials and flag --registry-user-info gives them too"),
+      Row("a missing --registry-ca", List("schemas", "plan", "--registry-ca", (dir / "none.pem").toString), 2,
+        s"flag --registry-ca: ${dir / "none.pem"} does not exist"),
+      Row("a --registry-ca that is not PEM", List("schemas", "plan", "--registry-ca", text("ca.pem", "-----BEGIN NOTHING-----\n")), 2,
+        "holds no PEM certificate"),
+      Row("the handler with a database that refuses connections",
+        List("handler", "--db-url", "jdbc:postgresql://127.0.0.1:1/balancedb", "--timeout", "5"),
         3, "PostgreSQL database jdbc:postgresql://127.0.0.1:1/balancedb (user "),
       Row("a database password that is wrong, with --verbose", List("balances", "validate", "--verbose"), 3, "PostgreSQL",
         env = Map("DB_PASSWORD" -> secret)),
       // The port of the sandbox's PostgreSQL speaks no Kafka: the TLS handshake fails (the clients log it with a trace).
-      Row("Kafka pointed at a port that speaks another protocol", List("inspect", "--topic", "heartbeat", "--timeout", "5", "--bootstrap-server",
-        s"localhost:${SandboxFixture.sandboxSettings.dbPort}"), 3, s"localhost:${SandboxFixture.sandboxSettings.dbPort}")
+      Row("Kafka pointed at a port that speaks another protocol",
+        List("inspect", "--topic", "heartbeat", "--timeout", "5", "--bootstrap-server",
+          s"localhost:${SandboxFixture.sandboxSettings.dbPort}"), 3, s"localhost:${SandboxFixture.sandboxSettings.dbPort}")
     )
   }
 
@@ -121,39 +141,43 @@ class BadInputSuite extends CatsEffectSuite {
     KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, topic)).map(_.values.sum))
 
   test("every class of bad input: its exit code and one line naming the file and key, flag or address; nothing sent or written") {
-    HttpStub.resource(404, "<html><body>Not Found</body></html>").use { webServer => for {
-      _ <- SandboxFixture.connection
-      // One heartbeat to read: inspect then asks the registry for its schema.
-      seeded <- TestShell.run(List("heartbeat", "--count", "1"), sandboxEnv, Repo.root)
-      _ = assertEquals(seeded.code, 0, seeded.err)
-      table = rows(webServer)
-      before <- ends("heartbeat")
-      results <- table.traverse(r => TestShell.run(r.args, sandboxEnv ++ r.env, Repo.root).map(r -> _))
-      after <- ends("heartbeat")
-    } yield {
-      val failures = results.flatMap { case (row, res) =>
-        val lines = res.err.linesIterator.filter(_.nonEmpty).toList
-        val verbose = row.args.contains("--verbose")
-        List(
-          Option.when(res.code != row.code)(s"exit ${res.code}, expected ${row.code}"),
-          Option.when(!res.err.contains(row.fragment))(s"no '${row.fragment}'"),
-          Option.when(res.err.contains("unexpected error"))("'unexpected error'"),
-          Option.when(!verbose && lines.size != row.lines)(s"${lines.size} lines, expected ${row.lines}"),
-          Option.when(res.err.contains(secret) || res.out.contains(secret))("the secret is shown"),
-          row.absent.find(os.exists(_)).map(p => s"$p was written")
-        ).flatten.map(problem => s"${row.name}: $problem\n${res.err.take(2000)}")
+    HttpStub.resource(404, "<html><body>Not Found</body></html>").use { webServer =>
+      for {
+        _ <- SandboxFixture.connection
+        // One heartbeat to read: inspect then asks the registry for its schema.
+        seeded <- TestShell.run(List("heartbeat", "--count", "1"), sandboxEnv, Repo.root)
+        _ = assertEquals(seeded.code, 0, seeded.err)
+        table = rows(webServer)
+        before <- ends("heartbeat")
+        results <- table.traverse(r => TestShell.run(r.args, sandboxEnv ++ r.env, Repo.root).map(r -> _))
+        after <- ends("heartbeat")
+      } yield {
+        val failures = results.flatMap { case (row, res) =>
+          val lines = res.err.linesIterator.filter(_.nonEmpty).toList
+          val verbose = row.args.contains("--verbose")
+          List(
+            Option.when(res.code != row.code)(s"exit ${res.code}, expected ${row.code}"),
+            Option.when(!res.err.contains(row.fragment))(s"no '${row.fragment}'"),
+            Option.when(res.err.contains("unexpected error"))("'unexpected error'"),
+            Option.when(!verbose && lines.size != row.lines)(s"${lines.size} lines, expected ${row.lines}"),
+            Option.when(res.err.contains(secret) || res.out.contains(secret))("the secret is shown"),
+            row.absent.find(os.exists(_)).map(p => s"$p was written")
+          ).flatten.map(problem => s"${row.name}: $problem\n${res.err.take(2000)}")
+        }
+        assertEquals(failures, Nil, failures.mkString("\n\n"))
+        assertEquals(after, before, "nothing was sent to heartbeat")
+        assert(results.size >= 25, results.size.toString)
       }
-      assertEquals(failures, Nil, failures.mkString("\n\n"))
-      assertEquals(after, before, "nothing was sent to heartbeat")
-      assert(results.size >= 25, results.size.toString)
-    }}
+    }
   }
 
   test("doctor names a bad setting as its check, never an internal class") {
     val args = List("doctor", "--command-config", config("doctor-sslx.properties", "security.protocol" -> "SSLX"), "--timeout", "5", "-o", "table")
     TestShell.run(args, sandboxEnv, Repo.root).map { r =>
       assertEquals(r.code, 3, r.err)
-      assert(r.out.linesIterator.exists(l => l.startsWith("FAIL") && l.contains("kafka settings") && l.contains("Invalid value SSLX for configuration security.protocol")), r.out)
+      assert(
+        r.out.linesIterator.exists(l =>
+          l.startsWith("FAIL") && l.contains("kafka settings") && l.contains("Invalid value SSLX for configuration security.protocol")), r.out)
       assert(!(r.out + r.err).contains("$"), r.out + r.err)
     }
   }

@@ -20,12 +20,13 @@ class FaultsSuite extends CatsEffectSuite {
 
   private def hangs(name: String, args: Int => List[String], fragment: Int => String): Unit =
     test(s"$name that accepts and never answers: exit 3 within 6 s with --timeout 5, naming it") {
-      SilentListener.resource.use(port => timed(args(port) ++ List("--timeout", "5")).map { case (r, took) =>
-        assertEquals(r.code, 3, r.err)
-        assert(r.err.contains(fragment(port)), r.err)
-        assert(took < 6.seconds, s"took $took")
-        assertEquals(r.err.linesIterator.count(_.nonEmpty), 1, r.err)
-      })
+      SilentListener.resource.use(port =>
+        timed(args(port) ++ List("--timeout", "5")).map { case (r, took) =>
+          assertEquals(r.code, 3, r.err)
+          assert(r.err.contains(fragment(port)), r.err)
+          assert(took < 6.seconds, s"took $took")
+          assertEquals(r.err.linesIterator.count(_.nonEmpty), 1, r.err)
+        })
     }
 
   hangs("Kafka", port => List("inspect", "--topic", "heartbeat", "--bootstrap-server", s"127.0.0.1:$port"), port => s"Kafka at 127.0.0.1:$port")

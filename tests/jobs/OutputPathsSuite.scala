@@ -56,13 +56,14 @@ class OutputPathsSuite extends CatsEffectSuite {
     val existing = d / "existing.jsonl"
     os.write(existing, "kept")
     // From the checkout, whose schemas/topology.json replay loads after the check.
-    List(replay(existing, "--overwrite"), groups(existing, "--overwrite")).traverse(TestShell.run(_, Map.empty, bankops.support.Repo.root)).map { results =>
-      results.foreach { r =>
-        assertEquals(r.code, 3, r.err)
-        assert(!r.err.contains("already exists"), r.err)
-      }
-      assertEquals(os.read(existing), "kept")
-      assertEquals(os.list(d).map(_.last).toList, List("existing.jsonl"))
+    List(replay(existing, "--overwrite"), groups(existing, "--overwrite")).traverse(TestShell.run(_, Map.empty, bankops.support.Repo.root)).map {
+      results =>
+        results.foreach { r =>
+          assertEquals(r.code, 3, r.err)
+          assert(!r.err.contains("already exists"), r.err)
+        }
+        assertEquals(os.read(existing), "kept")
+        assertEquals(os.list(d).map(_.last).toList, List("existing.jsonl"))
     }
   }
 }

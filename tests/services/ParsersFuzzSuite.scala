@@ -26,20 +26,25 @@ class ParsersFuzzSuite extends munit.ScalaCheckSuite {
     val one: Gen[String => String] = Gen.oneOf(
       Gen.choose(0, 1000).flatMap(i => Gen.choose(0, 20).map(n => (s: String) => { val a = i % (s.length + 1); s.take(a) + s.drop(a + n) })),
       Gen.choose(0, 1000).flatMap(i => Gen.oneOf(tricky).map(t => (s: String) => { val a = i % (s.length + 1); s.take(a) + t + s.drop(a) })),
-      Gen.choose(0, 1000).flatMap(i => Gen.choose(0, 30).map(n => (s: String) => { val a = i % (s.length + 1); s.take(a) + s.slice(a, a + n) + s.drop(a) })),
-      Gen.choose(0, 1000).flatMap(i => Gen.choose(Char.MinValue, Char.MaxValue).map(c => (s: String) =>
-        if (s.isEmpty) c.toString else { val a = i % s.length; s.updated(a, c) })),
+      Gen.choose(0, 1000).flatMap(i =>
+        Gen.choose(0, 30).map(n => (s: String) => { val a = i % (s.length + 1); s.take(a) + s.slice(a, a + n) + s.drop(a) })),
+      Gen.choose(0, 1000).flatMap(i =>
+        Gen.choose(Char.MinValue, Char.MaxValue).map(c =>
+          (s: String) =>
+            if (s.isEmpty) c.toString else { val a = i % s.length; s.updated(a, c) })),
       Gen.choose(0, 1000).map(i => (s: String) => s.take(i % (s.length + 1)))
     )
     Gen.choose(1, 6).flatMap(n => Gen.listOfN(n, one)).map(_.foldLeft(seed)((s, f) => f(s)))
   }
 
   private def inputs(seeds: List[String]): Gen[String] =
-    Gen.frequency(1 -> Gen.asciiPrintableStr, 1 -> Gen.alphaNumStr, 1 -> Gen.listOf(Gen.oneOf(tricky)).map(_.mkString), 7 -> Gen.oneOf(seeds).flatMap(mutated))
+    Gen.frequency(1 -> Gen.asciiPrintableStr, 1 -> Gen.alphaNumStr, 1 -> Gen.listOf(Gen.oneOf(tricky)).map(_.mkString),
+      7 -> Gen.oneOf(seeds).flatMap(mutated))
 
   /** Never throws, never hangs (munit's timeout): a Left or a Right, whatever the input. */
   private def total[A](gen: Gen[String])(parse: String => A): Prop =
-    Prop.forAllNoShrink(gen)(in => Try(parse(in)).fold(e => { throw new AssertionError(s"threw ${e.getClass.getName}: ${e.getMessage} on ${pprint(in)}", e) }, _ => true))
+    Prop.forAllNoShrink(gen)(in =>
+      Try(parse(in)).fold(e => { throw new AssertionError(s"threw ${e.getClass.getName}: ${e.getMessage} on ${pprint(in)}", e) }, _ => true))
 
   private def pprint(s: String): String = "\"" + s.flatMap(c => if (c < ' ' || c > '~') f"\\u${c.toInt}%04x" else c.toString) + "\""
 

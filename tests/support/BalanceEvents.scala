@@ -18,7 +18,8 @@ object BalanceEvents {
     SandboxFixture.settings.flatMap { s =>
       RegistryClient.resource(s).use(_.version(s"$topic-nl.openweb.data.BalanceChanged")).map(_.get.id).flatMap { id =>
         ChunkProducer.resource(s.kafka, 30.seconds).use { p =>
-          val records = events.map(e => new ProducerRecord(topic, e.iban.getBytes(UTF_8), WireFormat.Writer[BalanceChanged](id).apply(e).toOption.get))
+          val records =
+            events.map(e => new ProducerRecord(topic, e.iban.getBytes(UTF_8), WireFormat.Writer[BalanceChanged](id).apply(e).toOption.get))
           p.send(Chunk.from(records))((_, _, err) => if (err != null) throw err).flatten
         }
       }

@@ -35,7 +35,8 @@ final case class BankFixture(commands: String, feedback: String, balance: String
   /** Sends commands (JSON lines as `replay --from-file` reads them) to the commands topic. */
   def send(lines: Seq[String], rate: Option[Int] = None, to: Option[String] = None): IO[Unit] =
     IO.blocking(os.temp(lines.mkString("", "\n", "\n"), suffix = ".jsonl")).flatMap { f =>
-      SandboxFixture.cli(List("replay", "--from-file", f.toString, "--to-topic", to.getOrElse(commands)) ++ rate.toList.flatMap(r => List("--rate", r.toString)): _*)
+      SandboxFixture.cli(List("replay", "--from-file", f.toString, "--to-topic", to.getOrElse(commands)) ++
+          rate.toList.flatMap(r => List("--rate", r.toString)): _*)
     }.flatMap(Setup.succeeded("replay the commands")).void
 
   /** Every record of a topic as `inspect -o json` prints it. */
@@ -54,7 +55,8 @@ final case class BankFixture(commands: String, feedback: String, balance: String
   /** Waits until every id has feedback; the feedback so far. */
   def awaitFeedback(ids: Set[String], within: FiniteDuration = 120.seconds): IO[List[(String, String, Json)]] =
     (IO.sleep(1.second) >> feedbackRecords).iterateUntil(fs => ids.subsetOf(fs.map(_._1).toSet)).timeoutTo(within,
-      feedbackRecords.flatMap(fs => IO.raiseError(new AssertionError(s"no feedback for ${(ids -- fs.map(_._1)).size} of ${ids.size} commands within $within"))))
+      feedbackRecords.flatMap(fs =>
+        IO.raiseError(new AssertionError(s"no feedback for ${(ids -- fs.map(_._1)).size} of ${ids.size} commands within $within"))))
 
   def validate: IO[TestShell.Result] = SandboxFixture.cli("balances", "validate", "--topic", balance, "--db-url", dbUrl, "-o", "json")
 
@@ -74,7 +76,8 @@ object BankFixture {
   def create(name: String): IO[BankFixture] = {
     val prefix = TopologyFixture.unique(name)
     val (commands, feedback, balance) = (s"$prefix-commands", s"$prefix-feedback", s"$prefix-balance")
-    def records(names: String*) = names.map(n => s"""{"type": "nl.openweb.data.$n", "key": "${if (n == "BalanceChanged") "iban" else "id"}"}""").mkString(", ")
+    def records(names: String*) =
+      names.map(n => s"""{"type": "nl.openweb.data.$n", "key": "${if (n == "BalanceChanged") "iban" else "id"}"}""").mkString(", ")
     val file = TopologyFixture.write(s"""{"topics": {
       "$commands": {"partitions": 3, "replicationFactor": 1, "records": [${records("ConfirmAccountCreation", "ConfirmMoneyTransfer")}]},
       "$commands.dlq": {"partitions": 1, "replicationFactor": 1, "records": []},
@@ -93,7 +96,8 @@ object BankFixture {
   def withDb[A](url: String)(f: java.sql.Connection => A): IO[A] = SandboxFixture.settings.flatMap { s =>
     IO.blocking {
       val c = java.sql.DriverManager.getConnection(url, s.database.user.value, s.database.password.map(_.value).orNull)
-      try f(c) finally c.close()
+      try f(c)
+      finally c.close()
     }
   }
 

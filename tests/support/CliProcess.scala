@@ -29,6 +29,6 @@ object CliProcess {
   }
 
   /** Waits (at most `within`) until `ready` holds. */
-  def await(within: FiniteDuration, what: String)(ready: IO[Boolean]): IO[Unit] =
-    (IO.sleep(200.millis) >> ready).iterateUntil(identity).void.timeoutTo(within, IO.raiseError(new AssertionError(s"no $what within $within")))
+  def await(within: FiniteDuration, what: String)(ready: IO[Boolean]): IO[Unit] = (IO.sleep(200.millis) >> ready).iterateUntil(
+    identity).void.timeoutTo(within, IO.raiseError(new AssertionError(s"no $what within $within")))
 }

@@ -86,13 +86,14 @@ final class FakeRegistry private (port: Int) {
 
 object FakeRegistry {
   def resource: Resource[IO, FakeRegistry] =
-    Resource.make(IO.blocking(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress, 0), 0)))(s => IO.blocking(s.stop(0))).evalMap { s =>
-      IO.blocking {
-        val registry = new FakeRegistry(s.getAddress.getPort)
-        s.createContext("/", (x: HttpExchange) => registry.handle(x))
-        s.start()
-        registry
-      }
+    Resource.make(IO.blocking(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress, 0), 0)))(s => IO.blocking(s.stop(0))).evalMap {
+      s =>
+        IO.blocking {
+          val registry = new FakeRegistry(s.getAddress.getPort)
+          s.createContext("/", (x: HttpExchange) => registry.handle(x))
+          s.start()
+          registry
+        }
     }
 
   /** The registry and a client of it, as the jobs make one. */

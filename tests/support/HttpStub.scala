@@ -13,14 +13,15 @@ object HttpStub {
   def resource(status: Int, body: String, seen: AtomicReference[String] = new AtomicReference("")): Resource[IO, Int] =
     Resource.make(IO.blocking {
       val s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress, 0), 0)
-      s.createContext("/", (x: HttpExchange) => {
-        seen.set(Option(x.getRequestHeaders.getFirst("Authorization")).getOrElse(""))
-        val bytes = body.getBytes("UTF-8")
-        x.getResponseHeaders.add("Content-Type", "text/html")
-        x.sendResponseHeaders(status, bytes.length.toLong)
-        x.getResponseBody.write(bytes)
-        x.close()
-      })
+      s.createContext("/",
+        (x: HttpExchange) => {
+          seen.set(Option(x.getRequestHeaders.getFirst("Authorization")).getOrElse(""))
+          val bytes = body.getBytes("UTF-8")
+          x.getResponseHeaders.add("Content-Type", "text/html")
+          x.sendResponseHeaders(status, bytes.length.toLong)
+          x.getResponseBody.write(bytes)
+          x.close()
+        })
       s.start()
       s
     })(s => IO.blocking(s.stop(0))).map(_.getAddress.getPort)

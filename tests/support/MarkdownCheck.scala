@@ -48,9 +48,11 @@ object MarkdownCheck {
             val delimiter = lines.lift(i + 1).map(_.trim).getOrElse("")
             if (!delimiter.startsWith("|") || !cells(delimiter).forall(c => Delimiter.matches(c)))
               found += s"line $n: a table header must be followed by a delimiter row (| --- |): ${lines.lift(i + 1).getOrElse("(end)")}"
-            else if (cells(delimiter).size != width) found += s"line ${n + 1}: the delimiter row has ${cells(delimiter).size} cells, the header $width"
+            else if (cells(delimiter).size != width) found +=
+              s"line ${n + 1}: the delimiter row has ${cells(delimiter).size} cells, the header $width"
             table = Some(width)
-        } else table = None
+        }
+        else table = None
       }
     }
     fence.foreach(f => found += s"line $f: a code fence that is never closed")

@@ -13,8 +13,8 @@ object PythonClients {
   def produce(lines: Seq[String]): IO[Unit] =
     SandboxFixture.settings.flatMap { s =>
       IO.blocking(os.proc(python, dir / "avro_produce.py", s.kafka.bootstrapServers.value,
-        SandboxFixture.layout.dir / "tls" / "ca.pem", s.registry.url.value, Repo.root / "schemas")
-        .call(stdin = lines.mkString("\n") + "\n", stderr = os.Pipe, check = false))
+          SandboxFixture.layout.dir / "tls" / "ca.pem", s.registry.url.value, Repo.root / "schemas")
+          .call(stdin = lines.mkString("\n") + "\n", stderr = os.Pipe, check = false))
         .flatMap(r => if (r.exitCode != 0) IO.raiseError(new AssertionError(s"avro_produce.py failed: ${r.err.text()}")) else IO.unit)
     }
 
@@ -22,7 +22,7 @@ object PythonClients {
   def consume(topic: String): IO[List[io.circe.Json]] =
     SandboxFixture.settings.flatMap { s =>
       IO.blocking(os.proc(python, dir / "avro_consume.py", s.kafka.bootstrapServers.value,
-        SandboxFixture.layout.dir / "tls" / "ca.pem", s.registry.url.value, topic).call(stderr = os.Pipe, check = false))
+          SandboxFixture.layout.dir / "tls" / "ca.pem", s.registry.url.value, topic).call(stderr = os.Pipe, check = false))
         .flatMap { r =>
           if (r.exitCode != 0) IO.raiseError(new AssertionError(s"avro_consume.py failed: ${r.err.text()}"))
           else IO(r.out.lines().filter(_.nonEmpty).map(l => io.circe.parser.parse(l).fold(throw _, identity)).toList)

@@ -42,7 +42,8 @@ object SandboxFixture {
   private lazy val started: SandboxConnection = {
     val sandbox = new Sandbox(layout, shell, bankops.SandboxProvision.applyTopology)
     val running = sandbox.status.unsafeRunSync().forall(_.up) && sandbox.recordedSettings.unsafeRunSync().contains(sandboxSettings)
-    val conn = if (running) SandboxConnection.read(layout.dir).unsafeRunSync().get else {
+    val conn = if (running) SandboxConnection.read(layout.dir).unsafeRunSync().get
+    else {
       val c = sandbox.up(sandboxSettings).unsafeRunSync()
       sys.addShutdownHook { sandbox.down(wipe = false).unsafeRunSync(); () }
       c

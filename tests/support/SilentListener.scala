@@ -12,7 +12,9 @@ object SilentListener {
   def resource: Resource[IO, Int] = Resource.make(IO.blocking {
     val server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress)
     val held = new ConcurrentLinkedQueue[Socket]()
-    val acceptor = new Thread(() => try while (true) held.add(server.accept()) catch { case _: java.io.IOException => () }, "silent-listener")
+    val acceptor = new Thread(() =>
+        try while (true) held.add(server.accept())
+        catch { case _: java.io.IOException => () }, "silent-listener")
     acceptor.setDaemon(true)
     acceptor.start()
     (server, held)

@@ -165,7 +165,8 @@ object WorkflowRunner {
           val script = dir / s"step-$i.sh"
           os.write(script, substitute(String.valueOf(step("run")), stepCtx))
           val stepEnv = strings(step.getOrElse("env", "")).map { case (k, v) => k -> substitute(v, stepCtx) }
-          val processEnv = base ++ Map("GITHUB_STEP_SUMMARY" -> summary.toString, "GITHUB_ENV" -> githubEnv.toString, "GITHUB_OUTPUT" -> output.toString,
+          val processEnv = base ++ Map("GITHUB_STEP_SUMMARY" -> summary.toString, "GITHUB_ENV" -> githubEnv.toString,
+            "GITHUB_OUTPUT" -> output.toString,
             "RUNNER_TEMP" -> temp.toString, "RUNNER_OS" -> "Linux", "GITHUB_ACTIONS" -> "true", "CI" -> "true", "GITHUB_WORKSPACE" -> cwd.toString) ++
             env0 ++ stepEnv
           val r = os.proc("bash", "--noprofile", "--norc", "-eo", "pipefail", script.toString)

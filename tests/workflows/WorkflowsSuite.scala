@@ -29,7 +29,8 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
   private def run(name: String, inputs: Map[String, String] = Map.empty, env: Map[String, String] = Map.empty,
                   vars: Map[String, String] = Map.empty, secrets: Map[String, String] = Map.empty, sandbox: Boolean = true,
                   processEnv: Map[String, String] = Map.empty): IO[Run] =
-    SandboxFixture.connection >> WorkflowRunner.run(dir / s"$name.yml", inputs ++ Map("sandbox" -> sandbox.toString), vars, secrets, env, base ++ processEnv)
+    SandboxFixture.connection >>
+      WorkflowRunner.run(dir / s"$name.yml", inputs ++ Map("sandbox" -> sandbox.toString), vars, secrets, env, base ++ processEnv)
 
   /** The job's summary is whole GitHub Markdown (and not empty). */
   private def validMarkdown(j: JobRun, log: => String): Unit =
@@ -47,7 +48,8 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       val jobs = wf("jobs").asInstanceOf[Map[String, Any]].values.map(_.asInstanceOf[Map[String, Any]])
       val runs = jobs.flatMap(_("steps").asInstanceOf[List[Map[String, Any]]].flatMap(_.get("run").map(String.valueOf)))
       // A job that runs bankops against a cluster connects first.
-      jobs.filter(_("steps").toString.contains("./bankops")).foreach(j => assert(j("steps").toString.contains(".github/scripts/connect.sh"), s"$name: $j"))
+      jobs.filter(_("steps").toString.contains("./bankops")).foreach(j =>
+        assert(j("steps").toString.contains(".github/scripts/connect.sh"), s"$name: $j"))
       // Inputs reach scripts through env:, never pasted into them (script injection).
       runs.foreach(r => assert(!r.contains("${{"), s"$name: an expression inside a run script: $r"))
     }
@@ -63,10 +65,11 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       assertEquals(fact(plan.summary, "subjects incompatible"), Some("0"), plan.summary)
       // The eight contracts of schemas/topology.json, one row each in the subjects table.
       val subjects = MarkdownCheck.tableRows(plan.summary).filter(_.head.startsWith("`"))
-      assertEquals(subjects.map(_.head).sorted, List("balance_changed-nl.openweb.data.BalanceChanged", "command_feedback-nl.openweb.data.AccountCreationConfirmed",
-        "command_feedback-nl.openweb.data.AccountCreationFailed", "command_feedback-nl.openweb.data.MoneyTransferConfirmed",
-        "command_feedback-nl.openweb.data.MoneyTransferFailed", "commands-nl.openweb.data.ConfirmAccountCreation",
-        "commands-nl.openweb.data.ConfirmMoneyTransfer", "heartbeat-nl.openweb.data.Heartbeat").map(s => s"`$s`"), plan.summary)
+      assertEquals(subjects.map(_.head).sorted,
+        List("balance_changed-nl.openweb.data.BalanceChanged", "command_feedback-nl.openweb.data.AccountCreationConfirmed",
+          "command_feedback-nl.openweb.data.AccountCreationFailed", "command_feedback-nl.openweb.data.MoneyTransferConfirmed",
+          "command_feedback-nl.openweb.data.MoneyTransferFailed", "commands-nl.openweb.data.ConfirmAccountCreation",
+          "commands-nl.openweb.data.ConfirmMoneyTransfer", "heartbeat-nl.openweb.data.Heartbeat").map(s => s"`$s`"), plan.summary)
     }
   }
 
@@ -82,7 +85,8 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       validMarkdown(plan, r.log)
       assert(plan.summary.startsWith("### bankops plan: the gate refuses: heartbeat-nl.openweb.data.Heartbeat :x:"), plan.summary)
       assertEquals(fact(plan.summary, "subjects incompatible"), Some("1"), plan.summary)
-      assert(MarkdownCheck.tableRows(plan.summary).exists(row => row.take(2) == List("`heartbeat-nl.openweb.data.Heartbeat`", "incompatible")), plan.summary)
+      assert(MarkdownCheck.tableRows(plan.summary).exists(row => row.take(2) == List("`heartbeat-nl.openweb.data.Heartbeat`", "incompatible")),
+        plan.summary)
       assert(plan.summary.contains("incompatible: `heartbeat-nl.openweb.data.Heartbeat`: refused under BACKWARD"), plan.summary)
     }
   }
@@ -108,7 +112,8 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
   }
 
   // balances-nightly: a BalanceChanged topic of 9 partitions (the workflow's shares) and a balance table of the test's own.
-  private def sql(statement: String): IO[Unit] = SandboxFixture.settings.flatMap(s => BankFixture.withDb(s.database.url.value)(_.createStatement().execute(statement)).void)
+  private def sql(statement: String): IO[Unit] =
+    SandboxFixture.settings.flatMap(s => BankFixture.withDb(s.database.url.value)(_.createStatement().execute(statement)).void)
 
   private def produce(topic: String, events: List[BalanceChanged]): IO[Unit] = BalanceEvents.produce(topic, events)
 
@@ -125,8 +130,11 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       applied <- SandboxFixture.cli("apply", "--topology", file.toString)
       _ <- IO(assertEquals(applied.code, 0, applied.err))
       _ <- sql(s"CREATE TABLE $table (iban text NOT NULL, amount bigint NOT NULL, lmt bigint NOT NULL DEFAULT -50000)")
-      _ <- produce(topic, accounts.zipWithIndex.flatMap { case (iban, i) => List(BalanceChanged(iban, 1000L * (i + 1), 1000L * (i + 1), "cash", "deposit")) })
-      _ <- sql(s"INSERT INTO $table (iban, amount) VALUES " + accounts.zipWithIndex.map { case (iban, i) => s"('$iban', ${1000L * (i + 1)})" }.mkString(", "))
+      _ <- produce(topic,
+        accounts.zipWithIndex.flatMap { case (iban, i) => List(BalanceChanged(iban, 1000L * (i + 1), 1000L * (i + 1), "cash", "deposit")) })
+      _ <- sql(s"INSERT INTO $table (iban, amount) VALUES " + accounts.zipWithIndex.map { case (iban, i) =>
+        s"('$iban', ${1000L * (i + 1)})"
+      }.mkString(", "))
       _ <- sql(s"UPDATE $table SET amount = amount + 7 WHERE iban = '$bad'")
       r <- run("balances-nightly", inputs = Map("topic" -> topic, "table" -> table))
     } yield {
@@ -136,7 +144,8 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
         val share = leg.matrix("share")
         validMarkdown(leg, r.log)
         assertEquals(fact(leg.summary, "partitions"), Some(share), leg.summary + r.log)
-        assertEquals(fact(leg.summary, "accounts checked").map(_.takeWhile(_ != ' ')), Some(accounts.count(a => shareOf(a) == share).toString), leg.summary + r.log)
+        assertEquals(fact(leg.summary, "accounts checked").map(_.takeWhile(_ != ' ')), Some(accounts.count(a => shareOf(a) == share).toString),
+          leg.summary + r.log)
         if (share == shareOf(bad)) {
           assertEquals(leg.code, 1, r.log)
           assert(leg.summary.startsWith("### bankops balances validate: 1 findings in "), leg.summary + r.log)
@@ -185,10 +194,13 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       assert(expected > 0 && expected < 300, s"the filter should select some records: $expected")
       val lines = os.read.lines(j.artifacts("inspect")).filter(_.nonEmpty)
       assertEquals(lines.size, expected, r.log)
-      assert(lines.forall(l => parse(l).toOption.flatMap(_.hcursor.downField("value").get[Long]("amount").toOption).exists(_ > 50000)), lines.take(3).mkString("\n"))
+      assert(lines.forall(l => parse(l).toOption.flatMap(_.hcursor.downField("value").get[Long]("amount").toOption).exists(_ > 50000)),
+        lines.take(3).mkString("\n"))
       // Every record read is counted by type, shown or not.
-      assert(MarkdownCheck.tableRows(j.summary).exists(row => row.head.endsWith("ConfirmMoneyTransfer") &&
-        row(1) == fixture.count(_.contains("\"ConfirmMoneyTransfer\"")).toString), j.summary)
+      assert(
+        MarkdownCheck.tableRows(j.summary).exists(row =>
+          row.head.endsWith("ConfirmMoneyTransfer") &&
+            row(1) == fixture.count(_.contains("\"ConfirmMoneyTransfer\"")).toString), j.summary)
     }
   }
 
@@ -239,9 +251,10 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       "security.protocol=SSL", "# ssl.keystore.password=not-a-value").mkString("\n")
     IO.blocking {
       val dir = os.temp.dir()
-      val r = os.proc("bash", Repo.root / ".github" / "scripts" / "connect.sh").call(cwd = Repo.root, check = false, stderr = os.Pipe, env = Map(
-        "SANDBOX" -> "false", "KAFKA_BROKERS" -> "localhost:1", "SCHEMA_REGISTRY_URL" -> "http://localhost:2", "KAFKA_COMMAND_CONFIG" -> config,
-        "RUNNER_TEMP" -> dir.toString, "GITHUB_ENV" -> (dir / "env").toString))
+      val r = os.proc("bash", Repo.root / ".github" / "scripts" / "connect.sh").call(cwd = Repo.root, check = false, stderr = os.Pipe,
+        env = Map(
+          "SANDBOX" -> "false", "KAFKA_BROKERS" -> "localhost:1", "SCHEMA_REGISTRY_URL" -> "http://localhost:2", "KAFKA_COMMAND_CONFIG" -> config,
+          "RUNNER_TEMP" -> dir.toString, "GITHUB_ENV" -> (dir / "env").toString))
       (r, os.read(dir / "env"))
     }.map { case (r, exported) =>
       assertEquals(r.exitCode, 0, r.err.text())
@@ -256,13 +269,15 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
   }
 
   test("the harness itself: unsupported expressions are refused; GITHUB_ENV lines and blocks are read as GitHub does") {
-    interceptMessage[IllegalArgumentException]("the workflow harness does not support the expression 'github.event.pull_request.title' (keep workflow expressions simple)")(
+    interceptMessage[IllegalArgumentException](
+      "the workflow harness does not support the expression 'github.event.pull_request.title' (keep workflow expressions simple)")(
       WorkflowRunner.substitute("${{ github.event.pull_request.title }}", Map.empty))
     assertEquals(WorkflowRunner.substitute("a ${{ inputs.x || 'dflt' }} ${{ matrix.y }}", Map("matrix.y" -> "2")), "a dflt 2")
     assertEquals(WorkflowRunner.parseEnvFile("A=1\nB<<EOF\nx=1\ny\nEOF\nC=a=b\n"), Map("A" -> "1", "B" -> "x=1\ny", "C" -> "a=b"))
   }
 
-  test("latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a broken SLO fails the job and still uploads") {
+  test(
+    "latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a broken SLO fails the job and still uploads") {
     for {
       ok <- run("latency", inputs = Map("load" -> "0,100", "step-duration" -> "3s", "slo" -> "p99<4s max<5s", "group" -> "bankops-command-handler"))
       broken <- run("latency", inputs = Map("load" -> "0", "step-duration" -> "2s", "slo" -> "p50<1ms", "group" -> "bankops-command-handler"))

@@ -40,10 +40,11 @@ object BalanceTable {
   def open(db: DatabaseSettings, table: String, timeout: FiniteDuration): Resource[IO, BalanceTable] = {
     for {
       _ <- Resource.eval(IO.raiseUnless(Name.matches(table))(Failure.BadInput(s"--table '$table' is not a table name")))
-      c <- Database.session(db, "balances validate", timeout).evalTap(c => IO.blocking {
-             c.setReadOnly(true)
-             c.setAutoCommit(false) // a cursor needs a transaction; it is also one consistent snapshot of the table
-           })
+      c <- Database.session(db, "balances validate", timeout).evalTap(c =>
+        IO.blocking {
+          c.setReadOnly(true)
+          c.setAutoCommit(false) // a cursor needs a transaction; it is also one consistent snapshot of the table
+        })
       t = new BalanceTable(c, table)
     } yield t
   }

@@ -49,16 +49,18 @@ object BalancesCommand {
       // An account's events are keyed by iban, so its partition is the default partitioner's: the rows this share owns.
       mine = (iban: String) => partitions.contains(Utils.toPositive(Utils.murmur2(iban.getBytes(UTF_8))) % count)
       fold = new EventFold
-      report <- (BalanceTable.open(settings.database, o.table, o.timeout), RegistryClient.resource(settings, o.timeout)).tupled.use { case (table, registry) =>
-        val decoder = new RecordDecoder(new SchemaResolver(registry), plainValues = false)
-        for {
-          // The end offsets when the run starts: one consistent snapshot of the topic.
-          plan <- timed(EventFold.read(settings.kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Beginning, StopAt.End), decoder, fold, o.timeout))
-          rows <- timed(table.all(mine).adaptError(BalanceTable.failure(o.table, settings.database)))
-          first <- timed(IO(Comparison.findings(fold.chains.toMap, rows.value)))
-          settled <- settle(o, shell, first.value, plan.value, table, fold, settings.kafka, decoder, partitions)
-        } yield ValidationReport(fold.undecodable.toList ++ settled._1, fold.chains.size, rows.value.size,
-          (fold.chains.keySet ++ rows.value.keySet).size, fold.events, partitions, plan.seconds, rows.seconds, first.seconds, settled._2)
+      report <- (BalanceTable.open(settings.database, o.table, o.timeout), RegistryClient.resource(settings, o.timeout)).tupled.use {
+        case (table, registry) =>
+          val decoder = new RecordDecoder(new SchemaResolver(registry), plainValues = false)
+          for {
+            // The end offsets when the run starts: one consistent snapshot of the topic.
+            plan <- timed(EventFold.read(settings.kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Beginning, StopAt.End), decoder, fold,
+                o.timeout))
+            rows <- timed(table.all(mine).adaptError(BalanceTable.failure(o.table, settings.database)))
+            first <- timed(IO(Comparison.findings(fold.chains.toMap, rows.value)))
+            settled <- settle(o, shell, first.value, plan.value, table, fold, settings.kafka, decoder, partitions)
+          } yield ValidationReport(fold.undecodable.toList ++ settled._1, fold.chains.size, rows.value.size,
+            (fold.chains.keySet ++ rows.value.keySet).size, fold.events, partitions, plan.seconds, rows.seconds, first.seconds, settled._2)
       }
     } yield report
 
@@ -68,7 +70,8 @@ object BalancesCommand {
     val again = Comparison.differing(first)
     o.settle.filter(_ => again.nonEmpty).fold(IO.pure((first, 0))) { wait =>
       shell.info(s"balances: ${again.size} accounts differ; checking them again in ${wait.toSeconds} s") >> IO.sleep(wait) >>
-        EventFold.read(kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Offsets(EventFold.ends(plan)), StopAt.End), decoder, fold, o.timeout) >>
+        EventFold.read(kafka, ReadSpec(List(o.topic), Some(partitions), StartAt.Offsets(EventFold.ends(plan)), StopAt.End), decoder, fold,
+          o.timeout) >>
         table.some(again).map { fresh =>
           val rechecked = again.toList.flatMap(iban => Comparison.forAccount(iban, fold.chains.get(iban), fresh.get(iban)))
           (first.filterNot(f => again(f.iban)) ++ rechecked, again.size)
@@ -78,14 +81,16 @@ object BalancesCommand {
 
   private def run(o: Options)(shell: Shell): IO[ExitCode] =
     validate(o, shell).flatMap { report =>
-      val print = OutputFormat.emit(OutputFormat.resolve(o.output, shell), shell)(report.findings.map(_.json) :+ report.summaryJson, report.table(o.show))
+      val print =
+        OutputFormat.emit(OutputFormat.resolve(o.output, shell), shell)(report.findings.map(_.json) :+ report.summaryJson, report.table(o.show))
       val github = StepSummary.write(shell, report.stepSummary(o.show))
       print >> github >> shell.info(s"balances: ${report.summaryLine}").whenA(OutputFormat.resolve(o.output, shell) == OutputFormat.Json)
         .as(if (report.findings.isEmpty) ExitCode.Success else Exit.Difference)
     }
 
-  private val validateCmd = Opts.subcommand("validate", "Check every account's BalanceChanged chain and compare its last balance with PostgreSQL; exit 1 on any finding.")(
-    opts.map(o => run(o) _))
+  private val validateCmd =
+    Opts.subcommand("validate", "Check every account's BalanceChanged chain and compare its last balance with PostgreSQL; exit 1 on any finding.")(
+      opts.map(o => run(o) _))
 
   val job: Job = Job(
     "balances",

@@ -31,10 +31,11 @@ object EventFold {
     TopicReader.open(kafka, spec, timeout).use { case (plan, records) =>
       records.chunks
         .parEvalMap(2)(chunk => decoder.resolveIds(chunk).map(_ => decode(chunk, decoder)))
-        .evalMap(decoded => IO(decoded.foreach {
-          case (p, o, Right(e)) => fold.add(e, p, o)
-          case (p, o, Left(reason)) => fold.events += 1; fold.undecodable += Finding.Undecodable(p, o, reason)
-        }))
+        .evalMap(decoded =>
+          IO(decoded.foreach {
+            case (p, o, Right(e)) => fold.add(e, p, o)
+            case (p, o, Left(reason)) => fold.events += 1; fold.undecodable += Finding.Undecodable(p, o, reason)
+          }))
         .compile.drain.as(plan)
     }
 

@@ -32,12 +32,14 @@ final case class ValidationReport(findings: List[Finding], accountsKafka: Int, a
 
   /** For `$GITHUB_STEP_SUMMARY`: the counts, findings per kind and the first `show` findings. */
   def stepSummary(show: Int): StepSummary = {
-    val headline = if (findings.isEmpty) s"balances agree, $accountsChecked accounts checked" else s"${findings.size} findings in $accountsChecked accounts"
+    val headline =
+      if (findings.isEmpty) s"balances agree, $accountsChecked accounts checked" else s"${findings.size} findings in $accountsChecked accounts"
     StepSummary("balances validate", headline, if (findings.isEmpty) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
       facts = List("accounts checked" -> s"$accountsChecked ($accountsKafka on Kafka, $accountsDb in the database)", "events" -> events.toString,
-        "partitions" -> partitions.mkString(","), "findings" -> findings.size.toString) ++ Option.when(settled > 0)("re-checked after --settle" -> settled.toString),
+        "partitions" -> partitions.mkString(","), "findings" -> findings.size.toString) ++
+        Option.when(settled > 0)("re-checked after --settle" -> settled.toString),
       tables = List(StepSummary.Table(List("finding", "count"), byKind.map { case (k, n) => List(k, n.toString) }, numeric = Set(1))) ++
         Option.when(findings.nonEmpty)(StepSummary.Table(List("finding", "iban", "detail"),
-          findings.map(f => List(f.kind, StepSummary.code(f.iban), f.detail)), limit = show)))
+            findings.map(f => List(f.kind, StepSummary.code(f.iban), f.detail)), limit = show)))
   }
 }

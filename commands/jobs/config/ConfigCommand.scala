@@ -38,7 +38,8 @@ object ConfigCommand {
     Connections.load(flags, shell, checked = false).flatMap { settings =>
       val rs = rows(settings)
       OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
-        json = rs.map(r => Json.obj("setting" -> Json.fromString(r.setting), "value" -> Json.fromString(r.value), "source" -> Json.fromString(r.source))),
+        json = rs.map(r =>
+          Json.obj("setting" -> Json.fromString(r.setting), "value" -> Json.fromString(r.value), "source" -> Json.fromString(r.source))),
         table = Table.render(List("SETTING", "VALUE", "SOURCE"), rs.map(r => List(r.setting, r.value, r.source))))
     }.as(ExitCode.Success)
 

@@ -13,7 +13,9 @@ import bankops.services.plan.{Outcome, SchemaFlow, SchemaPlan, SchemaSync, Topic
 object DeployCommand {
 
   private def both[A](c: SchemaFlow.Common, level: Option[String], shell: Shell)(
-      f: (bankops.services.plan.TopicAdmin, bankops.services.contracts.Topology, TopicPlan, SchemaSync, List[bankops.services.contracts.DesiredSubject], SchemaPlan) => IO[A]): IO[A] =
+      f: (bankops.services.plan.TopicAdmin, bankops.services.contracts.Topology, TopicPlan, SchemaSync,
+          List[bankops.services.contracts.DesiredSubject], SchemaPlan) => IO[A]
+  ): IO[A] =
     SchemaFlow.preparedWith(c, shell) { (topology, desired, sync, settings) =>
       TopicSync.session(settings.kafka, c.timeout) { admin =>
         (TopicSync.plan(admin, topology, deleteUnlisted = false), sync.plan(desired, level)).tupled.flatMap { case (tp, sp) =>
@@ -26,8 +28,9 @@ object DeployCommand {
     TopicSync.printPlan(tp, format, shell) >> SchemaFlow.printPlan(sp, format, shell)
 
   private val gateOnly: Opts[Boolean] =
-    Opts.flag("gate", "Exit 1 only when apply's gate would refuse: an incompatible schema or a topic change the broker refuses " +
-      "(asked without making it). Pending changes alone exit 0: the check for a pull request.").orFalse
+    Opts.flag("gate",
+      "Exit 1 only when apply's gate would refuse: an incompatible schema or a topic change the broker refuses " +
+        "(asked without making it). Pending changes alone exit 0: the check for a pull request.").orFalse
 
   /** What a plan found: topic changes, subjects' statuses, the changes the broker would refuse. */
   final case class PlanReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome]) {
@@ -76,25 +79,26 @@ object DeployCommand {
         StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code)).as(ApplyReport(tp, sp, refused, outcomes, code))
       if (tp.isEmpty && sp.isEmpty) print(tp, sp, format, shell) >> shell.info("apply: no changes") >> report(Nil, Nil)(Exit.Ok)
       else TopicSync.refusals(admin, tp).flatMap { refused =>
-          val gate = refused.map(_.refusal) ++
-            sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
-          if (gate.nonEmpty)
-            print(tp, sp, format, shell) >> gate.traverse_(shell.info) >> shell.info("apply: the gate failed; nothing was changed, neither topics nor schemas") >>
-              report(refused, Nil)(ExitCode(if (refused.nonEmpty) TopicSync.exitCode(refused) else Failure.ExitDifference))
-          else for {
-            outcomes <- admin.execute(tp, validateOnly = false)
-            _ <- TopicSync.printOutcomes(outcomes, format, shell)
-            failed = outcomes.filterNot(_.ok)
-            code <- if (failed.nonEmpty)
-                shell.info(s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; schemas not registered")
-                  .as(ExitCode(TopicSync.exitCode(failed)))
-              else TopicSync.confirm(admin, topology).flatMap { left =>
-                if (!left.isEmpty) shell.info("apply: topics still differ after apply; schemas not registered").as(Exit.Difference)
-                else if (sp.isEmpty) shell.info("topics: applied; schemas: no changes").as(ExitCode.Success)
-                else SchemaFlow.register(sync, desired, sp, level, format, shell)
-              }
-            done <- report(Nil, outcomes)(code)
-          } yield done
+        val gate = refused.map(_.refusal) ++
+          sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
+        if (gate.nonEmpty)
+          print(tp, sp, format, shell) >> gate.traverse_(shell.info) >>
+            shell.info("apply: the gate failed; nothing was changed, neither topics nor schemas") >>
+            report(refused, Nil)(ExitCode(if (refused.nonEmpty) TopicSync.exitCode(refused) else Failure.ExitDifference))
+        else for {
+          outcomes <- admin.execute(tp, validateOnly = false)
+          _ <- TopicSync.printOutcomes(outcomes, format, shell)
+          failed = outcomes.filterNot(_.ok)
+          code <- if (failed.nonEmpty)
+            shell.info(s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; schemas not registered")
+              .as(ExitCode(TopicSync.exitCode(failed)))
+          else TopicSync.confirm(admin, topology).flatMap { left =>
+            if (!left.isEmpty) shell.info("apply: topics still differ after apply; schemas not registered").as(Exit.Difference)
+            else if (sp.isEmpty) shell.info("topics: applied; schemas: no changes").as(ExitCode.Success)
+            else SchemaFlow.register(sync, desired, sp, level, format, shell)
+          }
+          done <- report(Nil, outcomes)(code)
+        } yield done
       }
     }
   }

@@ -31,7 +31,8 @@ object DeploySummary {
     StepSummary("plan", headline,
       if (blocked) StepSummary.Outcome.Failed else if (tp.isEmpty && sp.isEmpty) StepSummary.Outcome.Ok else StepSummary.Outcome.Attention,
       facts = counts(tp, sp),
-      tables = List(StepSummary.Table(List("topic", "action", "detail"), tp.changes.map(c => List(c.topic, c.action, c.detail)), title = Some("topics")),
+      tables = List(StepSummary.Table(List("topic", "action", "detail"), tp.changes.map(c => List(c.topic, c.action, c.detail)),
+          title = Some("topics")),
         subjects(sp, registered = false)),
       notes = gateNotes(refused, sp) ++ tp.warnings.map(w => s"warning: ${w.message}"))
   }
@@ -45,7 +46,8 @@ object DeploySummary {
       else if (code == 0) s"${outcomes.size} topic changes made, ${sp.pending.size} subjects registered or set"
       else "stopped part way: see the tables"
     val topicRows =
-      if (outcomes.nonEmpty) outcomes.map(o => List(o.change.topic, o.change.action, o.change.detail, o.error.fold("done")(e => s"FAILED: ${TopicSync.reason(e)}")))
+      if (outcomes.nonEmpty)
+        outcomes.map(o => List(o.change.topic, o.change.action, o.change.detail, o.error.fold("done")(e => s"FAILED: ${TopicSync.reason(e)}")))
       else tp.changes.map(c => List(c.topic, c.action, c.detail, "not made"))
     StepSummary("apply", headline, if (code == 0) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
       facts = counts(tp, sp),

@@ -31,7 +31,7 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
 
   private def hostPort(s: String, defaultPort: Int): (String, Int) = s.trim.lastIndexOf(':') match {
     case -1 => (s.trim, defaultPort)
-    case i  => (s.trim.take(i), s.trim.drop(i + 1).toIntOption.getOrElse(defaultPort))
+    case i => (s.trim.take(i), s.trim.drop(i + 1).toIntOption.getOrElse(defaultPort))
   }
 
   private def dns(host: String): IO[String] = IO.blocking(InetAddress.getAllByName(host).map(_.getHostAddress).mkString(", "))
@@ -98,10 +98,11 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
         val host = uri.getHost
         val steps = List(attempt(s"registry dns $host")(dns(host)), attempt(s"registry tcp $host:$port")(tcp(host, port))) ++
           (if (https) List(attempt(s"registry tls $host:$port")(IO.defer(tls(host, port,
-            TlsProfile.sslContext(RegistryEndpoint.tlsProperties(props), settings.registry.caFile.map(_.value)).getOrElse(SSLContext.getDefault), verifyHost = true))))
-          else Nil) :+
+                   TlsProfile.sslContext(RegistryEndpoint.tlsProperties(props), settings.registry.caFile.map(_.value)).getOrElse(
+                     SSLContext.getDefault), verifyHost = true))))
+           else Nil) :+
           attempt(s"registry api $shown")(RegistryClient.resource(settings, timeout).use(_.subjects).map(s =>
-            s"${s.size} subject(s)${settings.registry.userInfo.fold("")(_ => ", credentials accepted")}"))
+              s"${s.size} subject(s)${settings.registry.userInfo.fold("")(_ => ", credentials accepted")}"))
         steps.sequence
     }
   }

@@ -16,7 +16,8 @@ object DoctorCommand {
     Connections.load(flags, shell, checked = false).flatMap(s => new Doctor(s, timeout).all).flatMap { checks =>
       val width = checks.map(_.name.length).maxOption.getOrElse(0)
       OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
-        json = checks.map(c => Json.obj("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed), "detail" -> Json.fromString(c.detail))),
+        json = checks.map(c =>
+          Json.obj("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed), "detail" -> Json.fromString(c.detail))),
         table = checks.map(c => s"${if (c.passed) "ok  " else "FAIL"}  ${c.name.padTo(width, ' ')}  ${c.detail}").mkString("\n")
       ).as(if (checks.forall(_.passed)) Exit.Ok else Exit.Unavailable)
     }

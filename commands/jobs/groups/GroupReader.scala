@@ -32,11 +32,12 @@ final class GroupReader(admin: Admin, kafka: KafkaSettings, timeout: FiniteDurat
         // A short fetch: the age of the next record is a nicety, not worth waiting the whole timeout for.
         times <- RecordTimes.at(kafka, behind, timeout min 5.seconds)
         now <- IO.realTime.map(_.toMillis)
-      } yield GroupStatus(d, partitions.map { tp =>
-        val c = committed.get(tp)
-        val millis = c.flatMap(o => if (o >= ends(tp)) Some(0L) else times.get(tp).map(t => (now - t) max 0L))
-        PartitionLag(tp, c, ends(tp), millis, assigned.get(tp))
-      })
+      } yield GroupStatus(d,
+        partitions.map { tp =>
+          val c = committed.get(tp)
+          val millis = c.flatMap(o => if (o >= ends(tp)) Some(0L) else times.get(tp).map(t => (now - t) max 0L))
+          PartitionLag(tp, c, ends(tp), millis, assigned.get(tp))
+        })
     })
 }
 

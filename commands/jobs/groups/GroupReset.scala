@@ -46,7 +46,8 @@ object GroupReset {
       plan = ResetPlan(plans.flatMap(_.rows))
       _ <- print(plan, format, shell)
       active = described.filter(_.active)
-      code <- if (execute) apply(admin, plan, active, saveTo, overwrite, shell) else
+      code <- if (execute) apply(admin, plan, active, saveTo, overwrite, shell)
+      else
         active.traverse_(d => shell.warn(s"consumer group ${d.group} has active members (${d.memberList}): --execute is refused until they stop")) >>
           save(plan, saveTo, overwrite, shell) >> shell.info(s"groups: ${describe(plan)}${if (plan.isEmpty) "" else "; --execute applies it"}")
             .as(ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference))
@@ -55,12 +56,13 @@ object GroupReset {
   /** Every partition an offsets file names for these groups and topics exists: one that does not is a file from
     * another topic's shape, never silently passed over.
     */
-  private def fileNamesExisting(admin: Admin, entries: List[OffsetsFile.Entry], groups: List[String], topics: List[String], target: ResetTarget): IO[Unit] =
+  private def fileNamesExisting(admin: Admin, entries: List[OffsetsFile.Entry], groups: List[String], topics: List[String], target: ResetTarget)
+      : IO[Unit] =
     topics.traverse_ { topic =>
       EndOffsets.partitions(admin, topic).flatMap { all =>
         entries.find(e => groups.contains(e.group) && e.topic == topic && e.partition >= all.size).traverse_ { e =>
           IO.raiseError[Unit](Failure.BadInput(s"${target match { case ResetTarget.File(p) => p.toString; case _ => "offsets file" }}: " +
-            s"group ${e.group} names partition ${e.partition} of $topic, which has ${all.size} partitions (0-${all.size - 1})"))
+              s"group ${e.group} names partition ${e.partition} of $topic, which has ${all.size} partitions (0-${all.size - 1})"))
         }
       }
     }
@@ -73,20 +75,22 @@ object GroupReset {
       }
     }
 
-  private def apply(admin: Admin, plan: ResetPlan, active: List[GroupDescription], saveTo: Option[os.Path], overwrite: Boolean, shell: Shell): IO[ExitCode] =
+  private def apply(admin: Admin, plan: ResetPlan, active: List[GroupDescription], saveTo: Option[os.Path], overwrite: Boolean, shell: Shell)
+      : IO[ExitCode] =
     active.headOption match {
       case Some(d) => IO.raiseError(Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; " +
-        "stop them before resetting (a stopped static member leaves after its session timeout); nothing was changed"))
+            "stop them before resetting (a stopped static member leaves after its session timeout); nothing was changed"))
       case None => save(plan, saveTo, overwrite, shell) >> (
-        if (plan.isEmpty) shell.info(s"groups: ${describe(plan)}").as(ExitCode.Success)
-        else plan.offsets.toList.sortBy(_._1).traverse_ { case (g, offsets) =>
-          ConsumerGroups.alter(admin, g, offsets) >> ConsumerGroups.committed(admin, g).flatMap { now =>
-            val off = offsets.filterNot { case (tp, o) => now.get(tp).contains(o) }
-            IO.raiseWhen(off.nonEmpty)(Failure.Difference(s"consumer group $g: the broker accepted the reset, but ${off.keys.map(tp => s"${tp.topic}-${tp.partition}").mkString(", ")} " +
-              "read back differently (did a member join meanwhile?)"))
-          }
-        } >> shell.info(s"groups: moved ${plan.changed.size} partitions of ${plan.offsets.keys.toList.sorted.mkString(", ")}: " +
-          s"${plan.reread} records to read again, ${plan.skip} skipped${saveTo.fold("")(f => s"; to undo: --to file:$f")}").as(ExitCode.Success))
+          if (plan.isEmpty) shell.info(s"groups: ${describe(plan)}").as(ExitCode.Success)
+          else plan.offsets.toList.sortBy(_._1).traverse_ { case (g, offsets) =>
+            ConsumerGroups.alter(admin, g, offsets) >> ConsumerGroups.committed(admin, g).flatMap { now =>
+              val off = offsets.filterNot { case (tp, o) => now.get(tp).contains(o) }
+              IO.raiseWhen(off.nonEmpty)(Failure.Difference(
+                  s"consumer group $g: the broker accepted the reset, but ${off.keys.map(tp => s"${tp.topic}-${tp.partition}").mkString(", ")} " +
+                    "read back differently (did a member join meanwhile?)"))
+            }
+          } >> shell.info(s"groups: moved ${plan.changed.size} partitions of ${plan.offsets.keys.toList.sorted.mkString(", ")}: " +
+            s"${plan.reread} records to read again, ${plan.skip} skipped${saveTo.fold("")(f => s"; to undo: --to file:$f")}").as(ExitCode.Success))
     }
 
   /** Written whole through OutputFile: never through a link, over a directory or a device, nor over a file without --overwrite. */
@@ -101,9 +105,11 @@ object GroupReset {
     else s"the reset moves ${plan.changed.size} of ${plan.rows.size} partitions: ${plan.reread} records to read again, ${plan.skip} skipped"
 
   private def print(plan: ResetPlan, format: OutputFormat, shell: Shell): IO[Unit] =
-    OutputFormat.emit(format, shell)(plan.rows.map(_.json), Table.render(List("group", "topic", "partition", "current", "new", "re-read", "skip", "note"),
-      plan.rows.map(r => List(r.group, r.tp.topic, r.tp.partition.toString, r.current.fold("-")(_.toString), r.target.fold("-")(_.toString),
-        r.reread.fold("-")(_.toString), r.skip.fold("-")(_.toString), r.note.getOrElse("")))))
+    OutputFormat.emit(format, shell)(plan.rows.map(_.json),
+      Table.render(List("group", "topic", "partition", "current", "new", "re-read", "skip", "note"),
+        plan.rows.map(r =>
+          List(r.group, r.tp.topic, r.tp.partition.toString, r.current.fold("-")(_.toString), r.target.fold("-")(_.toString),
+            r.reread.fold("-")(_.toString), r.skip.fold("-")(_.toString), r.note.getOrElse("")))))
 
   private def stepSummary(plan: ResetPlan, executed: Boolean): StepSummary =
     StepSummary(if (executed) "groups reset (applied)" else "groups reset (plan)", describe(plan),
@@ -111,6 +117,7 @@ object GroupReset {
       facts = List("partitions" -> plan.rows.size.toString, "moved" -> plan.changed.size.toString, "records to read again" -> plan.reread.toString,
         "records skipped" -> plan.skip.toString),
       tables = List(StepSummary.Table(List("group", "topic", "partition", "current", "new", "re-read", "skip", "note"),
-        plan.rows.map(r => List(r.group, r.tp.topic, r.tp.partition.toString, r.current.fold("-")(_.toString), r.target.fold("-")(_.toString),
-          r.reread.fold("-")(_.toString), r.skip.fold("-")(_.toString), r.note.getOrElse(""))), numeric = Set(2, 3, 4, 5, 6))))
+          plan.rows.map(r =>
+            List(r.group, r.tp.topic, r.tp.partition.toString, r.current.fold("-")(_.toString), r.target.fold("-")(_.toString),
+              r.reread.fold("-")(_.toString), r.skip.fold("-")(_.toString), r.note.getOrElse(""))), numeric = Set(2, 3, 4, 5, 6))))
 }

@@ -21,23 +21,30 @@ final case class GroupStatus(description: GroupDescription, partitions: List[Par
   def lagMillis: Option[Long] = partitions.flatMap(_.lagMillis).maxOption
 
   def json: Json = Json.obj(
-    "group" -> group.asJson, "state" -> description.state.asJson, "protocol" -> description.protocol.asJson, "lag" -> lag.asJson, "lagMs" -> lagMillis.asJson,
-    "partitions" -> partitions.map(p => Json.obj("topic" -> p.tp.topic.asJson, "partition" -> p.tp.partition.asJson, "committed" -> p.committed.asJson,
-      "end" -> p.end.asJson, "lag" -> p.lag.asJson, "lagMs" -> p.lagMillis.asJson, "member" -> p.member.asJson)).asJson,
-    "members" -> description.members.map(m => Json.obj("memberId" -> m.memberId.asJson, "instanceId" -> m.instanceId.asJson, "clientId" -> m.clientId.asJson,
-      "host" -> m.host.stripPrefix("/").asJson, "assignment" -> m.assignment.map(tp => s"${tp.topic}-${tp.partition}").asJson)).asJson)
+    "group" -> group.asJson, "state" -> description.state.asJson, "protocol" -> description.protocol.asJson, "lag" -> lag.asJson,
+    "lagMs" -> lagMillis.asJson,
+    "partitions" -> partitions.map(p =>
+      Json.obj("topic" -> p.tp.topic.asJson, "partition" -> p.tp.partition.asJson, "committed" -> p.committed.asJson,
+        "end" -> p.end.asJson, "lag" -> p.lag.asJson, "lagMs" -> p.lagMillis.asJson, "member" -> p.member.asJson)).asJson,
+    "members" -> description.members.map(m =>
+      Json.obj("memberId" -> m.memberId.asJson, "instanceId" -> m.instanceId.asJson, "clientId" -> m.clientId.asJson,
+        "host" -> m.host.stripPrefix("/").asJson, "assignment" -> m.assignment.map(tp => s"${tp.topic}-${tp.partition}").asJson)).asJson)
 
   def table: String = {
     val head = s"group $group  state ${description.state}  protocol ${if (description.protocol.isEmpty) "-" else description.protocol}  " +
       s"members ${description.members.size}  lag ${lag.fold("-")(_.toString)}${lagMillis.fold("")(ms => s" (${GroupStatus.age(ms)})")}"
-    val parts = if (partitions.isEmpty) "(no committed offsets and no assigned partitions)" else Table.render(
+    val parts = if (partitions.isEmpty) "(no committed offsets and no assigned partitions)"
+    else Table.render(
       List("topic", "partition", "committed", "end", "lag", "lag time", "member"),
-      partitions.map(p => List(p.tp.topic, p.tp.partition.toString, p.committed.fold("-")(_.toString), p.end.toString,
-        p.lag.fold("-")(_.toString), p.lagMillis.fold("-")(GroupStatus.age), p.member.getOrElse("-"))))
-    val members = if (description.members.isEmpty) "(no active members)" else Table.render(
+      partitions.map(p =>
+        List(p.tp.topic, p.tp.partition.toString, p.committed.fold("-")(_.toString), p.end.toString,
+          p.lag.fold("-")(_.toString), p.lagMillis.fold("-")(GroupStatus.age), p.member.getOrElse("-"))))
+    val members = if (description.members.isEmpty) "(no active members)"
+    else Table.render(
       List("member", "instance", "client id", "host", "assignment"),
-      description.members.map(m => List(m.memberId, m.instanceId.getOrElse("-"), m.clientId, m.host.stripPrefix("/"),
-        GroupStatus.assignment(m.assignment))))
+      description.members.map(m =>
+        List(m.memberId, m.instanceId.getOrElse("-"), m.clientId, m.host.stripPrefix("/"),
+          GroupStatus.assignment(m.assignment))))
     List(head, parts, members).mkString("\n\n")
   }
 
@@ -47,8 +54,9 @@ final case class GroupStatus(description: GroupDescription, partitions: List[Par
       facts = List("state" -> description.state, "members" -> description.members.size.toString, "lag" -> lag.fold("-")(_.toString),
         "lag time" -> lagMillis.fold("-")(GroupStatus.age)),
       tables = List(StepSummary.Table(List("topic", "partition", "committed", "end", "lag", "lag time"),
-        partitions.map(p => List(p.tp.topic, p.tp.partition.toString, p.committed.fold("-")(_.toString), p.end.toString,
-          p.lag.fold("-")(_.toString), p.lagMillis.fold("-")(GroupStatus.age))), numeric = Set(1, 2, 3, 4, 5))))
+          partitions.map(p =>
+            List(p.tp.topic, p.tp.partition.toString, p.committed.fold("-")(_.toString), p.end.toString,
+              p.lag.fold("-")(_.toString), p.lagMillis.fold("-")(GroupStatus.age))), numeric = Set(1, 2, 3, 4, 5))))
 }
 
 object GroupStatus {
@@ -66,7 +74,8 @@ object GroupStatus {
 
 /** One row of `groups list`. */
 final case class GroupListing(group: String, state: String, members: Int, protocol: String, lag: Option[Long]) {
-  def json: Json = Json.obj("group" -> group.asJson, "state" -> state.asJson, "members" -> members.asJson, "protocol" -> protocol.asJson, "lag" -> lag.asJson)
+  def json: Json =
+    Json.obj("group" -> group.asJson, "state" -> state.asJson, "members" -> members.asJson, "protocol" -> protocol.asJson, "lag" -> lag.asJson)
   def cells: List[String] = List(group, state, members.toString, if (protocol.isEmpty) "-" else protocol, lag.fold("-")(_.toString))
 }
 object GroupListing {

@@ -25,12 +25,14 @@ object GroupsCommand {
       KafkaClients.javaAdmin(settings.kafka, c.timeout).use(f(_, settings.kafka)).adaptError(KafkaClients.unreachable(settings.kafka, c.timeout))
     }
 
-  private val listCmd = Opts.subcommand("list", "Every consumer group with its state, members, protocol and total lag.")(common.map { c => (shell: Shell) =>
-    withAdmin(c, shell)((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list).flatMap { rows =>
-      OutputFormat.emit(OutputFormat.resolve(c.output, shell), shell)(rows.map(_.json),
-        if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells))) >> StepSummary.write(shell, StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
-        tables = List(StepSummary.Table(GroupListing.header, rows.map(_.cells), numeric = Set(2, 4))))).as(ExitCode.Success)
-    }
+  private val listCmd = Opts.subcommand("list", "Every consumer group with its state, members, protocol and total lag.")(common.map {
+    c => (shell: Shell) =>
+      withAdmin(c, shell)((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list).flatMap { rows =>
+        OutputFormat.emit(OutputFormat.resolve(c.output, shell), shell)(rows.map(_.json),
+          if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells))) >> StepSummary.write(shell,
+          StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
+            tables = List(StepSummary.Table(GroupListing.header, rows.map(_.cells), numeric = Set(2, 4))))).as(ExitCode.Success)
+      }
   })
 
   private val watch: Opts[Option[FiniteDuration]] =
@@ -43,14 +45,16 @@ object GroupsCommand {
     withAdmin(c, shell) { (admin, kafka) =>
       val reader = new GroupReader(admin, kafka, c.timeout)
       val once = reader.describe(names).flatMap { statuses =>
-        clear >> OutputFormat.emit(format, shell)(statuses.map(_.json), statuses.map(_.table).mkString("\n\n\n")) >> statuses.traverse_(s => StepSummary.write(shell, s.stepSummary)).whenA(every.isEmpty)
+        clear >> OutputFormat.emit(format, shell)(statuses.map(_.json), statuses.map(_.table).mkString("\n\n\n")) >>
+          statuses.traverse_(s => StepSummary.write(shell, s.stepSummary)).whenA(every.isEmpty)
       }
       every.fold(once)(e => Interrupt.onCtrlC.use(stop => IO.race((once >> IO.sleep(e)).foreverM, stop).void))
     }.as(ExitCode.Success)
   }
 
-  private val describeCmd = Opts.subcommand("describe", "Per partition: committed offset, end, lag in records and in time; members with client id, host and assignment.")(
-    (common, groups, watch).mapN((c, gs, w) => describe(c, gs, w) _))
+  private val describeCmd =
+    Opts.subcommand("describe", "Per partition: committed offset, end, lag in records and in time; members with client id, host and assignment.")(
+      (common, groups, watch).mapN((c, gs, w) => describe(c, gs, w) _))
 
   private final case class ResetOptions(common: Common, groups: List[String], topics: NonEmptyList[String], partitions: Option[List[Int]],
                                         target: ResetTarget, execute: Boolean, saveTo: Option[os.Path], overwrite: Boolean)
@@ -60,29 +64,41 @@ object GroupsCommand {
     groups,
     TopicName.options("topic", "Move the group's offsets on this topic (repeatable).", "t"),
     SourceOpts.partitions,
-    Opts.option[String]("to", "Where to: earliest, latest, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m), shift:±N (from the committed " +
-      "offset), file:PATH (offsets saved by --save-to).", metavar = "POSITION").mapValidated(s => ResetTarget.parse(s, Instant.now(), os.pwd).toValidatedNel),
+    Opts.option[String]("to",
+      "Where to: earliest, latest, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m), shift:±N (from the committed " +
+        "offset), file:PATH (offsets saved by --save-to).", metavar = "POSITION").mapValidated(s =>
+      ResetTarget.parse(s, Instant.now(), os.pwd).toValidatedNel),
     Opts.flag("execute", "Apply the plan (without it, print the plan and exit 1 when it would change something).").orFalse,
-    Opts.option[String]("save-to", "First write the groups' current offsets of these partitions to FILE, for --to file:FILE to undo the move.", metavar = "FILE")
+    Opts.option[String]("save-to", "First write the groups' current offsets of these partitions to FILE, for --to file:FILE to undo the move.",
+      metavar = "FILE")
       .map(os.Path(_, os.pwd)).orNone,
     Opts.flag("overwrite", "With --save-to: replace the file when it exists (a directory, link or device is never replaced).").orFalse
   ).mapN(ResetOptions.apply)
 
-  private val resetCmd = Opts.subcommand("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.")(
-    resetOpts.map(o => (shell: Shell) => withAdmin(o.common, shell)((admin, _) => GroupReset.run(admin, o.groups, o.topics.toList.distinct, o.partitions,
-      o.target, o.execute, o.saveTo, o.overwrite, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r => StepSummary.write(shell, r._2)).map(_._1)))
+  private val resetCmd =
+    Opts.subcommand("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.")(
+      resetOpts.map(o =>
+        (shell: Shell) =>
+          withAdmin(o.common, shell)((admin, _) =>
+            GroupReset.run(admin, o.groups, o.topics.toList.distinct, o.partitions,
+              o.target, o.execute, o.saveTo, o.overwrite, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r =>
+            StepSummary.write(shell, r._2)).map(_._1)))
 
-  private val deleteCmd = Opts.subcommand("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).")(
-    (common, groups, Opts.flag("yes", "Confirm the deletion.").orFalse).tupled.mapValidated { case (c, gs, yes) =>
-      if (yes) (c, gs).validNel else "groups delete removes the groups' committed offsets for good: add --yes to confirm".invalidNel
-    }.map { case (c, gs) => (shell: Shell) =>
-      withAdmin(c, shell) { (admin, _) =>
-        ConsumerGroups.describe(admin, gs).flatMap { ds =>
-          ds.find(_.active).traverse_(d => IO.raiseError(Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; nothing was deleted"))) >>
-            ds.traverse_(d => ConsumerGroups.delete(admin, d.group) >> shell.info(s"groups: deleted ${d.group}"))
-        }
-      }.as(ExitCode.Success)
-    })
+  private val deleteCmd =
+    Opts.subcommand("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).")(
+      (common, groups, Opts.flag("yes", "Confirm the deletion.").orFalse).tupled.mapValidated { case (c, gs, yes) =>
+        if (yes) (c, gs).validNel else "groups delete removes the groups' committed offsets for good: add --yes to confirm".invalidNel
+      }.map { case (c, gs) =>
+        (shell: Shell) =>
+          withAdmin(c, shell) { (admin, _) =>
+            ConsumerGroups.describe(admin, gs).flatMap { ds =>
+              ds.find(_.active).traverse_(d =>
+                IO.raiseError(
+                  Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; nothing was deleted"))) >>
+                ds.traverse_(d => ConsumerGroups.delete(admin, d.group) >> shell.info(s"groups: deleted ${d.group}"))
+            }
+          }.as(ExitCode.Success)
+      })
 
   val job: Job = Job(
     "groups",

@@ -21,9 +21,10 @@ object OffsetsFile {
   private implicit val contentsDecoder: Decoder[Contents] = Decoder.forProduct1("offsets")(Contents.apply)
 
   def render(entries: List[(String, TopicPartition, Long)], saved: Instant): String =
-    Json.obj("saved" -> saved.toString.asJson, "offsets" -> entries.sortBy { case (g, tp, _) => (g, tp.topic, tp.partition) }.map { case (g, tp, o) =>
-      Json.obj("group" -> g.asJson, "topic" -> tp.topic.asJson, "partition" -> tp.partition.asJson, "offset" -> o.asJson)
-    }.asJson).spaces2 + "\n"
+    Json.obj("saved" -> saved.toString.asJson,
+      "offsets" -> entries.sortBy { case (g, tp, _) => (g, tp.topic, tp.partition) }.map { case (g, tp, o) =>
+        Json.obj("group" -> g.asJson, "topic" -> tp.topic.asJson, "partition" -> tp.partition.asJson, "offset" -> o.asJson)
+      }.asJson).spaces2 + "\n"
 
   /** The entries of a file; exit 2 naming the file when it is missing or not in this format. */
   def parse(text: String, file: os.Path): Either[Failure, List[Entry]] =

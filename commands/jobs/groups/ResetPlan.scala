@@ -10,7 +10,8 @@ import org.apache.kafka.common.TopicPartition
 final case class PartitionFacts(tp: TopicPartition, committed: Option[Long], logStart: Long, logEnd: Long)
 
 /** One partition of a reset: where the group is, where it goes (None: left as is), and why when not simply there. */
-final case class ResetRow(group: String, tp: TopicPartition, current: Option[Long], target: Option[Long], logStart: Long, logEnd: Long, note: Option[String]) {
+final case class ResetRow(group: String, tp: TopicPartition, current: Option[Long], target: Option[Long], logStart: Long, logEnd: Long,
+                          note: Option[String]) {
   def changes: Boolean = target.exists(t => !current.contains(t))
   /** Records the group reads again (moving back). */
   def reread: Option[Long] = for (c <- current; t <- target) yield (c - t) max 0L
@@ -61,17 +62,17 @@ object ResetPlan {
       case ResetTarget.Latest => at(f.logEnd)
       case ResetTarget.Offset(n) => clamped(n, s"offset $n")
       case ResetTarget.Time(t) => timeOffsets.get(f.tp).flatten match {
-        case Some(o) => clamped(o, s"offset $o (at $t)")
-        case None => at(f.logEnd, Some(s"no record at or after $t: the end"))
-      }
+          case Some(o) => clamped(o, s"offset $o (at $t)")
+          case None => at(f.logEnd, Some(s"no record at or after $t: the end"))
+        }
       case ResetTarget.Shift(n) => f.committed match {
-        case Some(c) => clamped(c + n, s"offset ${c + n} ($c ${if (n < 0) "-" else "+"} ${n.abs})")
-        case None => unchanged("no committed offset to shift from: left as is")
-      }
+          case Some(c) => clamped(c + n, s"offset ${c + n} ($c ${if (n < 0) "-" else "+"} ${n.abs})")
+          case None => unchanged("no committed offset to shift from: left as is")
+        }
       case ResetTarget.File(p) => fileOffsets.get(f.tp) match {
-        case Some(o) => clamped(o, s"offset $o (from ${p.last})")
-        case None => unchanged(s"not in ${p.last}: left as is")
-      }
+          case Some(o) => clamped(o, s"offset $o (from ${p.last})")
+          case None => unchanged(s"not in ${p.last}: left as is")
+        }
     }
   }
 }

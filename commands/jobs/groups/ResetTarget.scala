@@ -23,17 +23,18 @@ object ResetTarget {
     case "earliest" => Right(Earliest)
     case "latest" => Right(Latest)
     case sh if sh.startsWith("shift:") =>
-      sh.drop(6).stripPrefix("+").toLongOption.filter(_ != 0).toRight(s"'${sh.drop(6)}' is not a shift (a whole number of records, e.g. shift:-100 or shift:5, not 0)").map(Shift(_))
+      sh.drop(6).stripPrefix("+").toLongOption.filter(_ != 0).toRight(
+        s"'${sh.drop(6)}' is not a shift (a whole number of records, e.g. shift:-100 or shift:5, not 0)").map(Shift(_))
     case f if f.startsWith("file:") =>
       if (f.drop(5).trim.isEmpty) Left("file: needs a path (file:offsets.json)") else Right(File(os.Path(f.drop(5), cwd)))
     case other => StartAt.parse(other, now) match {
-      case Right(StartAt.Beginning) => Right(Earliest)
-      case Right(StartAt.End) => Right(Latest)
-      case Right(StartAt.Offset(n)) => Right(Offset(n))
-      case Right(StartAt.Time(at)) => Right(Time(at))
-      case Right(StartAt.Offsets(_)) => Left(s"'$other' is not a reset target ($forms)")
-      case Left(e) if other.contains(":") => Left(e)
-      case Left(_) => Left(s"'$other' is not a reset target ($forms)")
-    }
+        case Right(StartAt.Beginning) => Right(Earliest)
+        case Right(StartAt.End) => Right(Latest)
+        case Right(StartAt.Offset(n)) => Right(Offset(n))
+        case Right(StartAt.Time(at)) => Right(Time(at))
+        case Right(StartAt.Offsets(_)) => Left(s"'$other' is not a reset target ($forms)")
+        case Left(e) if other.contains(":") => Left(e)
+        case Left(_) => Left(s"'$other' is not a reset target ($forms)")
+      }
   }
 }

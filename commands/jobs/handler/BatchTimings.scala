@@ -10,12 +10,14 @@ import io.circe.Json
 final case class BatchTimings(batches: Long = 0, records: Long = 0, database: Long = 0, sends: Long = 0, prepare: Long = 0,
                               kafkaCommit: Long = 0, commitPrepared: Long = 0, reads: Long = 0, writes: Long = 0) {
   private def zip(o: BatchTimings, f: (Long, Long) => Long) = BatchTimings(f(batches, o.batches), f(records, o.records), f(database, o.database),
-    f(sends, o.sends), f(prepare, o.prepare), f(kafkaCommit, o.kafkaCommit), f(commitPrepared, o.commitPrepared), f(reads, o.reads), f(writes, o.writes))
+    f(sends, o.sends), f(prepare, o.prepare), f(kafkaCommit, o.kafkaCommit), f(commitPrepared, o.commitPrepared), f(reads, o.reads),
+    f(writes, o.writes))
   def +(o: BatchTimings): BatchTimings = zip(o, _ + _)
   def -(o: BatchTimings): BatchTimings = zip(o, _ - _)
 
   /** For the status line: `; 12 batches of 3.5 records, ms each: database 1.2 (...)`; empty without batches. */
-  def line: String = if (batches == 0) "" else {
+  def line: String = if (batches == 0) ""
+  else {
     def ms(n: Long) = f"${n.toDouble / batches / 1e6}%.1f"
     f"; $batches batches of ${records.toDouble / batches}%.1f records, ms each: database ${ms(database)} (reads ${ms(reads)}), " +
       s"sends ${ms(sends)} (writes ${ms(writes)}), prepare ${ms(prepare)}, Kafka commit ${ms(kafkaCommit)}, commit prepared ${ms(commitPrepared)}"

@@ -17,22 +17,27 @@ import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
 object HandlerCommand {
 
   final case class Options(flags: ConnectionFlags, group: String, topic: String, feedbackTopic: String, balanceTopic: String,
-                           deadLetterTopic: String, instance: Option[String], strategy: Option[SubjectNameStrategy], maxBatch: Int, statusEvery: FiniteDuration,
+                           deadLetterTopic: String, instance: Option[String], strategy: Option[SubjectNameStrategy], maxBatch: Int,
+                           statusEvery: FiniteDuration,
                            output: Option[OutputFormat], timeout: FiniteDuration)
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
-    Opts.option[String]("group", s"Consumer group (default ${BankNames.HandlerGroup}); handlers in one group share the partitions.", metavar = "GROUP")
+    Opts.option[String]("group", s"Consumer group (default ${BankNames.HandlerGroup}); handlers in one group share the partitions.",
+      metavar = "GROUP")
       .withDefault(BankNames.HandlerGroup),
     TopicName.option("topic", "Topic of the commands", BankNames.Commands),
     TopicName.option("feedback-topic", "Topic for command feedback", BankNames.Feedback),
     TopicName.option("balance-topic", "Topic for BalanceChanged", BankNames.BalanceChanged),
-    TopicName.option("dead-letter-topic", "Topic for records the handler cannot read, kept as they came with headers saying why " +
-      "(default: the commands topic's name + .dlq).").orNone,
-    Opts.option[String]("instance", "This handler's stable name: GROUP-NAME is its Kafka transactional id and static group member id, so a restart " +
-      "under the same name takes its partitions back and ends the transaction a crash left open at once (default: host and pid, a dynamic " +
-      "member; after a crash its partitions move after 10 s). Names must differ between running handlers.", metavar = "NAME")
-      .mapValidated(n => if (n.matches("[A-Za-z0-9._-]+")) n.validNel else s"--instance must be letters, digits, '.', '_' or '-', not '$n'".invalidNel).orNone,
+    TopicName.option("dead-letter-topic",
+      "Topic for records the handler cannot read, kept as they came with headers saying why " +
+        "(default: the commands topic's name + .dlq).").orNone,
+    Opts.option[String]("instance",
+      "This handler's stable name: GROUP-NAME is its Kafka transactional id and static group member id, so a restart " +
+        "under the same name takes its partitions back and ends the transaction a crash left open at once (default: host and pid, a dynamic " +
+        "member; after a crash its partitions move after 10 s). Names must differ between running handlers.", metavar = "NAME")
+      .mapValidated(n =>
+        if (n.matches("[A-Za-z0-9._-]+")) n.validNel else s"--instance must be letters, digits, '.', '_' or '-', not '$n'".invalidNel).orNone,
     TopologyOpts.strategy,
     Flags.positive[Int]("max-batch", "Most commands applied in one batch (one database and one Kafka transaction; default 1000).").withDefault(1000),
     Flags.duration("status-every", "How often to report figures (default 10s).").withDefault(10.seconds),
@@ -55,8 +60,9 @@ object HandlerCommand {
       _ <- Database.session(settings.database, "handler", o.timeout).use_
       instance = o.instance.getOrElse(s"${java.net.InetAddress.getLocalHost.getHostName}-${ProcessHandle.current.pid}")
       json = OutputFormat.resolve(o.output, shell) == OutputFormat.Json
-      code <- (instanceLock(o, settings) >> Interrupt.onStop, KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
-               KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1))).tupled.use { case (stopping, consumer, markers) =>
+      code <- (instanceLock(o, settings) >> Interrupt.onStop,
+        KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
+        KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1))).tupled.use { case (stopping, consumer, markers) =>
         val decoder = new CommandDecoder(new SchemaResolver(registry))
         val log = (line: String) => shell.err.println(line)
         val parts = HandlerParts(consumer, new KafkaOutcome(markers, o.feedbackTopic), decoder, outputs, new HandlerStats, log,
@@ -64,17 +70,20 @@ object HandlerCommand {
         val report = (previous: HandlerStatus, now: HandlerStatus) =>
           if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
         HandlerLoop.resource(HandlerNames(o.group, o.topic), parts, producer(settings, s"${o.group}-$instance", o.timeout),
-            ledgerDb(settings, o.timeout, stopping)).use { loop =>
-          IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).flatMap {
+          ledgerDb(settings, o.timeout, stopping)).use { loop =>
+          IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(KafkaClients.unreachable(settings.kafka,
+              o.timeout)).flatMap {
             case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
             case true =>
-              shell.info(s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
+              shell.info(
+                s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
                 HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell)
           }
         }
       }.adaptError {
-        case e if HandlerLoop.fenced(e) => Failure.Unavailable(
-          s"another handler took this one's place as ${o.group}-$instance (Kafka fenced its transactional id or member id): this one stops", e)
+        case e if HandlerLoop.fenced(e) =>
+          Failure.Unavailable(
+            s"another handler took this one's place as ${o.group}-$instance (Kafka fenced its transactional id or member id): this one stops", e)
       }
     } yield code
   }
@@ -107,8 +116,9 @@ object HandlerCommand {
           st.setLong(1, HandlerLoop.instanceKey(o.group, name))
           val rs = st.executeQuery()
           rs.next() && rs.getBoolean(1)
-        }.flatMap(held => IO.raiseUnless(held)(Failure.BadInput(s"another handler is running as --instance $name of group ${o.group} " +
-          "(it holds that name's lock in the database): stop it first, or give this one another name")))
+        }.flatMap(held =>
+          IO.raiseUnless(held)(Failure.BadInput(s"another handler is running as --instance $name of group ${o.group} " +
+              "(it holds that name's lock in the database): stop it first, or give this one another name")))
       }
   }
 

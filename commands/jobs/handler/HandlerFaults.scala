@@ -1,6 +1,5 @@
 package bankops.jobs.handler
 
-
 import bankops.base.DurationText
 
 /** Deterministic fault points for the exactly-once tests, from the environment; each fires once, the first time its
@@ -25,19 +24,20 @@ object HandlerFaults {
     if (crash.isEmpty && pause.isEmpty && lose.isEmpty) _ => ()
     else {
       var fired = Set.empty[String]
-      point => if (!fired(point)) {
-        if (crash.contains(point)) { log(s"handler: crashing $point (BANKOPS_HANDLER_CRASH)"); Runtime.getRuntime.halt(137) }
-        pause.filter(_._1 == point).foreach { case (_, d) =>
-          fired += point
-          log(s"handler: pausing $point for ${d.toMillis} ms (BANKOPS_HANDLER_PAUSE)")
-          Thread.sleep(d.toMillis)
+      point =>
+        if (!fired(point)) {
+          if (crash.contains(point)) { log(s"handler: crashing $point (BANKOPS_HANDLER_CRASH)"); Runtime.getRuntime.halt(137) }
+          pause.filter(_._1 == point).foreach { case (_, d) =>
+            fired += point
+            log(s"handler: pausing $point for ${d.toMillis} ms (BANKOPS_HANDLER_PAUSE)")
+            Thread.sleep(d.toMillis)
+          }
+          if (lose.contains(point)) {
+            fired += point
+            log(s"handler: losing Kafka's answer $point (BANKOPS_HANDLER_LOSE)")
+            throw new org.apache.kafka.common.errors.TimeoutException(s"fault: Kafka's answer lost $point (BANKOPS_HANDLER_LOSE)")
+          }
         }
-        if (lose.contains(point)) {
-          fired += point
-          log(s"handler: losing Kafka's answer $point (BANKOPS_HANDLER_LOSE)")
-          throw new org.apache.kafka.common.errors.TimeoutException(s"fault: Kafka's answer lost $point (BANKOPS_HANDLER_LOSE)")
-        }
-      }
     }
   }
 

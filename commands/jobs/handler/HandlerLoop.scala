@@ -42,7 +42,8 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit = ()
     def onPartitionsAssigned(partitions: java.util.Collection[TopicPartition]): Unit = {
       preparedBatches.require()
-      try preparedBatches.recoverIfNeeded() catch {
+      try preparedBatches.recoverIfNeeded()
+      catch {
         case _: HandlerStopping => ()
         case NonFatal(e) => log(s"handler: recovery waits: ${HandlerLoop.describe(e)}")
       }
@@ -72,7 +73,8 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     * batch (see [[InFlight]]).
     */
   def apply(records: Vector[Batch.Raw]): Unit = {
-    try preparedBatches.recoverIfNeeded() catch { case NonFatal(e) => rewind(records); throw e }
+    try preparedBatches.recoverIfNeeded()
+    catch { case NonFatal(e) => rewind(records); throw e }
     val batch = Batch(records, decoder)
     val p = producer.get()
     val t0 = System.nanoTime()
@@ -89,7 +91,9 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     val t4 = System.nanoTime()
     gid.foreach(commitPrepared)
     stats.timed(BatchTimings.of(records.size, t0, t1, t2, t3, t4, System.nanoTime(), reads = read.reads, writes = sent.writes))
-    batch.poison.foreach { case (r, reason) => log(s"warning: dead-lettered ${r.topic}-${r.partition}@${r.offset} to ${outputs.deadLetterTopic}: $reason") }
+    batch.poison.foreach { case (r, reason) =>
+      log(s"warning: dead-lettered ${r.topic}-${r.partition}@${r.offset} to ${outputs.deadLetterTopic}: $reason")
+    }
     read.applied.foreach(a => stats.add(a.counts))
     stats.deadLettered(batch.poison.size)
   }
@@ -156,7 +160,8 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
         log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): retried")
     }
 
-  private def awaited[A](f: Future[A]): A = try f.get() catch { case e: ExecutionException => throw e.getCause }
+  private def awaited[A](f: Future[A]): A = try f.get()
+  catch { case e: ExecutionException => throw e.getCause }
 
   /** A batch's two transactions in progress. A step that fails undoes them as far as they got, rewinds the consumer to
     * the batch and rethrows. Before PREPARE (`gid` None) nothing is kept: the database transaction is rolled back and
@@ -166,7 +171,8 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     */
   private final class InFlight(records: Vector[Batch.Raw], p: Producer, offsetsSent: Option[Future[Unit]]) {
     def step[A](gid: Option[String])(body: => A): A =
-      try body catch {
+      try body
+      catch {
         case NonFatal(e) =>
           // The transaction is ended below: the offsets' requests must be over first.
           offsetsSent.foreach(f => Try(f.get()))
@@ -253,7 +259,8 @@ object HandlerLoop {
     * and a crashed one's lock goes with its connection, so a restart under the same name is not.
     */
   def instanceKey(group: String, instance: String): Long =
-    java.nio.ByteBuffer.wrap(java.security.MessageDigest.getInstance("SHA-256").digest(s"bankops-handler\u0000$group\u0000$instance".getBytes("UTF-8"))).getLong
+    java.nio.ByteBuffer.wrap(
+      java.security.MessageDigest.getInstance("SHA-256").digest(s"bankops-handler\u0000$group\u0000$instance".getBytes("UTF-8"))).getLong
 
   def describe(e: Throwable): String = {
     val root = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toList.last

@@ -133,7 +133,8 @@ object Ledger {
 
   /** The rules that need the accounts: the token, the overdraft limit, whether either account is this bank's. */
   private def byAccounts(t: ConfirmMoneyTransfer, from: Option[Account], to: Option[Account]): (Option[String], List[(Account, BalanceChanged)]) = {
-    def credit(a: Account, other: String) = add(a.amount, t.amount).map(n => a.copy(amount = n) -> BalanceChanged(a.iban, n, t.amount, other, t.description))
+    def credit(a: Account, other: String) =
+      add(a.amount, t.amount).map(n => a.copy(amount = n) -> BalanceChanged(a.iban, n, t.amount, other, t.description))
     from match {
       case Some(from) =>
         if (from.token != t.token) (Some(InvalidToken), Nil)

@@ -28,7 +28,8 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
 
   private def update(sql: String)(bind: PreparedStatement => Unit): Unit = {
     val st = connection.prepareStatement(sql)
-    try { bind(st); st.execute(); () } finally st.close()
+    try { bind(st); st.execute(); () }
+    finally st.close()
   }
 
   /** In one round trip: earlier outcomes of these command ids (as either kind: an id is unique across kinds), the
@@ -66,7 +67,8 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     val missing = ibans -- found.keySet
     if (missing.isEmpty) found
     else {
-      val pending = query(s"SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE '${LedgerDb.GidRoot}%'")(_ => ())(_.getString(1))
+      val pending =
+        query(s"SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE '${LedgerDb.GidRoot}%'")(_ => ())(_.getString(1))
       if (pending.nonEmpty) awaitSettled(pending.toSet)
       found ++ accounts(missing)
     }
@@ -109,11 +111,16 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     st.setArray(5, longArray(accounts.map(_.lmt)))
     st.setArray(6, textArray(changed.map(_._1))); st.setArray(7, longArray(changed.map(_._2)))
     st.setArray(8, uuidArray(a.creations.map(_.id))); st.setArray(9, textArray(a.creations.map(_.iban.orNull)))
-    st.setArray(10, textArray(a.creations.map(_.token.orNull))); st.setArray(11, textArray(a.creations.map(_.aType))); st.setArray(12, textArray(a.creations.map(_.reason.orNull)))
+    st.setArray(10, textArray(a.creations.map(_.token.orNull))); st.setArray(11, textArray(a.creations.map(_.aType)));
+    st.setArray(12, textArray(a.creations.map(_.reason.orNull)))
     st.setArray(13, uuidArray(a.transfers.map(_._1))); st.setArray(14, textArray(a.transfers.map(_._2.orNull)))
   }
 
-  private def statement(sql: String): Unit = { val st = connection.createStatement(); try { st.execute(sql); () } finally st.close() }
+  private def statement(sql: String): Unit = {
+    val st = connection.createStatement();
+    try { st.execute(sql); () }
+    finally st.close()
+  }
 
   /** Ends the batch's transaction as prepared: durable, locks held, committed or rolled back later by `gid`. */
   def prepare(gid: String): Unit = {
@@ -127,7 +134,8 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
   // COMMIT/ROLLBACK PREPARED may not run inside a transaction block.
   private def finish(sql: String): Unit = {
     connection.setAutoCommit(true)
-    try statement(sql) finally connection.setAutoCommit(false)
+    try statement(sql)
+    finally connection.setAutoCommit(false)
   }
 
   def rollback(): Unit = if (!connection.getAutoCommit) connection.rollback() else connection.setAutoCommit(false)
@@ -197,6 +205,7 @@ final class HandlerStopping extends RuntimeException("the handler is stopping") 
 final class PreparedBatchPending(message: String) extends RuntimeException(message)
 
 object PreparedBatchPending {
-  def account(gid: String) = new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid, which may hold an account this batch needs")
+  def account(gid: String) =
+    new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid, which may hold an account this batch needs")
   def undecided(gid: String) = new PreparedBatchPending(s"Kafka has not decided prepared batch $gid yet (its transaction is still open)")
 }

@@ -29,7 +29,8 @@ final class LedgerReads {
   /** An unused iban and a token per new account: the drawn numbers (`taken` those the table has), checked against
     * the accounts locked and one another, drawn again when taken (three rounds; then the original's failure reason).
     */
-  private def freshAccounts(d: LedgerDb, first: Vector[(UUID, String)], taken0: Set[String], locked: Set[String]): Map[UUID, Option[(String, String)]] = {
+  private def freshAccounts(d: LedgerDb, first: Vector[(UUID, String)], taken0: Set[String], locked: Set[String])
+      : Map[UUID, Option[(String, String)]] = {
     var result = Map.empty[UUID, Option[(String, String)]]
     var candidates = first
     var taken = taken0

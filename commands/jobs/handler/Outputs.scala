@@ -20,7 +20,8 @@ import bankops.services.contracts.SubjectNameStrategy
   * the balance topic keyed by the iban, each under the schema id its subject holds for bankops' record; and records it
   * cannot apply, as they came, on the dead-letter topic.
   */
-final class Outputs(val feedbackTopic: String, balanceTopic: String, val deadLetterTopic: String, created: WireFormat.Writer[AccountCreationConfirmed],
+final class Outputs(val feedbackTopic: String, balanceTopic: String, val deadLetterTopic: String,
+                    created: WireFormat.Writer[AccountCreationConfirmed],
                     creationFailed: WireFormat.Writer[AccountCreationFailed], confirmed: WireFormat.Writer[MoneyTransferConfirmed],
                     failed: WireFormat.Writer[MoneyTransferFailed], changed: WireFormat.Writer[BalanceChanged]) {
 
@@ -59,17 +60,20 @@ object Outputs {
   }
 
   /** The schema ids of the five records under their subjects; a subject without bankops' schema is exit 2. */
-  def resolve(registry: RegistryClient, strategy: SubjectNameStrategy, feedbackTopic: String, balanceTopic: String, deadLetterTopic: String): IO[Outputs] = {
+  def resolve(registry: RegistryClient, strategy: SubjectNameStrategy, feedbackTopic: String, balanceTopic: String, deadLetterTopic: String)
+      : IO[Outputs] = {
     def id[A](topic: String)(implicit codec: Codec[A]): IO[WireFormat.Writer[A]] = {
       val schema = codec.schema.fold(e => throw new IllegalStateException(e.message), identity)
       val subject = strategy.subject(topic, schema.getFullName)
       registry.schemaId(subject, schema.toString, register = false).flatMap {
         case Right(id) => IO.pure(WireFormat.Writer[A](id))
-        case Left(Lookup.SubjectMissing) => IO.raiseError(Failure.BadInput(s"subject $subject does not exist (register the bank's schemas with `bankops apply`)"))
+        case Left(Lookup.SubjectMissing) =>
+          IO.raiseError(Failure.BadInput(s"subject $subject does not exist (register the bank's schemas with `bankops apply`)"))
         case Left(_) => IO.raiseError(Failure.BadInput(s"subject $subject has no version matching the ${schema.getFullName} the handler writes"))
       }
     }
     (id[AccountCreationConfirmed](feedbackTopic), id[AccountCreationFailed](feedbackTopic), id[MoneyTransferConfirmed](feedbackTopic),
-      id[MoneyTransferFailed](feedbackTopic), id[BalanceChanged](balanceTopic)).mapN(new Outputs(feedbackTopic, balanceTopic, deadLetterTopic, _, _, _, _, _))
+      id[MoneyTransferFailed](feedbackTopic), id[BalanceChanged](balanceTopic)).mapN(new Outputs(feedbackTopic, balanceTopic, deadLetterTopic, _, _,
+        _, _, _))
   }
 }

@@ -45,7 +45,8 @@ final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: 
     case Some(marker) =>
       val at = s"$feedbackTopic-${marker.partition}@${marker.offset}"
       val first = outcomes.of(marker, java.time.Duration.ofMillis(200), stopping)
-      val outcome = if (first != Outcome.Open) first else {
+      val outcome = if (first != Outcome.Open) first
+      else {
         log(s"handler: the batch marked by $at is still open on Kafka (a handler mid-commit, or one that died until its transaction " +
           s"times out): waiting up to ${HandlerLoop.OutcomeWait.toSeconds} s for its outcome")
         outcomes.of(marker, HandlerLoop.OutcomeWait, stopping)
@@ -61,7 +62,8 @@ final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: 
           val commit = decided == Outcome.Committed
           fault("during-recovery")
           finish(gid, commit)
-          log(s"handler: recovered the batch marked by $at: ${if (commit) "published by Kafka, committed" else "not published, rolled back (it is read again)"}")
+          log(
+            s"handler: recovered the batch marked by $at: ${if (commit) "published by Kafka, committed" else "not published, rolled back (it is read again)"}")
           true
       }
   }

@@ -17,7 +17,8 @@ import bankops.services.load.{LoadGenerator, LoadKind, LoadSpec, LoadSummary}
 object HeartbeatCommand {
 
   final case class Options(flags: ConnectionFlags, rate: Int, duration: Option[FiniteDuration], count: Option[Long], topic: String,
-                           commandsTopic: String, feedbackTopic: String, learn: Boolean, startBeat: Long, kind: LoadKind, failShare: Double, register: Boolean, seed: Option[Long],
+                           commandsTopic: String, feedbackTopic: String, learn: Boolean, startBeat: Long, kind: LoadKind, failShare: Double,
+                           register: Boolean, seed: Option[Long],
                            strategy: Option[SubjectNameStrategy], output: Option[OutputFormat], timeout: FiniteDuration)
   object Options {
     /** A learning command load of `count` commands at `rate`/s on the bank's topics, every other flag at its default. */
@@ -34,7 +35,8 @@ object HeartbeatCommand {
     TopicName.option("topic", "Heartbeat topic", BankNames.Heartbeat),
     TopicName.option("commands-topic", "Topic for bank commands", BankNames.Commands),
     TopicName.option("feedback-topic", "Where the handler answers, to learn created accounts from", BankNames.Feedback),
-    Opts.flag("no-learn", "Commands among made-up accounts, learning nothing from the handler (for a commands topic no handler reads).").orFalse.map(!_),
+    Opts.flag("no-learn", "Commands among made-up accounts, learning nothing from the handler (for a commands topic no handler reads).").orFalse.map(
+      !_),
     Opts.option[Long]("start-beat", "The first heartbeat's beat (default 1); each record adds one.", metavar = "N").withDefault(1L),
     Opts.option[String]("kind", "heartbeat (default), commands, or mixed (one heartbeat per command).", metavar = "KIND")
       .mapValidated(k => LoadKind.parse(k).leftMap(e => s"--kind $e").toValidatedNel).withDefault(LoadKind.Heartbeats),
@@ -55,7 +57,7 @@ object HeartbeatCommand {
     for {
       settings <- Connections.load(o.flags, shell)
       spec = LoadSpec(o.kind, o.topic, o.commandsTopic, o.feedbackTopic, o.learn, o.startBeat, o.failShare, o.register,
-               o.seed.getOrElse(System.nanoTime()), o.strategy.getOrElse(SubjectNameStrategy.TopicRecord))
+        o.seed.getOrElse(System.nanoTime()), o.strategy.getOrElse(SubjectNameStrategy.TopicRecord))
       interrupted <- IO.ref(false)
       summary <- (Interrupt.onCtrlC, LoadGenerator.resource(settings, spec, o.timeout)).tupled.use { case (ctrlC, load) =>
         val deadline = o.duration.fold(IO.never[Unit])(IO.sleep)

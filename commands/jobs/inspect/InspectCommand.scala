@@ -39,16 +39,23 @@ object InspectCommand {
       _ <- opened.use { case (ctrlC, (plan, records), registry) =>
         val decoder = new RecordDecoder(new SchemaResolver(registry), Decoded.needsPlainValues(o.filter, o.fields))
         val progress = plan.total.filter(_ => shell.stderrIsTerminal).fold(Stream.empty.covaryAll[IO, Unit])(total =>
-          Stream.awakeEvery[IO](1.second).evalMap(_ => stats.get.flatMap(s =>
-            IO.blocking { shell.err.print(f"\rread ${s.read}%d of $total%d (${if (total == 0) 100.0 else s.read * 100.0 / total}%.0f%%)"); shell.err.flush() })))
+          Stream.awakeEvery[IO](1.second).evalMap(_ =>
+            stats.get.flatMap(s =>
+              IO.blocking {
+                shell.err.print(f"\rread ${s.read}%d of $total%d (${if (total == 0) 100.0 else s.read * 100.0 / total}%.0f%%)"); shell.err.flush()
+              })))
         // Decode, filter and render in parallel per chunk; count, limit and write in order. Lines are kept as
         // separate small strings: one multi-megabyte builder per chunk would be a humongous allocation for G1.
         records.chunks
-          .parEvalMap(2)(chunk => decoder.decodeChunk(chunk).map { decoded =>
-            val sb = new java.lang.StringBuilder(512)
-            val lines = decoded.map { d => if (o.filter.accepts(d.envelope)) { sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); sb.toString } else null }
-            (decoded, lines)
-          })
+          .parEvalMap(2)(chunk =>
+            decoder.decodeChunk(chunk).map { decoded =>
+              val sb = new java.lang.StringBuilder(512)
+              val lines = decoded.map { d =>
+                if (o.filter.accepts(d.envelope)) { sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); sb.toString }
+                else null
+              }
+              (decoded, lines)
+            })
           .evalMap { case (decoded, lines) =>
             stats.modify { s0 =>
               val (s, text, limitReached) = InspectStats.step(s0, decoded, lines, o.limit)

@@ -16,7 +16,8 @@ object InspectFormat {
   case object AvroJsonLines extends InspectFormat
 
   val opts: Opts[Option[InspectFormat]] =
-    Opts.option[String]("output", "json (one JSON object per line; default when stdout is not a terminal), pretty (default on a terminal) or avro-json.", "o", "FORMAT")
+    Opts.option[String]("output",
+      "json (one JSON object per line; default when stdout is not a terminal), pretty (default on a terminal) or avro-json.", "o", "FORMAT")
       .mapValidated {
         case "json" => (JsonLines: InspectFormat).validNel
         case "pretty" => (Pretty: InspectFormat).validNel
@@ -27,7 +28,8 @@ object InspectFormat {
   def resolve(chosen: Option[InspectFormat], shell: Shell): InspectFormat = chosen.getOrElse(if (shell.stdoutIsTerminal) Pretty else JsonLines)
 
   val fields: Opts[Option[List[String]]] =
-    Opts.option[String]("fields", "Keep only these value fields (comma-separated).", metavar = "A,B").map(_.split(",").toList.map(_.trim).filter(_.nonEmpty)).orNone
+    Opts.option[String]("fields", "Keep only these value fields (comma-separated).", metavar = "A,B").map(
+      _.split(",").toList.map(_.trim).filter(_.nonEmpty)).orNone
 
   private def only(fields: Option[List[String]])(j: Json): Json =
     fields.fold(j)(fs => j.mapObject(_.filterKeys(fs.contains)))
@@ -55,13 +57,15 @@ object InspectFormat {
     val key = e.key.fold("(no key)")(k => e.keyText.getOrElse("base64:" + java.util.Base64.getEncoder.encodeToString(k)))
     val head = s"${e.topic}/${e.partition}@${e.offset}  ${e.timestamp.fold("-")(_.toString)}  key $key  " +
       e.record.fold("UNDECODABLE")(r => s"$r (schema ${e.schemaId.getOrElse("?")})")
-    val headers = e.headers.map { case (k, hv) => s"  header $k = ${hv.fold("null")(b => Envelope.utf8(b).getOrElse("base64:" + java.util.Base64.getEncoder.encodeToString(b)))}" }
+    val headers = e.headers.map { case (k, hv) =>
+      s"  header $k = ${hv.fold("null")(b => Envelope.utf8(b).getOrElse("base64:" + java.util.Base64.getEncoder.encodeToString(b)))}"
+    }
     val body = v.flatMap(_.asObject) match {
       case Some(o) =>
         val width = o.keys.map(_.length).maxOption.getOrElse(0)
         o.toList.map { case (k, j) => s"  ${k.padTo(width, ' ')}  ${j.asString.getOrElse(j.noSpaces)}" }
       case None => v.map(j => s"  ${j.noSpaces}").toList ++
-        e.error.map(err => s"  error  $err").toList ++ e.raw.map(r => s"  raw    ${java.util.Base64.getEncoder.encodeToString(r)}").toList
+          e.error.map(err => s"  error  $err").toList ++ e.raw.map(r => s"  raw    ${java.util.Base64.getEncoder.encodeToString(r)}").toList
     }
     (head :: headers ++ body).mkString("\n") + "\n"
   }

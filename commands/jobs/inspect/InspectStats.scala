@@ -46,8 +46,9 @@ final case class InspectStats(read: Long, shown: Long, undecodable: Long, byReco
     StepSummary("inspect", s"$read records read from ${topics.mkString(", ")}, $shown shown",
       if (undecodable == 0) StepSummary.Outcome.Ok else if (strict) StepSummary.Outcome.Failed else StepSummary.Outcome.Attention,
       facts = List("topics" -> topics.mkString(", "), "read" -> read.toString, "shown" -> shown.toString, "undecodable" -> undecodable.toString),
-      tables = List(StepSummary.Table(List("record", "count"), byRecord.toList.sortBy { case (r, n) => (-n, r) }.map { case (r, n) => List(r, n.toString) },
-        numeric = Set(1))))
+      tables = List(StepSummary.Table(List("record", "count"),
+          byRecord.toList.sortBy { case (r, n) => (-n, r) }.map { case (r, n) => List(r, n.toString) },
+          numeric = Set(1))))
 }
 
 object InspectStats {

@@ -58,13 +58,14 @@ object BalancePoller {
         poller = new BalancePoller(db, c, iban, expected, waiting)
         appears = poller.amount.flatTap(a => IO.sleep(20.millis).whenA(a.isEmpty)).iterateUntil(_.isDefined)
         start <- appears.timeoutTo(timeout, poller.amount).flatMap(
-                   IO.fromOption(_)(Failure.BadInput(s"account $iban is not in the balance table of ${Secrets.maskUrl(db.url.value)}")))
+          IO.fromOption(_)(Failure.BadInput(s"account $iban is not in the balance table of ${Secrets.maskUrl(db.url.value)}")))
         _ <- expected.set(start)
       } yield poller
     }
 
   private def unreadable(db: DatabaseSettings, e: SQLException): Failure =
     if (e.getSQLState != null && e.getSQLState.startsWith("42")) // undefined table or column: not the bank's database
-      Failure.BadInput(s"${Secrets.maskUrl(db.url.value)} has no balance table with iban and amount (${e.getMessage.linesIterator.next()}): is it the bank's database?")
+      Failure.BadInput(
+        s"${Secrets.maskUrl(db.url.value)} has no balance table with iban and amount (${e.getMessage.linesIterator.next()}): is it the bank's database?")
     else Database.unreachable(db, e)
 }

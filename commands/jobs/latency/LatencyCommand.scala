@@ -42,34 +42,38 @@ object LatencyCommand {
       pids <- if (o.watchPids.nonEmpty) IO.pure(o.watchPids) else sandboxHandler(o, settings, shell)
       watched <- ProcessWatch.targets(pids)
       plan = LatencyPlan(o.steps, o.stepDuration, o.interval, o.timeout, o.maxTimeouts,
-               List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds, o.warmUp)
+        List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds, o.warmUp)
       format = OutputFormat.resolve(o.output, shell)
-      _ <- shell.info(s"latency: ${o.steps.size} steps of ${o.loadKind.name} load (${o.steps.mkString(", ")} records/s), ${o.stepDuration.toSeconds} s each; " +
-             s"a probe every ${o.interval.toMillis} ms, timeout ${o.timeout.toMillis} ms" +
-             (if (o.warmUp > Duration.Zero) s", after ${o.warmUp.toMillis} ms of warm-up probes reported apart" else "") + (if (watched.isEmpty) "" else s"; watching ${watched.map { case (pid, name) => s"$name (pid $pid)" }.mkString(", ")}"))
+      _ <- shell.info(
+        s"latency: ${o.steps.size} steps of ${o.loadKind.name} load (${o.steps.mkString(", ")} records/s), ${o.stepDuration.toSeconds} s each; " +
+          s"a probe every ${o.interval.toMillis} ms, timeout ${o.timeout.toMillis} ms" +
+          (if (o.warmUp > Duration.Zero) s", after ${o.warmUp.toMillis} ms of warm-up probes reported apart" else "") +
+          (if (watched.isEmpty) "" else s"; watching ${watched.map { case (pid, name) => s"$name (pid $pid)" }.mkString(", ")}"))
       outcome <- experiment(o, settings, plan, watched, format, shell)
       _ <- (chart, o.chart).tupled.traverse_ { case (f, path) =>
-             ChartFile.write(path, o.overwrite, LatencyChart.render(outcome.steps, o.timeout.toNanos / 1e6, "end-to-end latency against extra load", f)) >>
-               shell.info(s"latency: chart written to $path")
-           }
+        ChartFile.write(path, o.overwrite, LatencyChart.render(outcome.steps, o.timeout.toNanos / 1e6, "end-to-end latency against extra load", f)) >>
+          shell.info(s"latency: chart written to $path")
+      }
     } yield outcome
 
   def run(o: LatencyOptions)(shell: Shell): IO[ExitCode] =
     for {
       outcome <- measure(o, shell)
       _ <- OutputFormat.print(o.output, shell)(
-             json = (outcome.warmUp.toList ++ outcome.steps).traverse_(s => shell.println(s.json.noSpaces)),
-             table = shell.println(LatencyReport.table(outcome.warmUp.toList ++ outcome.steps)))
+        json = (outcome.warmUp.toList ++ outcome.steps).traverse_(s => shell.println(s.json.noSpaces)),
+        table = shell.println(LatencyReport.table(outcome.warmUp.toList ++ outcome.steps)))
       broken = for { s <- outcome.steps; slo <- o.slos; why <- slo.broken(s) } yield why
       _ <- broken.traverse_(b => shell.info(s"latency: SLO $b"))
       _ <- outcome.stoppedEarly.traverse_(why => shell.info(s"latency: $why"))
       _ <- shell.info(s"latency: interrupted (Ctrl-C) during ${if (outcome.steps.isEmpty) "the warm-up" else s"step ${outcome.steps.size}"}: " +
-             "the steps so far are reported, the probes in flight were waited for")
-             .whenA(outcome.interrupted)
+        "the steps so far are reported, the probes in flight were waited for")
+        .whenA(outcome.interrupted)
       _ <- StepSummary.write(shell, LatencyReport.stepSummary(outcome.steps, broken, outcome.stoppedEarly, outcome.interrupted, o.slos, o.chart)) >>
-             StepSummary.append(shell, LatencyReport.mermaid(outcome.steps)).whenA(outcome.steps.nonEmpty)
+        StepSummary.append(shell, LatencyReport.mermaid(outcome.steps)).whenA(outcome.steps.nonEmpty)
       short = outcome.steps.filter(s => s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98)
-      _ <- short.traverse_(s => shell.warn(f"step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the broker or this machine could not keep up"))
+      _ <- short.traverse_(s =>
+        shell.warn(
+          f"step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the broker or this machine could not keep up"))
     } yield
       if (outcome.interrupted) Exit.Interrupted
       else if (outcome.stoppedEarly.nonEmpty || broken.nonEmpty) Exit.Difference
@@ -83,25 +87,28 @@ object LatencyCommand {
     val onProbe = (p: ProbeResult) =>
       (if (format == OutputFormat.Json) shell.println(p.json.noSpaces) else IO.unit) >>
         (if (p.outcome != ProbeOutcome.Confirmed) shell.warn(p.line) else if (shell.stderrIsTerminal) shell.info(s"latency: ${p.line}") else IO.unit)
-    val onStep = (i: Int, rate: Int) => shell.info(s"latency: step ${i + 1}/${o.steps.size}: $rate records/s of extra load for ${o.stepDuration.toSeconds} s")
+    val onStep =
+      (i: Int, rate: Int) => shell.info(s"latency: step ${i + 1}/${o.steps.size}: $rate records/s of extra load for ${o.stepDuration.toSeconds} s")
     val load: Resource[IO, Option[LoadGenerator]] =
       if (o.steps.forall(_ == 0)) Resource.pure(None)
-      else LoadGenerator.resource(settings, LoadSpec(o.loadKind, o.heartbeatTopic, o.commandsTopic, o.feedbackTopic, learn = true, startBeat = 1,
-        failShare = 0.1, register = false, seed = System.nanoTime(), strategy), services).map(Some(_))
+      else LoadGenerator.resource(settings,
+        LoadSpec(o.loadKind, o.heartbeatTopic, o.commandsTopic, o.feedbackTopic, learn = true, startBeat = 1,
+          failShare = 0.1, register = false, seed = System.nanoTime(), strategy), services).map(Some(_))
     (Interrupt.onCtrlC, RegistryClient.resource(settings, services)).tupled.use { case (ctrlC, registry) =>
       for {
         _ <- KafkaClients.partitionCounts(settings.kafka, List(o.commandsTopic, o.feedbackTopic, o.balanceTopic), services)
         creationId <- RecordSchemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, register = false)
         transferId <- RecordSchemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, register = false)
         outcome <- (ProbeWatcher.resource(settings.kafka, o.feedbackTopic, o.balanceTopic, new RecordDecoder(new SchemaResolver(registry)), services),
-                    // Probes go out at once, not lingering for a batch as the load's records do.
-                    ChunkProducer.resource(settings.kafka, services, _.withLinger(Duration.Zero))).tupled.use { case (watcher, producer) =>
+          // Probes go out at once, not lingering for a batch as the load's records do.
+          ChunkProducer.resource(settings.kafka, services, _.withLinger(Duration.Zero))).tupled.use { case (watcher, producer) =>
           val prober = new Prober(producer, o.commandsTopic, creationId, transferId, watcher, o.timeout)
           for {
             iban <- o.account.fold(shell.info("latency: opening a probe account") >> prober.createAccount)(IO.pure)
             _ <- shell.info(s"latency: probing account $iban")
             _ <- watcher.watchAccount(iban)
-            poller = if (plan.measures.contains(Measure.Db)) BalancePoller.resource(settings.database, iban, services).map(Some(_)) else Resource.pure[IO, Option[BalancePoller]](None)
+            poller = if (plan.measures.contains(Measure.Db)) BalancePoller.resource(settings.database, iban, services).map(Some(_))
+            else Resource.pure[IO, Option[BalancePoller]](None)
             outcome <- (poller, load, KafkaClients.javaAdmin(settings.kafka, services)).tupled.use { case (db, generator, admin) =>
               ProcessWatch(watched, ConsumerGroups.lag(admin, o.group)).flatMap { watch =>
                 new LatencyRun(plan, prober, iban, db, generator, watch, watcher.failure).run(ctrlC, onProbe, onStep)

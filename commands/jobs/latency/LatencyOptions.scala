@@ -17,7 +17,8 @@ import bankops.services.load.LoadKind
 final case class LatencyOptions(flags: ConnectionFlags, steps: List[Int], stepDuration: FiniteDuration, loadKind: LoadKind, interval: FiniteDuration,
                                 timeout: FiniteDuration, maxTimeouts: Int, account: Option[String], db: Option[Boolean], watchPids: List[Long],
                                 group: String, commandsTopic: String, feedbackTopic: String, balanceTopic: String, heartbeatTopic: String,
-                                chart: Option[os.Path], overwrite: Boolean, slos: List[Slo], strategy: Option[SubjectNameStrategy], output: Option[OutputFormat],
+                                chart: Option[os.Path], overwrite: Boolean, slos: List[Slo], strategy: Option[SubjectNameStrategy],
+                                output: Option[OutputFormat],
                                 warmUp: FiniteDuration)
 
 object LatencyOptions {
@@ -29,12 +30,11 @@ object LatencyOptions {
       BankNames.Commands, BankNames.Feedback, BankNames.BalanceChanged, BankNames.Heartbeat, None, overwrite = false, Nil, None, None, 5.seconds)
   private val D = defaults(ConnectionFlags())
 
-
   private val steps: Opts[List[Int]] =
     (Opts.option[String]("load", s"Extra load of each step in records/s, e.g. 0,200,500 (default ${DefaultSteps.mkString(",")}).", metavar = "LIST")
-       .mapValidated(LoadSteps.parseList(_).toValidatedNel).orNone,
-     Opts.option[String]("ramp", "Extra load as START:STEP:END records/s, e.g. 0:500:3000 (instead of --load).", metavar = "RAMP")
-       .mapValidated(LoadSteps.parseRamp(_).toValidatedNel).orNone).tupled.mapValidated {
+        .mapValidated(LoadSteps.parseList(_).toValidatedNel).orNone,
+      Opts.option[String]("ramp", "Extra load as START:STEP:END records/s, e.g. 0:500:3000 (instead of --load).", metavar = "RAMP")
+        .mapValidated(LoadSteps.parseRamp(_).toValidatedNel).orNone).tupled.mapValidated {
       case (Some(_), Some(_)) => "--load and --ramp exclude each other: give one".invalidNel
       case (l, r) => l.orElse(r).getOrElse(DefaultSteps).validNel
     }
@@ -62,11 +62,13 @@ object LatencyOptions {
     TopicName.option("heartbeat-topic", "Topic of heartbeat load", BankNames.Heartbeat),
     Opts.option[String]("chart", "Write the two figures to this .png or .svg file.", metavar = "FILE").map(os.Path(_, os.pwd)).orNone,
     Opts.flag("overwrite", "Replace the --chart file if it exists (only a regular file: never a directory, a link or a device).").orFalse,
-    Opts.options[String]("slo", "A latency objective every step must meet, e.g. p99<200ms or balance:p99.9<1s; exit 1 when one is broken (repeatable).", metavar = "SLO")
+    Opts.options[String]("slo",
+      "A latency objective every step must meet, e.g. p99<200ms or balance:p99.9<1s; exit 1 when one is broken (repeatable).", metavar = "SLO")
       .mapValidated(_.traverse(s => Slo.parse(s).toValidatedNel)).map((l: NonEmptyList[Slo]) => l.toList).withDefault(Nil),
     TopologyOpts.strategy,
     OutputFormat.opts,
-    Flags.duration("warm-up", "Probe this long with no extra load before the first step, reported apart: a handler or client " +
-      "started cold does not read as the first step's steady state (default 5s; 0 for none).", zero = true).withDefault(D.warmUp)
+    Flags.duration("warm-up",
+      "Probe this long with no extra load before the first step, reported apart: a handler or client " +
+        "started cold does not read as the first step's steady state (default 5s; 0 for none).", zero = true).withDefault(D.warmUp)
   ).mapN(LatencyOptions.apply)
 }

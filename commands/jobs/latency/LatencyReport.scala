@@ -18,7 +18,8 @@ object LatencyReport {
     val measures = Measure.all.filter(m => steps.exists(_.measures.contains(m)))
     val processes = steps.flatMap(_.processes.map(_.label)).distinct
     steps.map { s =>
-      List(if (s.warmUp) "warm-up" else (s.index + 1).toString, s.load.asked.toString, f"${s.load.achieved}%.0f", s.probes.toString, s.timeouts.toString) ++
+      List(if (s.warmUp) "warm-up" else (s.index + 1).toString, s.load.asked.toString, f"${s.load.achieved}%.0f", s.probes.toString,
+        s.timeouts.toString) ++
         measures.flatMap { m =>
           val st = s.measures.get(m)
           def at(p: Double) = st.filter(_.count > 0).fold("-")(x => ms(x.percentileMs(p)))
@@ -60,7 +61,8 @@ object LatencyReport {
 
   /** The step's line as it ends (its probes still in flight are counted in the final table). */
   def stepLine(s: StepResult): String = {
-    val fb = s.measures.get(Measure.Feedback).filter(_.count > 0).fold("no probe answered")(f => s"feedback p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, max ${ms(f.max)} ms")
+    val fb = s.measures.get(Measure.Feedback).filter(_.count > 0).fold("no probe answered")(f =>
+      s"feedback p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, max ${ms(f.max)} ms")
     val procs = s.processes.map(p => f"${p.label} ${p.cpuPercent}%.0f%% CPU ${p.rssMaxMiB}%.0f MiB").mkString(", ")
     f"step ${s.index + 1}: ${s.load.achieved}%.0f of ${s.load.asked} records/s, ${s.probes} probes, ${s.timeouts} timeouts, $fb" +
       (if (procs.isEmpty) "" else s", $procs") + s.lagMax.fold("")(l => s", lag max $l")

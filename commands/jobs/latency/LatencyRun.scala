@@ -36,30 +36,33 @@ final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Opti
       interrupted <- Deferred[IO, Unit]
       probingDone <- Deferred[IO, Unit]
       stop = IO.race(ctrlC >> interrupted.complete(()).void, tooMany.get).void
-      record = (p: ProbeResult) => probes.update(_ :+ p) >> onProbe(p) >>
-                 timeouts.updateAndGet(_ + 1).flatMap(n => tooMany.complete(()).void.whenA(n >= plan.maxTimeouts)).whenA(p.timedOut)
+      record = (p: ProbeResult) =>
+        probes.update(_ :+ p) >> onProbe(p) >>
+          timeouts.updateAndGet(_ + 1).flatMap(n => tooMany.complete(()).void.whenA(n >= plan.maxTimeouts)).whenA(p.timedOut)
       probing = Stream.fixedRateStartImmediately[IO](plan.interval).zipWithIndex.map(_._2.toInt + 1)
-                  .interruptWhen(probingDone.get.attempt).interruptWhen(stop.attempt)
-                  .parEvalMapUnordered(Int.MaxValue)(seq => step.get.flatMap(s => prober.probe(seq, s, iban, db)))
-                  .evalMap(record)
+        .interruptWhen(probingDone.get.attempt).interruptWhen(stop.attempt)
+        .parEvalMapUnordered(Int.MaxValue)(seq => step.get.flatMap(s => prober.probe(seq, s, iban, db)))
+        .evalMap(record)
       sampling = Stream.fixedRate[IO](plan.sampleEvery).evalMap(_ => step.get.flatMap(watch.sample)).evalMap(s => samples.update(_ :+ s))
       halted = (tooMany.tryGet, interrupted.tryGet).mapN((a, b) => a.isDefined || b.isDefined)
-      loads <- IO.race(failure, (sampling.compile.drain.background, db.fold(IO.never[Nothing])(_.loop).background).tupled.surround {
-                 probing.compile.drain.start.flatMap { prober =>
-                   // A run stopped during the warm-up (Ctrl-C, too many timeouts) reports the warm-up alone, no empty step.
-                   warmUp(step, stop) >> halted.ifM(IO.pure(Vector.empty[(StepLoad, Double)]),
-                     steps(plan.steps.zipWithIndex, Vector.empty, step, stop, halted, onStep)) <* probingDone.complete(()) <* prober.joinWithNever
-                 }
-               }).map(_.merge)
+      loads <- IO.race(failure,
+        (sampling.compile.drain.background, db.fold(IO.never[Nothing])(_.loop).background).tupled.surround {
+          probing.compile.drain.start.flatMap { prober =>
+            // A run stopped during the warm-up (Ctrl-C, too many timeouts) reports the warm-up alone, no empty step.
+            warmUp(step, stop) >> halted.ifM(IO.pure(Vector.empty[(StepLoad, Double)]),
+              steps(plan.steps.zipWithIndex, Vector.empty, step, stop, halted, onStep)) <* probingDone.complete(()) <* prober.joinWithNever
+          }
+        }).map(_.merge)
       all <- probes.get
       taken <- samples.get
-      early <- tooMany.tryGet.map(_.map(_ => s"stopped after ${plan.maxTimeouts} probes timed out (--max-timeouts; no answer within ${plan.timeout.toMillis} ms)"))
+      early <- tooMany.tryGet.map(
+        _.map(_ => s"stopped after ${plan.maxTimeouts} probes timed out (--max-timeouts; no answer within ${plan.timeout.toMillis} ms)"))
       stopped <- interrupted.tryGet.map(_.isDefined)
     } yield LatencyOutcome(loads.toList.zipWithIndex.map { case ((l, seconds), i) =>
-      StepResult.of(i, l, all.filter(_.step == i).toList, taken.filter(_.step == i).toList, plan.measures, plan.timeout, seconds)
-    }, all.sortBy(_.seq), early, stopped,
+        StepResult.of(i, l, all.filter(_.step == i).toList, taken.filter(_.step == i).toList, plan.measures, plan.timeout, seconds)
+      }, all.sortBy(_.seq), early, stopped,
       Option.when(plan.warmUp > Duration.Zero)(StepResult.of(-1, StepLoad(0, 0, 0), all.filter(_.step < 0).toList, taken.filter(_.step < 0).toList,
-        plan.measures, plan.timeout, plan.warmUp.toNanos / 1e9)))
+          plan.measures, plan.timeout, plan.warmUp.toNanos / 1e9)))
 
   /** Probes with no extra load for `plan.warmUp` before the first step, counted apart (step index -1). */
   private def warmUp(current: Ref[IO, Int], stop: IO[Unit]): IO[Unit] =
@@ -76,7 +79,7 @@ final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Opti
           _ <- current.set(i) >> onStep(i, rate)
           started <- IO.monotonic
           summary <- load.filter(_ => rate > 0).fold(hold.as(Option.empty[StepLoad]))(_.run(rate, None, hold).map(s =>
-                       Some(StepLoad(rate, s.recordsPerSecond, s.errors))))
+              Some(StepLoad(rate, s.recordsPerSecond, s.errors))))
           ended <- IO.monotonic
           held = (done :+ (summary.getOrElse(StepLoad(rate, 0, 0)), (ended - started).toNanos / 1e9))
           next <- halted.ifM(IO.pure(held), steps(more, held, current, stop, halted, onStep))

@@ -69,12 +69,14 @@ object ProbeWatcher {
   def probeId(description: String): Option[String] = if (description.startsWith(Prefix)) Some(description.drop(Prefix.length)) else None
 
   /** Positioned at both topics' ends once acquired, so no answer to a command sent afterwards is missed. */
-  def resource(kafka: KafkaSettings, feedbackTopic: String, balanceTopic: String, decoder: RecordDecoder, timeout: FiniteDuration): Resource[IO, ProbeWatcher] =
+  def resource(kafka: KafkaSettings, feedbackTopic: String, balanceTopic: String, decoder: RecordDecoder, timeout: FiniteDuration)
+      : Resource[IO, ProbeWatcher] =
     // Small fetches answered at once: the probes' answers are wanted the moment they land, not batched.
-    TopicReader.open(kafka, ReadSpec(List(feedbackTopic, balanceTopic), None, StartAt.End, StopAt.Never), timeout, few = Some(1000L)).flatMap { case (_, records) =>
-      Resource.eval(Deferred[IO, Throwable]).flatMap { failed =>
-        val watcher = new ProbeWatcher(feedbackTopic, balanceTopic, decoder, failed)
-        records.chunks.evalMap(watcher.onChunk).compile.drain.handleErrorWith(e => failed.complete(e).void).background.as(watcher)
-      }
+    TopicReader.open(kafka, ReadSpec(List(feedbackTopic, balanceTopic), None, StartAt.End, StopAt.Never), timeout, few = Some(1000L)).flatMap {
+      case (_, records) =>
+        Resource.eval(Deferred[IO, Throwable]).flatMap { failed =>
+          val watcher = new ProbeWatcher(feedbackTopic, balanceTopic, decoder, failed)
+          records.chunks.evalMap(watcher.onChunk).compile.drain.handleErrorWith(e => failed.complete(e).void).background.as(watcher)
+        }
     }
 }

@@ -36,13 +36,14 @@ final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: I
       answer = waits._1
       value <- IO.fromEither(creations(ConfirmAccountCreation(id, Atype.Auto)).leftMap(e => new IllegalStateException(e.message)))
       _ <- send(id, value)
-      arrival <- answer.get.timeoutTo(timeout, IO.raiseError(Failure.Difference(
-                   s"no answer on the feedback topic within ${timeout.toSeconds} s to the probe account's creation: is a command handler consuming $commandsTopic? " +
-                     "(`bankops sandbox status`, `bankops groups describe bankops-command-handler`)")))
+      arrival <- answer.get.timeoutTo(timeout,
+        IO.raiseError(Failure.Difference(
+            s"no answer on the feedback topic within ${timeout.toSeconds} s to the probe account's creation: is a command handler consuming $commandsTopic? " +
+              "(`bankops sandbox status`, `bankops groups describe bankops-command-handler`)")))
       iban <- arrival.value.hcursor.get[String]("iban").toOption match {
-                case Some(i) if arrival.record.endsWith("AccountCreationConfirmed") => IO.pure(i)
-                case _ => IO.raiseError(Failure.Difference(s"the handler refused the probe account: ${Prober.reason(arrival)}"))
-              }
+        case Some(i) if arrival.record.endsWith("AccountCreationConfirmed") => IO.pure(i)
+        case _ => IO.raiseError(Failure.Difference(s"the handler refused the probe account: ${Prober.reason(arrival)}"))
+      }
     } yield iban
 
   private def until[A](wait: IO[A], refused: IO[Unit]): IO[Option[A]] =
@@ -56,21 +57,22 @@ final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: I
       (answer, balance) = waits
       shown <- db.traverse(_.expectDeposit(Prober.Amount))
       value <- IO.fromEither(transfers(ConfirmMoneyTransfer(id, "x", Prober.Amount, BankRules.Cash, iban, ProbeWatcher.description(id)))
-                 .leftMap(e => new IllegalStateException(e.message)))
+          .leftMap(e => new IllegalStateException(e.message)))
       sentAt <- IO.realTimeInstant
       start <- IO(System.nanoTime())
       sendError <- send(id, value)
       // A refused deposit changes no balance: the other waits end with its feedback.
       refused = answer.get.flatMap(a => if (a.record.endsWith("MoneyTransferFailed")) IO.unit else IO.never)
       seen <- (answer.get.map(Option(_)).timeoutTo(timeout, IO.none), balance.flatTraverse(b => until(b.get, refused)),
-               shown.flatTraverse(d => until(d.get, refused))).parTupled
+        shown.flatTraverse(d => until(d.get, refused))).parTupled
       (feedback, changed, db0) = seen
       _ <- watcher.forget(id)
       error <- sendError.get
     } yield {
       def ms(nanos: Long) = (nanos - start) / 1e6
-      val latencies: Map[Measure, Double] = (List[(Measure, Option[Double])](Measure.Feedback -> feedback.map(a => ms(a.nanos)), Measure.Balance -> changed.map(a => ms(a.nanos))) ++
-        db.map(_ => Measure.Db -> db0.map(ms(_))).toList).collect { case (m, Some(t)) => m -> t }.toMap
+      val latencies: Map[Measure, Double] =
+        (List[(Measure, Option[Double])](Measure.Feedback -> feedback.map(a => ms(a.nanos)), Measure.Balance -> changed.map(a => ms(a.nanos))) ++
+          db.map(_ => Measure.Db -> db0.map(ms(_))).toList).collect { case (m, Some(t)) => m -> t }.toMap
       val expected = Measure.Feedback :: Measure.Balance :: db.map(_ => Measure.Db).toList
       val outcome = (error, feedback) match {
         case (Some(e), _) => ProbeOutcome.Failed(s"not sent: ${e.getMessage}")

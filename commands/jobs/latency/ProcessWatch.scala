@@ -15,8 +15,8 @@ final class ProcessWatch private (targets: List[(Long, String)], ticksPerSecond:
       now = System.nanoTime()
       before <- previous.getAndSet(read.map { case (_, s) => s.pid -> (s, now) }.toMap)
       loads = read.map { case (label, s) =>
-                ProcessLoad(label, s.pid, before.get(s.pid).flatMap { case (b, at) => ProcSample.cpuPercent(b, at, s, now, ticksPerSecond) }, s.rssBytes)
-              }
+        ProcessLoad(label, s.pid, before.get(s.pid).flatMap { case (b, at) => ProcSample.cpuPercent(b, at, s, now, ticksPerSecond) }, s.rssBytes)
+      }
       // The lag is a figure among others: a slow or failed look-up leaves it out rather than stopping the run.
       l <- lag.handleError(_ => None)
     } yield Sample(step, loads, l)

@@ -23,9 +23,10 @@ object Slo {
       case Syntax(m, q, n, unit) =>
         for {
           measure <- Option(m).fold[Either[String, Measure]](Right(Measure.Feedback))(name =>
-                       Measure.all.find(_.name == name).toRight(s"--slo '$text': the measure must be feedback, balance or db, not '$name'"))
-          percentile <- if (q == "max") Right(100.0) else q.drop(1).toDoubleOption.filter(p => p > 0 && p < 100)
-                          .toRight(s"--slo '$text': a percentile is above 0 and below 100 (p50, p99, p99.9) or max")
+            Measure.all.find(_.name == name).toRight(s"--slo '$text': the measure must be feedback, balance or db, not '$name'"))
+          percentile <- if (q == "max") Right(100.0)
+          else q.drop(1).toDoubleOption.filter(p => p > 0 && p < 100)
+            .toRight(s"--slo '$text': a percentile is above 0 and below 100 (p50, p99, p99.9) or max")
           amount = BigDecimal(n)
           limit = if (unit == "s") (amount * 1000).toLong.millis else amount.toLong.millis
           _ <- if (limit > Duration.Zero) Right(()) else Left(s"--slo '$text': the limit must be above 0")

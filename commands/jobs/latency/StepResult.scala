@@ -44,14 +44,17 @@ final case class StepResult(index: Int, load: StepLoad, probes: Int, timeouts: I
   def json: Json = Json.obj(
     "type" -> Json.fromString(if (warmUp) "warm-up" else "step"),
     "step" -> Json.fromInt(index + 1),
-    "load" -> Json.obj("asked" -> Json.fromInt(load.asked), "achieved" -> Json.fromDoubleOrNull(ProbeResult.round(load.achieved)), "errors" -> Json.fromLong(load.errors)),
+    "load" -> Json.obj("asked" -> Json.fromInt(load.asked), "achieved" -> Json.fromDoubleOrNull(ProbeResult.round(load.achieved)),
+      "errors" -> Json.fromLong(load.errors)),
     "seconds" -> Json.fromDoubleOrNull(ProbeResult.round(seconds)),
     "probes" -> Json.fromInt(probes), "timeouts" -> Json.fromInt(timeouts), "failed" -> Json.fromInt(failed),
     "latencyMs" -> Json.fromFields(Measure.all.flatMap(m => measures.get(m).map(m.name -> _.json))),
-    "processes" -> Json.fromValues(processes.map(p => Json.obj("name" -> Json.fromString(p.label), "pid" -> Json.fromLong(p.pid),
-      "cpuPercent" -> Json.fromDoubleOrNull(ProbeResult.round(p.cpuPercent)), "rssMiB" -> Json.fromDoubleOrNull(ProbeResult.round(p.rssMiB)),
-      "rssMaxMiB" -> Json.fromDoubleOrNull(ProbeResult.round(p.rssMaxMiB))))),
-    "lag" -> Json.obj("mean" -> lagMean.fold(Json.Null)(x => Json.fromDoubleOrNull(ProbeResult.round(x))), "max" -> lagMax.fold(Json.Null)(Json.fromLong))
+    "processes" -> Json.fromValues(processes.map(p =>
+        Json.obj("name" -> Json.fromString(p.label), "pid" -> Json.fromLong(p.pid),
+          "cpuPercent" -> Json.fromDoubleOrNull(ProbeResult.round(p.cpuPercent)), "rssMiB" -> Json.fromDoubleOrNull(ProbeResult.round(p.rssMiB)),
+          "rssMaxMiB" -> Json.fromDoubleOrNull(ProbeResult.round(p.rssMaxMiB))))),
+    "lag" ->
+      Json.obj("mean" -> lagMean.fold(Json.Null)(x => Json.fromDoubleOrNull(ProbeResult.round(x))), "max" -> lagMax.fold(Json.Null)(Json.fromLong))
   )
 }
 

@@ -25,8 +25,9 @@ final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, res
       if (failed == 0 && !interrupted && !verified.contains(false)) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
       facts = List("target topic" -> topic, "read" -> read.toString, "acknowledged" -> acknowledged.toString, "failed" -> failed.toString,
         "took" -> DeliveryReport.rate(acknowledged, took)) ++ verified.map(v => "verified" -> (if (v) "identical" else "differences found")),
-      tables = List(StepSummary.Table(List("partition", "acknowledged"), acked.zipWithIndex.filter(_._1 > 0).map { case (c, p) => List(p.toString, c.toString) },
-        numeric = Set(0, 1))),
+      tables = List(StepSummary.Table(List("partition", "acknowledged"),
+          acked.zipWithIndex.filter(_._1 > 0).map { case (c, p) => List(p.toString, c.toString) },
+          numeric = Set(0, 1))),
       notes = (if (interrupted) List("interrupted (Ctrl-C) before everything due was read") else Nil) ++
         resume.map(r => s"not delivered: resume with --from offset per source partition: $r").toList)
 

@@ -30,16 +30,16 @@ final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, t
       val subject = strategy.subject(topic, record)
       val found: IO[Either[String, (Int, Schema)]] = schemaDir match {
         case Some(files) => files.get(record) match {
-          case None => IO.pure(Left(s"no .avsc for $record in --schema-dir"))
-          case Some(f) => target.schemaId(subject, f.schema.toString, register = false).map {
-            case Right(id) => Right((id, f.schema))
-            case Left(_) => Left(s"$record's .avsc is not registered under $subject (bankops schemas register)")
+            case None => IO.pure(Left(s"no .avsc for $record in --schema-dir"))
+            case Some(f) => target.schemaId(subject, f.schema.toString, register = false).map {
+                case Right(id) => Right((id, f.schema))
+                case Left(_) => Left(s"$record's .avsc is not registered under $subject (bankops schemas register)")
+              }
           }
-        }
         case None => target.version(subject).flatMap {
-          case None => IO.pure(Left(s"subject $subject does not exist on the target registry"))
-          case Some(v) => resolver.parse(RegisteredSchema(v.schema, v.references)).map(s => Right((v.id, s)))
-        }
+            case None => IO.pure(Left(s"subject $subject does not exist on the target registry"))
+            case Some(v) => resolver.parse(RegisteredSchema(v.schema, v.references)).map(s => Right((v.id, s)))
+          }
       }
       found.flatTap(r => IO(schemas.put(record, r)))
     }(r => IO.pure(r))
@@ -48,11 +48,11 @@ final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, t
   /** The value bytes for a line, or the reason it cannot be sent. */
   def encode(l: RecordLine): IO[Either[String, Array[Byte]]] =
     if (exact) IO.pure(l.raw.toRight("--exact needs the raw value bytes (raw), which this line lacks").flatMap(bytes =>
-      // Sent as they are: a value consumers cannot take (no Confluent frame) is refused here, before anything is sent,
-      // unless the line itself says the original was undecodable (its `error`, as --to-file writes it): restoring a
-      // topic exactly restores that record too.
-      if (l.error.isDefined) Right(bytes)
-      else WireFormat.schemaIdOf(bytes).left.map(e => s"raw: not a Confluent-framed Avro value (${e.reason})").map(_ => bytes)))
+        // Sent as they are: a value consumers cannot take (no Confluent frame) is refused here, before anything is sent,
+        // unless the line itself says the original was undecodable (its `error`, as --to-file writes it): restoring a
+        // topic exactly restores that record too.
+        if (l.error.isDefined) Right(bytes)
+        else WireFormat.schemaIdOf(bytes).left.map(e => s"raw: not a Confluent-framed Avro value (${e.reason})").map(_ => bytes)))
     else (l.record, l.value) match {
       case (Some(r), Some(v)) =>
         schemaFor(fullName(r)).map(_.flatMap { case (id, schema) =>

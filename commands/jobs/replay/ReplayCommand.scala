@@ -43,7 +43,8 @@ object ReplayCommand {
   /** A file of JSON lines to a topic, encoded with the target's latest schemas, strict, every other flag at its default. */
   def fileToTopic(flags: ConnectionFlags, file: os.Path, topic: String): Options =
     Options(flags, FromFile(file), ToTopic(topic), TargetFlags(None, None, None), FileInput(exact = false, None, strict = true),
-      Delivery(dryRun = false, None, keepPartition = false, keepTimestamps = false, verify = false, 30.seconds), createTopic = false, None, None, None,
+      Delivery(dryRun = false, None, keepPartition = false, keepTimestamps = false, verify = false, 30.seconds), createTopic = false, None, None,
+      None,
       30.seconds)
 
   private val path = (name: String, help: String) => Opts.option[String](name, help, metavar = "FILE").map(os.Path(_, os.pwd))
@@ -55,14 +56,17 @@ object ReplayCommand {
 
   private val to: Opts[To] =
     TopicName.option("to-topic", "Target topic.").map(ToTopic(_): To) orElse
-      (path("to-file", "Target file: lossless JSON lines (raw value bytes alongside the decoded value); a new name, or an existing regular file with --overwrite."),
-        Opts.flag("overwrite", "With --to-file: replace the file when it exists (a directory, link or device is never replaced).").orFalse).mapN(ToFile(_, _): To)
+      (path("to-file",
+          "Target file: lossless JSON lines (raw value bytes alongside the decoded value); a new name, or an existing regular file with --overwrite."),
+        Opts.flag("overwrite", "With --to-file: replace the file when it exists (a directory, link or device is never replaced).").orFalse).mapN(
+        ToFile(_, _): To)
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts, from, to,
     Opts.option[String]("to-bootstrap-server", "Target cluster (default: the source's).", metavar = "SERVERS").orNone,
     path("to-command-config", "Target cluster's client properties (default: the source's).").orNone,
-    Opts.option[String]("to-registry-url", "Target registry; when it differs, schema ids are translated (default: the source's).", metavar = "URL").orNone,
+    Opts.option[String]("to-registry-url", "Target registry; when it differs, schema ids are translated (default: the source's).",
+      metavar = "URL").orNone,
     Opts.flag("exact", "File to topic: send the raw value bytes and original timestamps, not a re-encoding of value.").orFalse,
     Opts.flag("keep-timestamps", "Send each record with its original timestamp.").orFalse,
     Opts.flag("keep-partition", "Send each record to its original partition number (default: by key, as the default partitioner does).").orFalse,
@@ -76,10 +80,11 @@ object ReplayCommand {
     TopologyOpts.strategy,
     SourceOpts.limit,
     Flags.timeout(30.seconds)
-  ).mapN { (flags, from, to, toBootstrap, toCommandConfig, toRegistry, exact, keepTimestamps, keepPartition, schemaDir, strict, verify, rate,
-            dryRun, createTopic, topology, strategy, limit, timeout) =>
-    Options(flags, from, to, TargetFlags(toBootstrap, toCommandConfig, toRegistry), FileInput(exact, schemaDir, strict),
-      Delivery(dryRun, rate, keepPartition, keepTimestamps || exact, verify, timeout), createTopic, topology, strategy, limit, timeout)
+  ).mapN {
+    (flags, from, to, toBootstrap, toCommandConfig, toRegistry, exact, keepTimestamps, keepPartition, schemaDir, strict, verify, rate,
+     dryRun, createTopic, topology, strategy, limit, timeout) =>
+      Options(flags, from, to, TargetFlags(toBootstrap, toCommandConfig, toRegistry), FileInput(exact, schemaDir, strict),
+        Delivery(dryRun, rate, keepPartition, keepTimestamps || exact, verify, timeout), createTopic, topology, strategy, limit, timeout)
   }
 
   /** A replay, for the CLI and for callers in this process: its progress and summary lines go to `shell`'s stderr as it
@@ -100,7 +105,8 @@ object ReplayCommand {
       strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
       // The target's partition count is asked for while the source opens; nothing is sent before it answers.
       partitionCount = o.to match {
-        case ToTopic(t) if !o.delivery.dryRun => ensureTopic(t, o.createTopic, o.timeout, target, topology, shell).background.map(_.flatMap(_.embedNever))
+        case ToTopic(t) if !o.delivery.dryRun =>
+          ensureTopic(t, o.createTopic, o.timeout, target, topology, shell).background.map(_.flatMap(_.embedNever))
         case _ => Resource.pure[IO, IO[Int]](IO.pure(0))
       }
       code <- (partitionCount, RegistryClient.resource(source, o.timeout)).tupled.use { case (partitions, sourceRegistry) =>
@@ -127,12 +133,16 @@ object ReplayCommand {
                           shell: Shell): IO[Int] =
     KafkaClients.partitionCount(target.kafka, topic, timeout).handleErrorWith {
       case Failure.BadInput(_) if create =>
-        topology.topic(topic).fold(IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist and ${topology.file} does not declare it"))) { spec =>
+        topology.topic(topic).fold(
+          IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist and ${topology.file} does not declare it"))) { spec =>
           val only = topology.copy(topics = List(spec))
-          TopicSync.session(target.kafka, timeout)(admin => TopicSync.plan(admin, only, deleteUnlisted = false).flatMap(p =>
-            admin.execute(p, validateOnly = false) >> TopicSync.confirm(admin, only))) >> shell.info(s"replay: created topic $topic from ${topology.file}").as(spec.partitions)
+          TopicSync.session(target.kafka, timeout)(admin =>
+            TopicSync.plan(admin, only, deleteUnlisted = false).flatMap(p =>
+              admin.execute(p, validateOnly = false) >> TopicSync.confirm(admin, only))) >>
+            shell.info(s"replay: created topic $topic from ${topology.file}").as(spec.partitions)
         }
-      case Failure.BadInput(_) => IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist (--create-topic creates it from the topology)"))
+      case Failure.BadInput(_) =>
+        IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist (--create-topic creates it from the topology)"))
     }
 
   /** Topic records as they go out: values re-framed when the target registry differs. */
@@ -146,7 +156,8 @@ object ReplayCommand {
     }
     Stream.resource((TopicReader.open(source.kafka, spec, timeout), translator).tupled).flatMap { case ((_, records), translate) =>
       val chunks = records.chunks.evalMap { chunk =>
-        val kept = if (filter.isEmpty) IO.pure(chunk) else decoder.decodeChunk(chunk).map(ds => chunk.zip(ds).filter(p => filter.selects(p._2.envelope)).map(_._1))
+        val kept = if (filter.isEmpty) IO.pure(chunk)
+        else decoder.decodeChunk(chunk).map(ds => chunk.zip(ds).filter(p => filter.selects(p._2.envelope)).map(_._1))
         kept.flatMap(c => translate.traverse_(_.prepare(c.toList.map(_.value))).as(c)).map(_.map { r =>
           val value = translate.fold(r.value)(t => if (r.value == null) null else t(r.value))
           Outgoing(r.partition, r.offset, r.key, value, r.headers.toArray.toList.map(h => h.key -> h.value), Some(r.timestamp).filter(_ >= 0))
@@ -164,46 +175,54 @@ object ReplayCommand {
       _ <- IO.raiseUnless(os.isFile(file))(Failure.BadInput(s"$file: no such file"))
       dir <- input.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
       topic = to match { case ToTopic(t) => t; case ToFile(_, _) => "" }
-      lines <- IO.blocking(TextFile.lines(file)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).map(_.zipWithIndex.filter(_._1.trim.nonEmpty))
+      lines <-
+        IO.blocking(TextFile.lines(file)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).map(_.zipWithIndex.filter(_._1.trim.nonEmpty))
       results <- RegistryClient.resource(target, timeout).use { registry =>
         val encoder = new FileEncoder(registry, strategy, topic, dir, known, input.exact)
         lines.traverse { case (text, i) =>
           RecordLine.parse(text, i + 1) match {
             case Left(e) => IO.pure(Left(s"$file:${i + 1}: $e"))
             case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:${i + 1}: $e").map { value =>
-              Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(i.toLong), l.key.orNull, value, l.headers, l.timestamp)
-            })
+                Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(i.toLong), l.key.orNull, value, l.headers, l.timestamp)
+              })
           }
         }
       }
       errors = results.collect { case Left(e) => e }
       _ <- if (errors.nonEmpty && input.strict)
-          errors.take(10).traverse_(shell.info) >> IO.raiseError(Failure.BadInput(s"$file: ${errors.size} of ${lines.size} lines cannot be sent; nothing was sent"))
-        else errors.traverse_(e => shell.warn(s"skipped $e"))
+        errors.take(10).traverse_(shell.info) >>
+          IO.raiseError(Failure.BadInput(s"$file: ${errors.size} of ${lines.size} lines cannot be sent; nothing was sent"))
+      else errors.traverse_(e => shell.warn(s"skipped $e"))
     } yield Stream.emits(results.collect { case Right(r) => r }).chunkN(1000)
 
   /** Topic to file: lossless JSON lines, written to a temporary file and moved into place only when complete. */
-  private def toFile(file: os.Path, overwrite: Boolean, from: From, limit: Option[Long], dryRun: Boolean, timeout: FiniteDuration, source: ConnectionSettings,
+  private def toFile(file: os.Path, overwrite: Boolean, from: From, limit: Option[Long], dryRun: Boolean, timeout: FiniteDuration,
+                     source: ConnectionSettings,
                      sourceSchemas: SchemaResolver, shell: Shell): IO[ExitCode] = from match {
     case FromFile(_) => IO.raiseError(Failure.BadInput("--from-file with --to-file: copy the file instead"))
     case FromTopic(spec, filter) =>
       val decoder = new RecordDecoder(sourceSchemas)
       TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>
-        val lines = records.chunks.evalMap(c => decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
-          RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
-        })).flatMap(Stream.chunk)
+        val lines = records.chunks.evalMap(c =>
+          decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
+            RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
+          })).flatMap(Stream.chunk)
         val limited = limit.fold(lines)(lines.take)
-        def summary(headline: String, n: Long) = StepSummary.write(shell, StepSummary("replay", headline, StepSummary.Outcome.Ok,
-          facts = List("source topics" -> spec.topics.mkString(", "), "file" -> file.toString, "records" -> n.toString)))
-        if (dryRun) limited.compile.count.flatMap(n => shell.info(s"replay: dry run: $n records read; nothing written") >>
-          summary(s"dry run: $n records read; nothing written", n)).as(ExitCode.Success)
+        def summary(headline: String, n: Long) = StepSummary.write(shell,
+          StepSummary("replay", headline, StepSummary.Outcome.Ok,
+            facts = List("source topics" -> spec.topics.mkString(", "), "file" -> file.toString, "records" -> n.toString)))
+        if (dryRun) limited.compile.count.flatMap(n =>
+          shell.info(s"replay: dry run: $n records read; nothing written") >>
+            summary(s"dry run: $n records read; nothing written", n)).as(ExitCode.Success)
         else {
           val writing = OutputFile.write("--to-file", file, overwrite)(w =>
             limited.chunks.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid)
           // Ctrl-C cancels the writing, which removes the partial file: a file that is there is whole.
           Interrupt.onCtrlC.use(ctrlC => IO.race(ctrlC, writing)).flatMap {
-            case Left(_) => shell.info(s"replay: interrupted (Ctrl-C): nothing written to $file (it is written only when complete)").as(Exit.Interrupted)
-            case Right(n) => shell.info(s"replay: $n records written to $file") >> summary(s"$n records written to ${file.last}", n).as(ExitCode.Success)
+            case Left(_) =>
+              shell.info(s"replay: interrupted (Ctrl-C): nothing written to $file (it is written only when complete)").as(Exit.Interrupted)
+            case Right(n) => shell.info(s"replay: $n records written to $file") >>
+                summary(s"$n records written to ${file.last}", n).as(ExitCode.Success)
           }
         }
       }

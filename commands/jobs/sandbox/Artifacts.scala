@@ -61,10 +61,13 @@ final class Artifacts(cacheDir: os.Path, mavenUrl: String) {
       val part = target / os.up / s"${target.last}.part"
       val client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(java.time.Duration.ofSeconds(20)).build()
       val resp = client.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofFile(part.toNIO))
-      if (resp.statusCode() != 200) { os.remove(part, checkExists = false); throw Failure.Unavailable(s"could not download $url: HTTP ${resp.statusCode()}") }
+      if (resp.statusCode() != 200) {
+        os.remove(part, checkExists = false); throw Failure.Unavailable(s"could not download $url: HTTP ${resp.statusCode()}")
+      }
       val digest = MessageDigest.getInstance("SHA-256")
       val in = os.read.inputStream(part)
-      try { val buf = new Array[Byte](1 << 16); Iterator.continually(in.read(buf)).takeWhile(_ >= 0).foreach(n => digest.update(buf, 0, n)) } finally in.close()
+      try { val buf = new Array[Byte](1 << 16); Iterator.continually(in.read(buf)).takeWhile(_ >= 0).foreach(n => digest.update(buf, 0, n)) }
+      finally in.close()
       val actual = digest.digest().map("%02x".format(_)).mkString
       if (actual != sha256) { os.remove(part); throw Failure.Unavailable(s"$url failed its checksum check (sha256 $actual); refusing to use it") }
       os.move(part, target, replaceExisting = true)

@@ -50,7 +50,8 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
   def lag: IO[Long] = KafkaClients.javaAdmin(clientSettings, 5.seconds).use { admin =>
     ConsumerGroups.lag(admin, Group).flatMap {
       case Some(l) => IO.pure(l)
-      case None => EndOffsets.partitions(admin, BankNames.Commands).flatMap(ps => (EndOffsets.beginnings(admin, ps), EndOffsets.ends(admin, ps)).tupled)
+      case None =>
+        EndOffsets.partitions(admin, BankNames.Commands).flatMap(ps => (EndOffsets.beginnings(admin, ps), EndOffsets.ends(admin, ps)).tupled)
           .map { case (starts, ends) => ends.map { case (tp, end) => end - starts.getOrElse(tp, 0L) }.sum }
     }
   }
@@ -68,9 +69,9 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
       from <- logSize
       java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       pid <- Processes.spawnDetached(
-               Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
-                 "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "-o", "table"),
-               ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2"))
+        Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
+          "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "-o", "table"),
+        ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2"))
       _ <- process.record(pid)
       _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(consuming(from))
     } yield ()

@@ -92,20 +92,20 @@ final class KafkaService(ctx: SandboxContext) extends SandboxService {
       cp <- ctx.artifacts.kafkaClasspath
       classpath = cp.mkString(java.io.File.pathSeparator)
       _ <- IO.blocking {
-             os.makeDir.all(dir)
-             os.write.over(dir / "server.properties", serverProperties, perms = "rw-------")
-             os.write.over(dir / "log4j2.properties", log4j)
-             os.write.over(dir / "classpath", classpath)
-           }
+        os.makeDir.all(dir)
+        os.write.over(dir / "server.properties", serverProperties, perms = "rw-------")
+        os.write.over(dir / "log4j2.properties", log4j)
+        os.write.over(dir / "classpath", classpath)
+      }
       java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       formatted <- IO.blocking(os.exists(dir / "data" / "meta.properties"))
       _ <- if (formatted) IO.unit
-           else Processes.run(Seq(java, "-cp", classpath, s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "kafka.tools.StorageTool",
-                  "format", "-t", org.apache.kafka.common.Uuid.randomUuid().toString, "-c", (dir / "server.properties").toString), dir).void
+      else Processes.run(Seq(java, "-cp", classpath, s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "kafka.tools.StorageTool",
+          "format", "-t", org.apache.kafka.common.Uuid.randomUuid().toString, "-c", (dir / "server.properties").toString), dir).void
       pid <- Processes.spawnDetached(
-               Seq(java) ++ JvmOptions.Kafka ++ Seq(
-                 s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "-cp", classpath, Marker, (dir / "server.properties").toString),
-               dir, log)
+        Seq(java) ++ JvmOptions.Kafka ++ Seq(
+          s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "-cp", classpath, Marker, (dir / "server.properties").toString),
+        dir, log)
       _ <- process.record(pid)
       _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(ready)
     } yield ()

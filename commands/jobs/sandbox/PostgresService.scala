@@ -59,7 +59,11 @@ final class PostgresService(ctx: SandboxContext) extends SandboxService {
 
   private def sql(db: String, statements: String*): IO[Unit] = IO.blocking {
     val c = connect(db)
-    try statements.foreach(s => { val st = c.createStatement(); try { st.execute(s); () } finally st.close() })
+    try statements.foreach(s => {
+        val st = c.createStatement();
+        try { st.execute(s); () }
+        finally st.close()
+      })
     finally c.close()
   }
 
@@ -90,7 +94,7 @@ final class PostgresService(ctx: SandboxContext) extends SandboxService {
         if (isRoot) os.proc("chown", "postgres:postgres", pwfile.toString).call()
       } >>
         Processes.run(asOwner(Seq((bin / "initdb").toString, "-D", data.toString, "-U", SandboxSettings.DbUser, s"--pwfile=$pwfile",
-          "--auth-host=scram-sha-256", "--auth-local=peer", "-E", "UTF8", "--no-instructions")), dir)
+              "--auth-host=scram-sha-256", "--auth-local=peer", "-E", "UTF8", "--no-instructions")), dir)
           .guarantee(IO.blocking(os.remove(pwfile, checkExists = false)).void) >>
         IO.blocking(os.write.append(data / "postgresql.conf", ServerConf))
   } >> IO.blocking {
@@ -106,8 +110,9 @@ final class PostgresService(ctx: SandboxContext) extends SandboxService {
       _ <- prepareDir
       _ <- initdb(bin)
       _ <- Processes.run(asOwner(Seq((bin / "pg_ctl").toString, "-D", data.toString, "-l", log.toString, "-w", "-t", "60",
-             "-o", s"-p $port", "start")), dir).adaptError { case e =>
-             Failure.Unavailable(s"postgres did not start: ${e.getMessage}; last lines of $log:\n${Processes.tail(log, 20)}") }
+            "-o", s"-p $port", "start")), dir).adaptError { case e =>
+        Failure.Unavailable(s"postgres did not start: ${e.getMessage}; last lines of $log:\n${Processes.tail(log, 20)}")
+      }
       _ <- ctx.awaitReady(name, 30.seconds, pid.map(_.isDefined))(sql("postgres", "SELECT 1"))
       _ <- createDatabases
     } yield ()
@@ -123,7 +128,7 @@ final class PostgresService(ctx: SandboxContext) extends SandboxService {
 
   def stop: IO[Unit] = binaries.flatMap { bin =>
     pid.flatMap {
-      case None    => IO.unit
+      case None => IO.unit
       case Some(_) => Processes.run(asOwner(Seq((bin / "pg_ctl").toString, "-D", data.toString, "stop", "-m", "fast", "-w", "-t", "60")), dir).void
     }
   }

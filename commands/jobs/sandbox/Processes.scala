@@ -35,7 +35,7 @@ object Processes {
       }
     IO.blocking(ProcessHandle.of(pid).ifPresent(h => { h.destroy(); () })) >>
       waitGone(grace.fromNow).flatMap {
-        case true  => IO.unit
+        case true => IO.unit
         case false => IO.blocking(ProcessHandle.of(pid).ifPresent(h => { h.destroyForcibly(); () })) >> waitGone(5.seconds.fromNow).void
       }
   }
@@ -52,7 +52,8 @@ object Processes {
   def run(cmd: Seq[String], cwd: os.Path, env: Map[String, String] = Map.empty): IO[String] = IO.blocking {
     // destroyOnExit = false: `down` also runs from JVM shutdown hooks, where no new hook may be added.
     val r = os.proc(cmd).call(cwd = cwd, env = env, check = false, stdin = os.Pipe, mergeErrIntoOut = true, destroyOnExit = false)
-    if (r.exitCode != 0) throw new IllegalStateException(s"${cmd.head} failed (exit ${r.exitCode}): ${r.out.text().trim.linesIterator.toList.takeRight(5).mkString(" | ")}")
+    if (r.exitCode != 0) throw new IllegalStateException(
+      s"${cmd.head} failed (exit ${r.exitCode}): ${r.out.text().trim.linesIterator.toList.takeRight(5).mkString(" | ")}")
     r.out.text()
   }
 }

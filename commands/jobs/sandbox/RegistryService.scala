@@ -42,17 +42,17 @@ final class RegistryService(ctx: SandboxContext) extends SandboxService {
         else Seq(s"-Dquarkus.http.port=${s.registryPort}")
       // Passwords reach Apicurio through its environment, not its command line.
       env = Map(
-              "APICURIO_DATASOURCE_PASSWORD" -> ctx.secrets.dbPassword,
-              "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_STORE_PASSWORD" -> ctx.secrets.tlsPassword
-            )
+        "APICURIO_DATASOURCE_PASSWORD" -> ctx.secrets.dbPassword,
+        "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_STORE_PASSWORD" -> ctx.secrets.tlsPassword
+      )
       _ <- IO.blocking(os.makeDir.all(dir))
       pid <- Processes.spawnDetached(
-               Seq(java) ++ JvmOptions.Registry ++ Seq("-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
-                 "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=postgresql",
-                 s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:${s.dbPort}/registry",
-                 s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",
-                 "-jar", runner.toString),
-               dir, log, env)
+        Seq(java) ++ JvmOptions.Registry ++ Seq("-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
+          "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=postgresql",
+          s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:${s.dbPort}/registry",
+          s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",
+          "-jar", runner.toString),
+        dir, log, env)
       _ <- process.record(pid)
       _ <- ctx.awaitReady(name, 120.seconds, process.isAlive(pid))(ready)
       _ <- initialiseCompatibility

@@ -35,7 +35,8 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
     */
   private def services: IO[(SandboxServices, Boolean)] =
     (recordedSettings, SandboxSecrets.load(layout)).tupled.map { case (settings, secrets) =>
-      (new SandboxServices(SandboxContext(layout, settings.getOrElse(SandboxSettings()), secrets.getOrElse(NoSecrets), artifacts, shell)), secrets.isDefined)
+      (new SandboxServices(SandboxContext(layout, settings.getOrElse(SandboxSettings()), secrets.getOrElse(NoSecrets), artifacts, shell)),
+        secrets.isDefined)
     }
 
   /** The services of a sandbox that has run here; exit 3 otherwise. */
@@ -47,7 +48,8 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
     services.flatMap { case (list, ran) => IO.fromEither(list.named(name)).map((_, ran)) }
 
   private def timed[A](service: String, io: IO[A])(describe: A => String): IO[A] =
-    IO.monotonic.flatMap(t0 => io.flatTap(a => IO.monotonic.flatMap(t1 => shell.info(f"$service%-9s ${describe(a)} (${(t1 - t0).toMillis / 1000.0}%.1f s)"))))
+    IO.monotonic.flatMap(t0 =>
+      io.flatTap(a => IO.monotonic.flatMap(t1 => shell.info(f"$service%-9s ${describe(a)} (${(t1 - t0).toMillis / 1000.0}%.1f s)"))))
 
   def up(settings: SandboxSettings, handler: Boolean = true): IO[SandboxConnection] =
     for {
@@ -57,11 +59,14 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       services = new SandboxServices(ctx)
       _ <- IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false))
       _ <- checkPorts(services.all)
-      _ <- timed("tls", Tls.ensure(layout.tls, ctx.secrets.tlsPassword) >> IO.blocking(ClientConfig.write(layout, ctx.secrets)))(_ => s"CA and keystores in ${layout.tls.dir}")
+      _ <- timed("tls", Tls.ensure(layout.tls, ctx.secrets.tlsPassword) >> IO.blocking(ClientConfig.write(layout, ctx.secrets)))(_ =>
+        s"CA and keystores in ${layout.tls.dir}")
       _ <- IO.blocking(os.write.over(stateFile, settings.asJson.spaces2))
-      ensureAll = (wave: List[SandboxService]) => wave.parTraverse_(s => timed(s.name, ensure(s, previous.exists(p => s.startedWith(p) == s.startedWith(settings))))(s.upLine))
+      ensureAll = (wave: List[SandboxService]) =>
+        wave.parTraverse_(s => timed(s.name, ensure(s, previous.exists(p => s.startedWith(p) == s.startedWith(settings))))(s.upLine))
       _ <- services.infrastructure.traverse_(ensureAll)
-      conn = SandboxConnection(settings.bootstrap, layout.clientProperties, settings.registryUrl, settings.dbUrl, SandboxSettings.DbUser, ctx.secrets.dbPassword)
+      conn = SandboxConnection(settings.bootstrap, layout.clientProperties, settings.registryUrl, settings.dbUrl, SandboxSettings.DbUser,
+        ctx.secrets.dbPassword)
       _ <- SandboxConnection.write(layout.dir, conn)
       _ <- timed("topology", provision(layout, shell))(identity)
       _ <- if (handler) ensureAll(services.bank) else IO.unit
@@ -72,19 +77,20 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
     services.traverse_ { s =>
       s.pid.flatMap {
         case Some(_) => IO.unit
-        case None    => s.ports.traverse_(p => SandboxContext.requirePortFree(s.name, p))
+        case None => s.ports.traverse_(p => SandboxContext.requirePortFree(s.name, p))
       }
     }
 
   /** Reuse a healthy service started with the same settings; otherwise (re)start it. */
   private def ensure(s: SandboxService, unchanged: Boolean): IO[String] =
     s.pid.flatMap {
-      case Some(_) if unchanged => s.ready.timeout(10.seconds).attempt.flatMap {
+      case Some(_) if unchanged =>
+        s.ready.timeout(10.seconds).attempt.flatMap {
           case Right(_) => IO.pure("reused")
-          case Left(_)  => s.stop >> s.start.as("restarted")
+          case Left(_) => s.stop >> s.start.as("restarted")
         }
       case Some(_) => s.stop >> s.start.as("restarted")
-      case None    => s.start.as("started")
+      case None => s.start.as("started")
     }
 
   def status: IO[List[ServiceStatus]] =
@@ -113,7 +119,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       IO.raiseUnless(ran)(NotRun) >>
         // Only a running service: alone, a stopped one could start without what it needs (the registry's database).
         s.pid.flatMap {
-          case None    => s.notRunning.flatMap(why => IO.raiseError(Failure.Unavailable(why)))
+          case None => s.notRunning.flatMap(why => IO.raiseError(Failure.Unavailable(why)))
           case Some(_) => timed(name, s.stop >> s.start)(_ => "restarted")
         }
     }

@@ -18,9 +18,10 @@ object SandboxCommand {
 
   private def up(provision: Sandbox.Provision) = Opts.subcommand("up",
     "Start Kafka (SSL), the schema registry and PostgreSQL (or reuse them when healthy), apply the bank's topics and subjects, and start its command handler.")(
-    (dirOpt, SandboxSettings.opts, Opts.flag("no-handler", "Leave the command handler out (a quiet commands topic).").orFalse).mapN { (dir, settings, noHandler) => (shell: Shell) =>
-      sandbox(dir, shell, provision).up(settings, handler = !noHandler)
-        .flatMap(_ => shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")).as(ExitCode.Success)
+    (dirOpt, SandboxSettings.opts, Opts.flag("no-handler", "Leave the command handler out (a quiet commands topic).").orFalse).mapN {
+      (dir, settings, noHandler) => (shell: Shell) =>
+        sandbox(dir, shell, provision).up(settings, handler = !noHandler)
+          .flatMap(_ => shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")).as(ExitCode.Success)
     }
   )
 
@@ -28,8 +29,9 @@ object SandboxCommand {
     (dirOpt, OutputFormat.opts).mapN { (dir, output) => (shell: Shell) =>
       sandbox(dir, shell).status.flatMap { services =>
         OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
-          json = services.map(s => Json.obj("service" -> Json.fromString(s.service), "up" -> Json.fromBoolean(s.up),
-            "address" -> Json.fromString(s.address), "pid" -> s.pid.fold(Json.Null)(Json.fromLong), "version" -> Json.fromString(s.version))),
+          json = services.map(s =>
+            Json.obj("service" -> Json.fromString(s.service), "up" -> Json.fromBoolean(s.up),
+              "address" -> Json.fromString(s.address), "pid" -> s.pid.fold(Json.Null)(Json.fromLong), "version" -> Json.fromString(s.version))),
           table = Table.render(List("SERVICE", "STATE", "ADDRESS", "PID", "VERSION"),
             services.map(s => List(s.service, if (s.up) "up" else "down", s.address, s.pid.fold("")(_.toString), s.version)))
         ).as(if (services.forall(_.up)) Exit.Ok else Exit.Unavailable)
@@ -40,7 +42,7 @@ object SandboxCommand {
   private val down = Opts.subcommand("down", "Stop every sandbox service; --wipe also deletes their data.")(
     (dirOpt, Opts.flag("wipe", "Delete the sandbox's data, certificates and logs too.").orFalse).mapN { (dir, wipe) => (shell: Shell) =>
       sandbox(dir, shell).down(wipe).flatMap {
-        case Nil     => shell.info(s"nothing was running${if (wipe) "; data wiped" else ""}")
+        case Nil => shell.info(s"nothing was running${if (wipe) "; data wiped" else ""}")
         case stopped => shell.info(s"stopped ${stopped.mkString(", ")}${if (wipe) "; data wiped" else ""}")
       }.as(ExitCode.Success)
     }
@@ -49,14 +51,17 @@ object SandboxCommand {
   // Checked against the sandbox's list of services when the command runs (exit 2 naming them).
   private val serviceArg: Opts[String] = Opts.argument[String]("SERVICE")
 
-  private val restart = Opts.subcommand("restart", "Stop one service (kafka, registry, postgres or handler) and start it on the same data: see what clients do meanwhile.")(
+  private val restart = Opts.subcommand("restart",
+    "Stop one service (kafka, registry, postgres or handler) and start it on the same data: see what clients do meanwhile.")(
     (dirOpt, serviceArg).mapN { (dir, service) => (shell: Shell) => sandbox(dir, shell).restart(service).as(ExitCode.Success) }
   )
 
   private def handlerAlone(name: String, start: Boolean) = Opts.subcommand(name,
     s"${if (start) "Start" else "Stop"} the command handler alone (SERVICE: handler), e.g. to let commands pile up and watch the group's lag.")(
-    (dirOpt, Opts.argument[String]("SERVICE").mapValidated(s =>
-      if (s == "handler") s.validNel else s"only the handler is ${if (start) "started" else "stopped"} alone, not '$s' (use up, down or restart)".invalidNel)
+    (dirOpt,
+      Opts.argument[String]("SERVICE").mapValidated(s =>
+        if (s == "handler") s.validNel
+        else s"only the handler is ${if (start) "started" else "stopped"} alone, not '$s' (use up, down or restart)".invalidNel)
     ).mapN { (dir, _) => (shell: Shell) => sandbox(dir, shell).handler(start).flatMap(r => shell.info(s"handler   $r")).as(ExitCode.Success) }
   )
 
@@ -75,27 +80,30 @@ object SandboxCommand {
     }
   )
 
-  private val env = Opts.subcommand("env", "Print `export` lines so Kafka's tools, kcat and confluent-kafka use the sandbox (eval \"$(bankops sandbox env)\").")(
-    dirOpt.map { dir => (shell: Shell) =>
-      val layout = sandbox(dir, shell).layout
-      bankops.services.config.SandboxConnection.read(layout.dir).flatMap {
-        case None => IO.raiseError(Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`"))
-        case Some(c) =>
-          val vars = List(
-            "KAFKA_BROKERS" -> c.bootstrapServers, "SCHEMA_REGISTRY_URL" -> c.registryUrl, "DB_URL" -> c.dbUrl, "DB_USER" -> c.dbUser,
-            "DB_PASSWORD" -> c.dbPassword, "BANKOPS_COMMAND_CONFIG" -> c.commandConfig.toString, "KAFKA_SSL_CA_LOCATION" -> layout.tls.caPem.toString,
-            "KAFKA_SSL_CERTIFICATE_LOCATION" -> layout.tls.clientPem.toString, "KAFKA_SSL_KEY_LOCATION" -> layout.tls.clientKey.toString
-          )
-          vars.traverse_ { case (k, v) => shell.println(s"export $k='${v.replace("'", "'\\''")}'") }.as(ExitCode.Success)
+  private val env =
+    Opts.subcommand("env", "Print `export` lines so Kafka's tools, kcat and confluent-kafka use the sandbox (eval \"$(bankops sandbox env)\").")(
+      dirOpt.map { dir => (shell: Shell) =>
+        val layout = sandbox(dir, shell).layout
+        bankops.services.config.SandboxConnection.read(layout.dir).flatMap {
+          case None => IO.raiseError(Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`"))
+          case Some(c) =>
+            val vars = List(
+              "KAFKA_BROKERS" -> c.bootstrapServers, "SCHEMA_REGISTRY_URL" -> c.registryUrl, "DB_URL" -> c.dbUrl, "DB_USER" -> c.dbUser,
+              "DB_PASSWORD" -> c.dbPassword, "BANKOPS_COMMAND_CONFIG" -> c.commandConfig.toString,
+              "KAFKA_SSL_CA_LOCATION" -> layout.tls.caPem.toString,
+              "KAFKA_SSL_CERTIFICATE_LOCATION" -> layout.tls.clientPem.toString, "KAFKA_SSL_KEY_LOCATION" -> layout.tls.clientKey.toString
+            )
+            vars.traverse_ { case (k, v) => shell.println(s"export $k='${v.replace("'", "'\\''")}'") }.as(ExitCode.Success)
+        }
       }
-    }
-  )
+    )
 
   /** `provision` sets the bank up once the services answer (the job list passes `bankops apply`). */
   def job(provision: Sandbox.Provision): Job = Job(
     "sandbox",
     "Run a living bank on this machine: real SSL Kafka, a Confluent-compatible schema registry, PostgreSQL and the command handler.",
     "bankops sandbox up && eval \"$(bankops sandbox env)\"",
-    up(provision) orElse status orElse down orElse restart orElse handlerAlone("stop", start = false) orElse handlerAlone("start", start = true) orElse logs orElse env
+    up(provision) orElse status orElse down orElse restart orElse handlerAlone("stop", start = false) orElse
+      handlerAlone("start", start = true) orElse logs orElse env
   )
 }

@@ -24,7 +24,8 @@ final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings
             case Right(_) => IO.unit
             case Left(e) if deadline.isOverdue() =>
               val why = Option(e.getMessage).map(m => s" (last error: ${m.linesIterator.toList.headOption.getOrElse("")})").getOrElse("")
-              IO.raiseError(Failure.Unavailable(s"$service not ready within ${timeout.toSeconds} s$why; last lines of $log:\n${Processes.tail(log, 20)}"))
+              IO.raiseError(
+                Failure.Unavailable(s"$service not ready within ${timeout.toSeconds} s$why; last lines of $log:\n${Processes.tail(log, 20)}"))
             case Left(_) => IO.sleep(500.millis) >> loop(deadline)
           }
       }
@@ -38,6 +39,7 @@ object SandboxContext {
   def requirePortFree(service: String, port: Int): IO[Unit] =
     IO.blocking(Processes.portFree(port)).ifM(
       IO.unit,
-      IO.raiseError(Failure.Unavailable(s"port $port for $service is already in use by another process (choose another port with the sandbox up flags)"))
+      IO.raiseError(
+        Failure.Unavailable(s"port $port for $service is already in use by another process (choose another port with the sandbox up flags)"))
     )
 }

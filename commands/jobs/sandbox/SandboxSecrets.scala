@@ -29,9 +29,9 @@ object SandboxSecrets {
   }
 
   def loadOrCreate(layout: SandboxLayout): IO[SandboxSecrets] = load(layout).map(_.getOrElse {
-      val s = SandboxSecrets(random(24), random(24))
-      os.makeDir.all(layout.dir)
-      os.write.over(layout.secretsFile, s.asJson.spaces2, perms = "rw-------")
-      s
-    })
+    val s = SandboxSecrets(random(24), random(24))
+    os.makeDir.all(layout.dir)
+    os.write.over(layout.secretsFile, s.asJson.spaces2, perms = "rw-------")
+    s
+  })
 }

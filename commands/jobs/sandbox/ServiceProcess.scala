@@ -20,7 +20,7 @@ final case class ServiceProcess(pidFile: os.Path, marker: String) {
   def isAlive(pid: Long): IO[Boolean] = IO.blocking(Processes.alive(pid, marker))
 
   def stop(grace: FiniteDuration): IO[Unit] = pid.flatMap {
-    case None    => IO.unit
+    case None => IO.unit
     case Some(p) => Processes.stop(p, marker, grace) >> IO.blocking(os.remove(pidFile, checkExists = false)).void
   }
 }

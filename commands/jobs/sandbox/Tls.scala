@@ -34,15 +34,17 @@ object Tls {
     def kt(args: String*): IO[Unit] = Processes.run(keytool +: args, f.dir, env).void
     val store = Seq("-storetype", "PKCS12", s"-storepass:env", PassEnv)
     def keyPair(alias: String, file: os.Path, dname: String, ext: Seq[String], sanAndUse: Seq[String]): IO[Unit] =
-      kt(Seq("-genkeypair", "-alias", alias, "-dname", dname, "-keyalg", "RSA", "-keysize", "2048", "-validity", "825", "-keystore", file.toString) ++ store: _*) >>
+      kt(Seq("-genkeypair", "-alias", alias, "-dname", dname, "-keyalg", "RSA", "-keysize", "2048", "-validity", "825", "-keystore", file.toString) ++
+          store: _*) >>
         kt(Seq("-certreq", "-alias", alias, "-keystore", file.toString, "-file", s"$alias.csr") ++ store: _*) >>
-        kt(Seq("-gencert", "-alias", "ca", "-keystore", f.caP12.toString, "-infile", s"$alias.csr", "-outfile", s"$alias.crt", "-rfc", "-validity", "825") ++ sanAndUse ++ ext ++ store: _*) >>
+        kt(Seq("-gencert", "-alias", "ca", "-keystore", f.caP12.toString, "-infile", s"$alias.csr", "-outfile", s"$alias.crt", "-rfc", "-validity",
+            "825") ++ sanAndUse ++ ext ++ store: _*) >>
         kt(Seq("-importcert", "-noprompt", "-alias", "ca", "-file", f.caPem.toString, "-keystore", file.toString) ++ store: _*) >>
         kt(Seq("-importcert", "-noprompt", "-alias", alias, "-file", s"$alias.crt", "-keystore", file.toString) ++ store: _*)
     for {
       _ <- IO.blocking { os.remove.all(f.dir); os.makeDir.all(f.dir) }
       _ <- kt(Seq("-genkeypair", "-alias", "ca", "-dname", "CN=bankops sandbox CA", "-ext", "bc:c", "-keyalg", "RSA", "-keysize", "2048",
-             "-validity", "3650", "-keystore", f.caP12.toString) ++ store: _*)
+          "-validity", "3650", "-keystore", f.caP12.toString) ++ store: _*)
       _ <- kt(Seq("-exportcert", "-rfc", "-alias", "ca", "-keystore", f.caP12.toString, "-file", f.caPem.toString) ++ store: _*)
       _ <- kt(Seq("-importcert", "-noprompt", "-alias", "ca", "-file", f.caPem.toString, "-keystore", f.truststore.toString) ++ store: _*)
       _ <- keyPair("broker", f.broker, "CN=localhost", Seq("-ext", "EKU=serverAuth,clientAuth"), Seq("-ext", "SAN=dns:localhost,ip:127.0.0.1"))
@@ -56,7 +58,8 @@ object Tls {
   private def writePem(f: TlsFiles, password: String): Unit = {
     val ks = KeyStore.getInstance("PKCS12")
     val in = os.read.inputStream(f.client)
-    try ks.load(in, password.toCharArray) finally in.close()
+    try ks.load(in, password.toCharArray)
+    finally in.close()
     def pem(kind: String, der: Array[Byte]) =
       s"-----BEGIN $kind-----\n" + Base64.getMimeEncoder(64, "\n".getBytes).encodeToString(der) + s"\n-----END $kind-----\n"
     val key = ks.getKey("client", password.toCharArray)

@@ -12,45 +12,51 @@ import bankops.services.plan.{SchemaFlow, SchemaPlan}
 /** `bankops schemas plan|register|check`: the `.avsc` contracts in the registry, one subject per topic and record. */
 object SchemasCommand {
 
-  private val planCmd = Opts.subcommand("plan", "Per subject: new, unchanged, new-version (compatible) or incompatible (with the reason); exit 1 when anything is pending.")(
+  private val planCmd = Opts.subcommand("plan",
+    "Per subject: new, unchanged, new-version (compatible) or incompatible (with the reason); exit 1 when anything is pending.")(
     (SchemaFlow.common, SchemaFlow.levelOpt).mapN { (c, level) => (shell: Shell) =>
       SchemaFlow.prepared(c, shell)((_, desired, sync) => sync.plan(desired, level))
         .flatTap(SchemaFlow.printPlan(_, OutputFormat.resolve(c.output, shell), shell)).map(SchemaFlow.planExit)
     }
   )
 
-  private val registerCmd = Opts.subcommand("register", "Test every subject's compatibility, then register; registers nothing when any is incompatible.")(
-    (SchemaFlow.common, SchemaFlow.levelOpt, Opts.flag("dry-run", "Print the plan only.").orFalse).mapN { (c, level, dry) => (shell: Shell) =>
-      val format = OutputFormat.resolve(c.output, shell)
-      SchemaFlow.prepared(c, shell) { (_, desired, sync) =>
-        sync.plan(desired, level).flatMap { plan =>
-          if (dry || plan.isEmpty) SchemaFlow.printPlan(plan, format, shell).as(if (dry) SchemaFlow.planExit(plan) else ExitCode.Success)
-          else if (plan.incompatible.nonEmpty) SchemaFlow.printPlan(plan, format, shell) >> shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
-          else SchemaFlow.register(sync, desired, plan, level, format, shell)
-        }
-      }
-    }
-  )
-
-  private val checkCmd = Opts.subcommand("check", "Is one candidate .avsc compatible with its subject on a topic? For CI of schema changes; exit 1 when not.")(
-    (SchemaFlow.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
-      .mapN { (c, file, topic) => (shell: Shell) =>
-        SchemaFlow.prepared(c, shell) { (topology, _, sync) =>
-          IO.blocking(SchemaFiles.loadOne(file, topology.schemaFiles)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).flatMap { candidate =>
-            val strategy = c.strategy.getOrElse(topology.subjectNameStrategy)
-            // The candidate alone on its topic, with the subjects of whatever it imports.
-            val alone = topology.copy(topics = List(TopicSpec(topic, 1, 1, Map.empty, List(TopicRecord(candidate, RecordKey.Time)))),
-              schemaFiles = topology.schemaFiles + (candidate.fullName -> candidate))
-            val subject = strategy.subject(topic, candidate.fullName)
-            DesiredSubjects.load(alone, Some(strategy)).flatMap(sync.plan(_, None))
-              .flatMap { plan =>
-                val mine = SchemaPlan(plan.subjects.filter(_.desired.subject == subject))
-                SchemaFlow.printPlan(mine, OutputFormat.resolve(c.output, shell), shell).as(ExitCode(if (mine.incompatible.nonEmpty) Failure.ExitDifference else 0))
-              }
+  private val registerCmd =
+    Opts.subcommand("register", "Test every subject's compatibility, then register; registers nothing when any is incompatible.")(
+      (SchemaFlow.common, SchemaFlow.levelOpt, Opts.flag("dry-run", "Print the plan only.").orFalse).mapN { (c, level, dry) => (shell: Shell) =>
+        val format = OutputFormat.resolve(c.output, shell)
+        SchemaFlow.prepared(c, shell) { (_, desired, sync) =>
+          sync.plan(desired, level).flatMap { plan =>
+            if (dry || plan.isEmpty) SchemaFlow.printPlan(plan, format, shell).as(if (dry) SchemaFlow.planExit(plan) else ExitCode.Success)
+            else if (plan.incompatible.nonEmpty) SchemaFlow.printPlan(plan, format, shell) >>
+              shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
+            else SchemaFlow.register(sync, desired, plan, level, format, shell)
           }
         }
       }
-  )
+    )
+
+  private val checkCmd =
+    Opts.subcommand("check", "Is one candidate .avsc compatible with its subject on a topic? For CI of schema changes; exit 1 when not.")(
+      (SchemaFlow.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
+        .mapN { (c, file, topic) => (shell: Shell) =>
+          SchemaFlow.prepared(c, shell) { (topology, _, sync) =>
+            IO.blocking(SchemaFiles.loadOne(file, topology.schemaFiles)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).flatMap {
+              candidate =>
+                val strategy = c.strategy.getOrElse(topology.subjectNameStrategy)
+                // The candidate alone on its topic, with the subjects of whatever it imports.
+                val alone = topology.copy(topics = List(TopicSpec(topic, 1, 1, Map.empty, List(TopicRecord(candidate, RecordKey.Time)))),
+                  schemaFiles = topology.schemaFiles + (candidate.fullName -> candidate))
+                val subject = strategy.subject(topic, candidate.fullName)
+                DesiredSubjects.load(alone, Some(strategy)).flatMap(sync.plan(_, None))
+                  .flatMap { plan =>
+                    val mine = SchemaPlan(plan.subjects.filter(_.desired.subject == subject))
+                    SchemaFlow.printPlan(mine, OutputFormat.resolve(c.output, shell), shell).as(
+                      ExitCode(if (mine.incompatible.nonEmpty) Failure.ExitDifference else 0))
+                  }
+            }
+          }
+        }
+    )
 
   val job: Job = Job(
     "schemas",

@@ -29,11 +29,13 @@ object TopicsCommand {
 
   private def planExit(plan: TopicPlan) = ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference)
 
-  private val planCmd = Opts.subcommand("plan", "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.")(
+  private val planCmd = Opts.subcommand("plan",
+    "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.")(
     (common, deleteUnlisted).mapN { (c, delete) => (shell: Shell) =>
       // The broker checks the changes without making them: what apply would refuse is exit 2 or 3 here too, not "pending".
-      prepared(c, shell)((topology, admin) => TopicSync.plan(admin, topology, delete).flatMap(p =>
-        (if (p.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(admin, p)).map(p -> _))).flatMap { case (plan, refused) =>
+      prepared(c, shell)((topology, admin) =>
+        TopicSync.plan(admin, topology, delete).flatMap(p =>
+          (if (p.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(admin, p)).map(p -> _))).flatMap { case (plan, refused) =>
         TopicSync.printPlan(plan, OutputFormat.resolve(c.output, shell), shell) >> refused.traverse_(o => shell.info(o.refusal))
           .as(if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused)) else planExit(plan))
       }
@@ -62,7 +64,8 @@ object TopicsCommand {
       val failed = outcomes.filterNot(_.ok)
       TopicSync.printOutcomes(outcomes, format, shell) >> (
         if (failed.nonEmpty)
-          shell.info(s"topics: ${outcomes.size - failed.size} of ${outcomes.size} changes applied; failed on ${failed.map(_.change.topic).distinct.mkString(", ")}")
+          shell.info(
+            s"topics: ${outcomes.size - failed.size} of ${outcomes.size} changes applied; failed on ${failed.map(_.change.topic).distinct.mkString(", ")}")
             .as(ExitCode(TopicSync.exitCode(failed)))
         else TopicSync.confirm(admin, topology).flatMap { left =>
           if (left.isEmpty) shell.info(s"topics: ${outcomes.size} changes applied; the cluster matches the topology").as(ExitCode.Success)
@@ -71,7 +74,8 @@ object TopicsCommand {
         })
     }
 
-  private val applyCmd = Opts.subcommand("apply", "Create topics, add partitions and set configs so the cluster matches the topology; never deletes unless told.")(
+  private val applyCmd = Opts.subcommand("apply",
+    "Create topics, add partitions and set configs so the cluster matches the topology; never deletes unless told.")(
     (
       common,
       deleteUnlisted,

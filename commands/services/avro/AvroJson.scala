@@ -49,7 +49,9 @@ object AvroJson {
     case Schema.Type.FIXED => bytes(datum.asInstanceOf[GenericFixed].bytes, schema)
     case Schema.Type.ARRAY => Json.fromValues(datum.asInstanceOf[java.util.Collection[Any]].asScala.map(plain(_, schema.getElementType)))
     case Schema.Type.MAP =>
-      Json.fromFields(datum.asInstanceOf[java.util.Map[Any, Any]].asScala.toList.map { case (k, v) => k.toString -> plain(v, schema.getValueType) }.sortBy(_._1))
+      Json.fromFields(datum.asInstanceOf[java.util.Map[Any, Any]].asScala.toList.map { case (k, v) =>
+        k.toString -> plain(v, schema.getValueType)
+      }.sortBy(_._1))
   }
 
   private val printer = io.circe.Printer.noSpaces
@@ -90,7 +92,8 @@ object AvroJson {
 
   def isUuid(schema: Schema): Boolean =
     schema.getType == Schema.Type.FIXED && schema.getFixedSize == 16 &&
-      (schema.getName.equalsIgnoreCase("uuid") || Option(schema.getLogicalType).exists(_.getName == "uuid") || schema.getProp("logicalType") == "uuid")
+      (schema.getName.equalsIgnoreCase("uuid") || Option(schema.getLogicalType).exists(_.getName == "uuid") ||
+        schema.getProp("logicalType") == "uuid")
 
   private def toArray(buf: ByteBuffer): Array[Byte] = { val d = buf.duplicate(); val a = new Array[Byte](d.remaining); d.get(a); a }
 

@@ -51,28 +51,33 @@ object AvroJsonRead {
       j.asString.filter(s.hasEnumSymbol).map(new GenericData.EnumSymbol(s, _))
         .toRight(s"${prefix(path)}expected one of ${s.getEnumSymbols.asScala.mkString(", ")}")
     case Schema.Type.INT => s.getLogicalType match {
-      case _: LogicalTypes.Date => j.asString.flatMap(d => Try(LocalDate.parse(d).toEpochDay.toInt).toOption).orElse(j.asNumber.flatMap(_.toInt))
-        .toRight(s"${prefix(path)}expected an ISO date")
-      case _ => j.asNumber.flatMap(_.toInt).toRight(s"${prefix(path)}expected an int")
-    }
+        case _: LogicalTypes.Date => j.asString.flatMap(d => Try(LocalDate.parse(d).toEpochDay.toInt).toOption).orElse(j.asNumber.flatMap(_.toInt))
+            .toRight(s"${prefix(path)}expected an ISO date")
+        case _ => j.asNumber.flatMap(_.toInt).toRight(s"${prefix(path)}expected an int")
+      }
     case Schema.Type.LONG => s.getLogicalType match {
-      case _: LogicalTypes.TimestampMillis => time(j)(_.toEpochMilli).toRight(s"${prefix(path)}expected an ISO-8601 time")
-      case _: LogicalTypes.TimestampMicros => time(j)(i => i.getEpochSecond * 1000000L + i.getNano / 1000).toRight(s"${prefix(path)}expected an ISO-8601 time")
-      case _ => j.asNumber.flatMap(_.toLong).toRight(s"${prefix(path)}expected a long")
-    }
+        case _: LogicalTypes.TimestampMillis => time(j)(_.toEpochMilli).toRight(s"${prefix(path)}expected an ISO-8601 time")
+        case _: LogicalTypes.TimestampMicros =>
+          time(j)(i => i.getEpochSecond * 1000000L + i.getNano / 1000).toRight(s"${prefix(path)}expected an ISO-8601 time")
+        case _ => j.asNumber.flatMap(_.toLong).toRight(s"${prefix(path)}expected a long")
+      }
     case Schema.Type.FLOAT => j.asNumber.map(_.toFloat).orElse(j.asString.flatMap(_.toFloatOption)).toRight(s"${prefix(path)}expected a number")
     case Schema.Type.DOUBLE => j.asNumber.map(_.toDouble).orElse(j.asString.flatMap(_.toDoubleOption)).toRight(s"${prefix(path)}expected a number")
     case Schema.Type.BYTES => bytes(j, s, path).map(ByteBuffer.wrap)
     case Schema.Type.FIXED => bytes(j, s, path).flatMap(b =>
-      if (b.length == s.getFixedSize) Right(new GenericData.Fixed(s, b)) else at(path, s"expected ${s.getFixedSize} bytes, got ${b.length}"))
+        if (b.length == s.getFixedSize) Right(new GenericData.Fixed(s, b)) else at(path, s"expected ${s.getFixedSize} bytes, got ${b.length}"))
     case Schema.Type.ARRAY => j.asArray.fold[R](at(path, "expected an array")) { xs =>
-      xs.zipWithIndex.foldLeft[Either[String, List[Any]]](Right(Nil)) { case (acc, (x, i)) => acc.flatMap(l => read(x, s.getElementType, s"$path[$i]").map(_ :: l)) }
-        .map(l => new GenericData.Array[Any](s, l.reverse.asJava))
-    }
+        xs.zipWithIndex.foldLeft[Either[String, List[Any]]](Right(Nil)) { case (acc, (x, i)) =>
+          acc.flatMap(l => read(x, s.getElementType, s"$path[$i]").map(_ :: l))
+        }
+          .map(l => new GenericData.Array[Any](s, l.reverse.asJava))
+      }
     case Schema.Type.MAP => j.asObject.fold[R](at(path, "expected an object")) { o =>
-      o.toList.foldLeft[Either[String, List[(String, Any)]]](Right(Nil)) { case (acc, (k, v)) => acc.flatMap(l => read(v, s.getValueType, sub(path, k)).map(k -> _ :: l)) }
-        .map(_.toMap.asJava)
-    }
+        o.toList.foldLeft[Either[String, List[(String, Any)]]](Right(Nil)) { case (acc, (k, v)) =>
+          acc.flatMap(l => read(v, s.getValueType, sub(path, k)).map(k -> _ :: l))
+        }
+          .map(_.toMap.asJava)
+      }
   }
 
   private def prefix(path: String) = if (path.isEmpty) "" else s"$path: "
@@ -83,7 +88,8 @@ object AvroJsonRead {
   /** UUID text for a UUID fixed, an exact decimal string for decimals, base64 otherwise. */
   private def bytes(j: Json, s: Schema, path: String): Either[String, Array[Byte]] = s.getLogicalType match {
     case d: LogicalTypes.Decimal =>
-      j.asString.orElse(j.asNumber.map(_.toString)).flatMap(t => Try(new java.math.BigDecimal(t).setScale(d.getScale).unscaledValue.toByteArray).toOption)
+      j.asString.orElse(j.asNumber.map(_.toString)).flatMap(t =>
+        Try(new java.math.BigDecimal(t).setScale(d.getScale).unscaledValue.toByteArray).toOption)
         .toRight(s"${prefix(path)}expected a decimal with scale ${d.getScale}")
     case _ if AvroJson.isUuid(s) =>
       j.asString.flatMap(t => Try(UUID.fromString(t)).toOption)

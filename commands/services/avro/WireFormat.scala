@@ -85,7 +85,8 @@ object WireFormat {
         reader <- readers.get(id).orElse(writerSchema(id).map(w => readers.getOrElseUpdate(id, new GenericDatumReader[Any](w, readerSchema))))
           .toRight(DecodeError.UnknownSchemaId(id, "not resolved"))
         datum <- decodeFramed(bytes, id, reader)
-        a <- (try codec.decode(datum, readerSchema) catch { case NonFatal(e) => Left(AvroError(String.valueOf(e.getMessage))) })
+        a <- (try codec.decode(datum, readerSchema)
+        catch { case NonFatal(e) => Left(AvroError(String.valueOf(e.getMessage))) })
           .left.map(e => DecodeError.Corrupt(id, e.message))
       } yield a
   }

@@ -9,7 +9,8 @@ final case class AccountCreationConfirmed(id: UUID, iban: String, token: String,
 
 object AccountCreationConfirmed {
   import BankTypes._
-  implicit val codec: Codec[AccountCreationConfirmed] = Codec.record[AccountCreationConfirmed]("AccountCreationConfirmed", BankTypes.Namespace) { field =>
-    (field("id", _.id), field("iban", _.iban), field("token", _.token), field("a_type", _.aType)).mapN(AccountCreationConfirmed.apply)
+  implicit val codec: Codec[AccountCreationConfirmed] = Codec.record[AccountCreationConfirmed]("AccountCreationConfirmed", BankTypes.Namespace) {
+    field =>
+      (field("id", _.id), field("iban", _.iban), field("token", _.token), field("a_type", _.aType)).mapN(AccountCreationConfirmed.apply)
   }
 }

@@ -7,6 +7,7 @@ final case class BalanceChanged(iban: String, newBalance: Long, changedBy: Long,
 
 object BalanceChanged {
   implicit val codec: Codec[BalanceChanged] = Codec.record[BalanceChanged]("BalanceChanged", BankTypes.Namespace) { field =>
-    (field("iban", _.iban), field("new_balance", _.newBalance), field("changed_by", _.changedBy), field("from_to", _.fromTo), field("description", _.description)).mapN(BalanceChanged.apply)
+    (field("iban", _.iban), field("new_balance", _.newBalance), field("changed_by", _.changedBy), field("from_to", _.fromTo),
+      field("description", _.description)).mapN(BalanceChanged.apply)
   }
 }

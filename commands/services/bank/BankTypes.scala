@@ -12,7 +12,9 @@ object BankTypes {
   implicit val uuidCodec: Codec[UUID] = Codec.fixed[UUID](
     "Uuid", Namespace, 16,
     u => ByteBuffer.allocate(16).putLong(u.getMostSignificantBits).putLong(u.getLeastSignificantBits).array(),
-    b => if (b.length != 16) Left(AvroError(s"Uuid needs 16 bytes, got ${b.length}")) else { val bb = ByteBuffer.wrap(b); Right(new UUID(bb.getLong, bb.getLong)) }
+    b =>
+      if (b.length != 16) Left(AvroError(s"Uuid needs 16 bytes, got ${b.length}"))
+      else { val bb = ByteBuffer.wrap(b); Right(new UUID(bb.getLong, bb.getLong)) }
   )
 }
 

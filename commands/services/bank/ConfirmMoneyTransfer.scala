@@ -10,6 +10,7 @@ final case class ConfirmMoneyTransfer(id: UUID, token: String, amount: Long, fro
 object ConfirmMoneyTransfer {
   import BankTypes._
   implicit val codec: Codec[ConfirmMoneyTransfer] = Codec.record[ConfirmMoneyTransfer]("ConfirmMoneyTransfer", BankTypes.Namespace) { field =>
-    (field("id", _.id), field("token", _.token), field("amount", _.amount), field("from", _.from), field("to", _.to), field("description", _.description)).mapN(ConfirmMoneyTransfer.apply)
+    (field("id", _.id), field("token", _.token), field("amount", _.amount), field("from", _.from), field("to", _.to),
+      field("description", _.description)).mapN(ConfirmMoneyTransfer.apply)
   }
 }

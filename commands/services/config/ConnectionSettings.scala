@@ -51,14 +51,16 @@ object ConnectionSettings {
     * The command-config file is chosen by the same rule; its properties are read afterwards ([[withProperties]]).
     */
   def resolve(flags: ConnectionFlags, env: Map[String, String], sandbox: Option[SandboxConnection]): ConnectionSettings = {
-    def pick[A](flag: Option[A], flagName: String, envName: String, parse: String => A, fromSandbox: SandboxConnection => Option[A]): Option[Sourced[A]] =
+    def pick[A](flag: Option[A], flagName: String, envName: String, parse: String => A, fromSandbox: SandboxConnection => Option[A])
+        : Option[Sourced[A]] =
       flag.map(Sourced(_, Source.Flag(flagName)))
         .orElse(env.get(envName).filter(_.nonEmpty).map(v => Sourced(parse(v), Source.Env(envName))))
         .orElse(sandbox.flatMap(fromSandbox).map(Sourced(_, Source.Sandbox)))
     def orDefault[A](s: Option[Sourced[A]], default: A): Sourced[A] = s.getOrElse(Sourced(default, Source.Default))
     val asPath = (s: String) => os.Path(s, os.pwd)
 
-    val bootstrap = orDefault(pick(flags.bootstrapServer, "bootstrap-server", "KAFKA_BROKERS", identity, s => Some(s.bootstrapServers)), DefaultBootstrap)
+    val bootstrap =
+      orDefault(pick(flags.bootstrapServer, "bootstrap-server", "KAFKA_BROKERS", identity, s => Some(s.bootstrapServers)), DefaultBootstrap)
     val commandConfig = pick(flags.commandConfig, "command-config", "BANKOPS_COMMAND_CONFIG", asPath, s => Some(s.commandConfig))
     val registryUrl = orDefault(pick(flags.registryUrl, "registry-url", "SCHEMA_REGISTRY_URL", identity, s => Some(s.registryUrl)), DefaultRegistry)
     val userInfo = pick(flags.registryUserInfo, "registry-user-info", "SCHEMA_REGISTRY_USER_INFO", identity, _ => None)

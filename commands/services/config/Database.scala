@@ -42,6 +42,7 @@ object Database {
   }
 
   def unreachable(db: DatabaseSettings, e: SQLException): Failure =
-    Failure.Unavailable(s"PostgreSQL database ${Secrets.maskUrl(db.url.value)} (user ${db.user.value}) refused or could not be reached: " +
-      Option(e.getMessage).getOrElse(e.getClass.getSimpleName).linesIterator.next(), e)
+    Failure.Unavailable(
+      s"PostgreSQL database ${Secrets.maskUrl(db.url.value)} (user ${db.user.value}) refused or could not be reached: " +
+        Option(e.getMessage).getOrElse(e.getClass.getSimpleName).linesIterator.next(), e)
 }

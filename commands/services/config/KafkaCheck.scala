@@ -43,10 +43,12 @@ object KafkaCheck {
     val bytesIn: AnyRef = classOf[ByteArrayDeserializer].getName
     val checks: List[() => Any] = List(
       () => new AdminClientConfig(only(AdminClientConfig.configNames()).asJava),
-      () => new ProducerConfig((only(ProducerConfig.configNames()) ++ Map(
-        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG -> bytesOut, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG -> bytesOut)).asJava),
-      () => new ConsumerConfig((only(ConsumerConfig.configNames()) ++ Map(
-        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG -> bytesIn, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG -> bytesIn)).asJava)
+      () =>
+        new ProducerConfig((only(ProducerConfig.configNames()) ++ Map(
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG -> bytesOut, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG -> bytesOut)).asJava),
+      () =>
+        new ConsumerConfig((only(ConsumerConfig.configNames()) ++ Map(
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG -> bytesIn, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG -> bytesIn)).asJava)
     )
     checks.iterator.map(c => Try(c()).toEither).collectFirst { case Left(e: ConfigException) => s"$file: ${e.getMessage}" }.toLeft(())
   }

@@ -7,7 +7,7 @@ object Secrets {
   def isSecretKey(key: String): Boolean = {
     val k = key.toLowerCase
     k.contains("password") || k.contains("jaas") || k.contains("user.info") || k.contains("secret") ||
-      k == "ssl.keystore.key" || k.endsWith("ssl.keystore.key")
+    k == "ssl.keystore.key" || k.endsWith("ssl.keystore.key")
   }
 
   def maskProperty(key: String, value: String): String = if (isSecretKey(key)) Mask else value

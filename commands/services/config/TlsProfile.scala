@@ -21,8 +21,12 @@ object TlsProfile {
     if (trust.isEmpty && keys.isEmpty) None
     else {
       val ctx = SSLContext.getInstance("TLS")
-      val tms = trust.map { ks => val f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm); f.init(ks); f.getTrustManagers }
-      val kms = keys.map { case (ks, pass) => val f = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm); f.init(ks, pass); f.getKeyManagers }
+      val tms = trust.map { ks =>
+        val f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm); f.init(ks); f.getTrustManagers
+      }
+      val kms = keys.map { case (ks, pass) =>
+        val f = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm); f.init(ks, pass); f.getKeyManagers
+      }
       ctx.init(kms.orNull, tms.orNull, null)
       Some(ctx)
     }
@@ -31,7 +35,8 @@ object TlsProfile {
   private def load(tpe: String, location: os.Path, password: Option[String]): KeyStore = {
     val ks = KeyStore.getInstance(tpe)
     val in = os.read.inputStream(location)
-    try ks.load(in, password.map(_.toCharArray).orNull) finally in.close()
+    try ks.load(in, password.map(_.toCharArray).orNull)
+    finally in.close()
     ks
   }
 
@@ -50,7 +55,8 @@ object TlsProfile {
     val keyPass = props.get("ssl.key.password").orElse(props.get("ssl.keystore.password")).getOrElse("").toCharArray
     (tpe, props.get("ssl.keystore.location")) match {
       case ("PEM", loc) =>
-        val text = loc.map(l => os.read(os.Path(l, os.pwd))).getOrElse(props.getOrElse("ssl.keystore.key", "") + props.getOrElse("ssl.keystore.certificate.chain", ""))
+        val text = loc.map(l => os.read(os.Path(l, os.pwd))).getOrElse(props.getOrElse("ssl.keystore.key", "") +
+          props.getOrElse("ssl.keystore.certificate.chain", ""))
         if (text.isEmpty) None else Some((pemKeyStore(text, keyPass), keyPass))
       case (t, Some(loc)) => Some((load(t, os.Path(loc, os.pwd), props.get("ssl.keystore.password")), keyPass))
       case _ => None
@@ -74,7 +80,9 @@ object TlsProfile {
       .getOrElse(throw new IllegalArgumentException("PEM keystore: no unencrypted PRIVATE KEY block"))
       .group(1)
     val spec = new PKCS8EncodedKeySpec(Base64.getDecoder.decode(body))
-    val key: PrivateKey = List("RSA", "EC").iterator.map(a => scala.util.Try(KeyFactory.getInstance(a).generatePrivate(spec))).collectFirst { case scala.util.Success(k) => k }
+    val key: PrivateKey = List("RSA", "EC").iterator.map(a => scala.util.Try(KeyFactory.getInstance(a).generatePrivate(spec))).collectFirst {
+      case scala.util.Success(k) => k
+    }
       .getOrElse(throw new IllegalArgumentException("PEM keystore: unsupported key type"))
     val ks = KeyStore.getInstance(KeyStore.getDefaultType)
     ks.load(null, null)

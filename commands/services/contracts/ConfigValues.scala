@@ -21,7 +21,7 @@ object ConfigValues {
     val v = raw.trim.replace("_", "")
     if (v.isEmpty) Left("empty value")
     else if (isDuration(key)) v.toLongOption.map(n => Right(n.toString)).getOrElse(DurationText.parse(v).map(_.toMillis.toString).left.map(e =>
-      if (e.endsWith("too large")) s"'$v' is too large" else s"'$v' is not a duration such as 900000, 15m, 7d"))
+        if (e.endsWith("too large")) s"'$v' is too large" else s"'$v' is not a duration such as 900000, 15m, 7d"))
     else if (isSize(key)) withUnit(v, sizeUnits, "a size such as 1048576, 1MiB, 1GB")
     else if (lists(key)) Right(v.split(",").map(_.trim.toLowerCase).filter(_.nonEmpty).distinct.sorted.mkString(","))
     else if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) Right(v.toLowerCase)

@@ -1,14 +1,13 @@
 package bankops.services.contracts
 
-
-
 /** Pure: the subjects a topology asks for, imported types' subjects first. */
 object DesiredSubjects {
 
   /** Types imported from another file are registered under that file's record full name, as Confluent's tools do. */
   def of(topology: Topology, strategy: SubjectNameStrategy, all: Map[String, SchemaFile]): Either[String, List[DesiredSubject]] = {
-    val definedIn: Map[String, SchemaFile] = all.values.toList.flatMap(f => bankops.services.avro.NamedTypes.of(f.schema).filterNot(s =>
-      f.imports.contains(s.getFullName)).map(_.getFullName -> f)).toMap
+    val definedIn: Map[String, SchemaFile] = all.values.toList.flatMap(f =>
+      bankops.services.avro.NamedTypes.of(f.schema).filterNot(s =>
+        f.imports.contains(s.getFullName)).map(_.getFullName -> f)).toMap
     def deps(f: SchemaFile): List[SchemaFile] = f.imports.flatMap(definedIn.get).distinct
 
     def withDeps(f: SchemaFile, seen: Set[String]): List[SchemaFile] =
@@ -25,13 +24,13 @@ object DesiredSubjects {
     val referenced = forTopics.flatMap { case (_, f, _) => withDeps(f, Set.empty).init }.distinct
       .filterNot(f => forTopics.exists(_._1 == f.fullName))
     clash.toLeft((referenced.map(f => DesiredSubject(f.fullName, f, Nil, deps(f).map(_.fullName))) ++
-      forTopics.map { case (s, f, topics) => DesiredSubject(s, f, topics, deps(f).map(_.fullName)) }).distinctBy(_.subject))
+        forTopics.map { case (s, f, topics) => DesiredSubject(s, f, topics, deps(f).map(_.fullName)) }).distinctBy(_.subject))
   }
 
   /** For commands: the topology's subjects under its strategy or `strategy`; a clash is bad input (exit 2). */
   def load(topology: Topology, strategy: Option[SubjectNameStrategy]): cats.effect.IO[List[DesiredSubject]] =
     cats.effect.IO.fromEither(of(topology, strategy.getOrElse(topology.subjectNameStrategy), topology.schemaFiles)
-      .left.map(e => bankops.base.Failure.BadInput(s"${topology.file}: $e")))
+        .left.map(e => bankops.base.Failure.BadInput(s"${topology.file}: $e")))
 
   private def forTopicsOrder(topology: Topology, strategy: SubjectNameStrategy): List[String] =
     topology.bindings.map { case (t, r) => strategy.subject(t.name, r.fullName) }.distinct

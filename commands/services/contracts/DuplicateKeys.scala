@@ -17,9 +17,9 @@ object DuplicateKeys {
     try { while (parser.nextToken() != null) (); None }
     catch {
       case e: JsonParseException => e.getOriginalMessage match {
-        case Field(key) => Some(s"line ${e.getLocation.getLineNr}: key '$key' appears twice in one object")
-        case _ => None
-      }
+          case Field(key) => Some(s"line ${e.getLocation.getLineNr}: key '$key' appears twice in one object")
+          case _ => None
+        }
     } finally parser.close()
   }
 }

@@ -76,7 +76,8 @@ object SchemaFiles {
 
   private def compact(text: String): String = parse(text).map(_.noSpaces).getOrElse(text)
 
-  private def undefinedName(e: Throwable): Boolean = Option(e.getMessage).exists(m => m.contains("is not a defined name") || m.contains("Undefined name"))
+  private def undefinedName(e: Throwable): Boolean =
+    Option(e.getMessage).exists(m => m.contains("is not a defined name") || m.contains("Undefined name"))
 
   private def describe(e: Throwable): String = s"not a valid Avro schema: ${Option(e.getMessage).getOrElse(e.getClass.getSimpleName)}"
 }

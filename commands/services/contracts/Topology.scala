@@ -1,6 +1,5 @@
 package bankops.services.contracts
 
-
 /** What keys a record on a topic: one of its fields, or the time it was produced. */
 sealed trait RecordKey
 object RecordKey {

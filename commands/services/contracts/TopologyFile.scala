@@ -4,7 +4,6 @@ import cats.syntax.all._
 import io.circe.{Json, JsonObject}
 import io.circe.parser.parse
 
-
 /** Reads and validates a topology file. Every error names the file, the path inside it and the problem:
   * `schemas/topology.json: topics.commands.partitions: must be at least 1, got 0`.
   *
@@ -32,7 +31,7 @@ object TopologyFile {
     for {
       root <- obj("", json, Set("subjectNameStrategy", "topics"), Set("topics"))
       strategy <- root("subjectNameStrategy").traverse(str("subjectNameStrategy", _).flatMap(s =>
-        SubjectNameStrategy.parse(s).left.map(e => s"subjectNameStrategy: $e")))
+          SubjectNameStrategy.parse(s).left.map(e => s"subjectNameStrategy: $e")))
       topicsJson <- obj("topics", root("topics").get, Set.empty, Set.empty, anyKey = true)
       topics <- topicsJson.toList.traverse { case (name, t) => topic(s"topics.$name", name, t, schemas) }
       _ <- if (topics.isEmpty) Left("topics: declares no topic") else Right(())

@@ -49,12 +49,13 @@ final class ChunkProducer(producer: KafkaProducer[Array[Byte], Array[Byte]]) {
       val left = new AtomicInteger(records.size)
       if (records.isEmpty) done.complete(())
       records.zipWithIndex.foreach { case (r, i) =>
-        producer.send(r, new Callback {
-          def onCompletion(m: RecordMetadata, e: Exception): Unit = {
-            onAck(i, m, e)
-            if (left.decrementAndGet() == 0) done.complete(())
-          }
-        })
+        producer.send(r,
+          new Callback {
+            def onCompletion(m: RecordMetadata, e: Exception): Unit = {
+              onAck(i, m, e)
+              if (left.decrementAndGet() == 0) done.complete(())
+            }
+          })
       }
       IO.fromCompletableFuture(IO.pure(done)).void
     }
@@ -70,7 +71,8 @@ final class ChunkProducer(producer: KafkaProducer[Array[Byte], Array[Byte]]) {
 object ChunkProducer {
   /** `tune` adjusts the settings for one use (a prober sends single records at once: no linger). */
   def resource(kafka: KafkaSettings, timeout: FiniteDuration,
-               tune: ProducerSettings[IO, Array[Byte], Array[Byte]] => ProducerSettings[IO, Array[Byte], Array[Byte]] = identity): Resource[IO, ChunkProducer] = {
+               tune: ProducerSettings[IO, Array[Byte], Array[Byte]] => ProducerSettings[IO, Array[Byte], Array[Byte]] =
+                 identity): Resource[IO, ChunkProducer] = {
     val props = KafkaClients.javaProperties(tune(KafkaClients.producerSettings(kafka, timeout)).properties)
     Resource.make(IO.blocking(new KafkaProducer[Array[Byte], Array[Byte]](props, new ByteArraySerializer, new ByteArraySerializer)))(p =>
       IO.blocking(p.close(java.time.Duration.ofSeconds(30)))).map(new ChunkProducer(_))

@@ -14,9 +14,9 @@ final case class Condition(path: List[String], op: String, operand: String) {
         case "=" => asText.contains(operand) || (number.isDefined && asNumber == number)
         case "!=" => !(asText.contains(operand) || (number.isDefined && asNumber == number))
         case _ => (asNumber, number) match {
-          case (Some(a), Some(b)) => op match { case "<" => a < b; case ">" => a > b; case "<=" => a <= b; case _ => a >= b }
-          case _ => false
-        }
+            case (Some(a), Some(b)) => op match { case "<" => a < b; case ">" => a > b; case "<=" => a <= b; case _ => a >= b }
+            case _ => false
+          }
       }
     }
 }

@@ -38,10 +38,11 @@ object ConsumerGroups {
           .recover { case e if causes(e).exists(_.isInstanceOf[GroupIdNotFoundException]) => None }
           // The classic protocol answers Dead, with no error, for a group it does not know.
           .map(_.filter(_.state != ConsumerGroupState.DEAD).map { d =>
-            GroupDescription(g, d.state.toString, Option(d.partitionAssignor).getOrElse(""), d.members.asScala.toList.map { m =>
-              GroupMember(m.consumerId, m.groupInstanceId.toScala, m.clientId, m.host,
-                m.assignment.topicPartitions.asScala.toList.sortBy(tp => (tp.topic, tp.partition)))
-            }.sortBy(_.clientId))
+            GroupDescription(g, d.state.toString, Option(d.partitionAssignor).getOrElse(""),
+              d.members.asScala.toList.map { m =>
+                GroupMember(m.consumerId, m.groupInstanceId.toScala, m.clientId, m.host,
+                  m.assignment.topicPartitions.asScala.toList.sortBy(tp => (tp.topic, tp.partition)))
+              }.sortBy(_.clientId))
           })
       }.map(_.flatten)
     }

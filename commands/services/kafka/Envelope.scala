@@ -31,6 +31,6 @@ object Envelope {
   def utf8(b: Array[Byte]): Option[String] =
     if (b.forall(_ >= 0)) Some(new String(b, StandardCharsets.ISO_8859_1))
     else try Some(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-      .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString)
     catch { case _: CharacterCodingException => None }
 }

@@ -10,5 +10,6 @@ final case class GroupDescription(group: String, state: String, protocol: String
   def active: Boolean = members.nonEmpty
 
   /** The members as an error message names them: `client id@host (instance)`. */
-  def memberList: String = members.map(m => s"${m.clientId}@${m.host.stripPrefix("/")}${m.instanceId.fold("")(i => s" (instance $i)")}").mkString(", ")
+  def memberList: String =
+    members.map(m => s"${m.clientId}@${m.host.stripPrefix("/")}${m.instanceId.fold("")(i => s" (instance $i)")}").mkString(", ")
 }

@@ -2,7 +2,9 @@ package bankops.services.kafka
 
 import cats.effect.{IO, Resource}
 import cats.syntax.all._
-import fs2.kafka.{Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, IsolationLevel, KafkaAdminClient, ProducerSettings, Serializer}
+import fs2.kafka.{
+  Acks, AdminClientSettings, AutoOffsetReset, ConsumerSettings, Deserializer, IsolationLevel, KafkaAdminClient, ProducerSettings, Serializer
+}
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.KafkaFuture
 
@@ -64,10 +66,12 @@ object KafkaClients {
     * a read_committed fetch is not woken when a transaction commits, so it sat out its full wait (a latency probe's
     * feedback showed a median of 47 ms where PostgreSQL showed the same commit in 7).
     */
-  def javaConsumer(kafka: KafkaSettings, timeout: FiniteDuration, few: Option[Int] = None): Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
+  def javaConsumer(kafka: KafkaSettings, timeout: FiniteDuration, few: Option[Int] = None)
+      : Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
     val base = consumerSettings(kafka, timeout)
-    val settings = few.fold(base)(n => base.withMaxPollRecords(n max 1).withProperty("fetch.min.bytes", "1").withProperty("max.partition.fetch.bytes", "65536")
-      .withProperty("fetch.max.wait.ms", "10"))
+    val settings = few.fold(base)(n =>
+      base.withMaxPollRecords(n max 1).withProperty("fetch.min.bytes", "1").withProperty("max.partition.fetch.bytes", "65536")
+        .withProperty("fetch.max.wait.ms", "10"))
     val props = javaProperties(settings.properties)
     val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
     Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](props, bytes, bytes)))(c =>
@@ -77,7 +81,8 @@ object KafkaClients {
   /** A member of consumer group `group` (named `instance`, if given) that commits only through a producer's transactions: it starts at the
     * earliest offset when the group has none, and fetches records as soon as any arrive (latency over batching).
     */
-  def groupConsumer(kafka: KafkaSettings, group: String, instance: Option[String], timeout: FiniteDuration, maxPollRecords: Int): Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
+  def groupConsumer(kafka: KafkaSettings, group: String, instance: Option[String], timeout: FiniteDuration, maxPollRecords: Int)
+      : Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
     val base = consumerSettings(kafka, timeout).withGroupId(group).withAutoOffsetReset(AutoOffsetReset.Earliest)
       .withMaxPollRecords(maxPollRecords).withProperty("fetch.min.bytes", "1").withProperty("fetch.max.wait.ms", "50")
       // A member that died is noticed in 10 s rather than 45.
@@ -88,7 +93,8 @@ object KafkaClients {
     val settings = instance.fold(base)(base.withGroupInstanceId)
       .withProperties(kafka.clientProperties.filter { case (k, _) => k.startsWith("group.") || k.startsWith("max.poll") })
     val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
-    Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](javaProperties(settings.properties), bytes, bytes)))(c =>
+    Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](javaProperties(settings.properties),
+          bytes, bytes)))(c =>
       IO.blocking(c.close(java.time.Duration.ofSeconds(5))))
   }
 
@@ -96,7 +102,8 @@ object KafkaClients {
     * transaction), lingering 1 ms: a handler's batches are committed as soon as they are sent. Made and closed by
     * the caller, which replaces it after a failed commit.
     */
-  def transactionalProducer(kafka: KafkaSettings, transactionalId: String, timeout: FiniteDuration): org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]] = {
+  def transactionalProducer(kafka: KafkaSettings, transactionalId: String, timeout: FiniteDuration)
+      : org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]] = {
     val settings = producerSettings(kafka, timeout).withLinger(1.millis).withBatchSize(64 * 1024)
       // Each batch is committed before the next: what waits for sending is one batch's answers, never 32 MiB.
       .withProperty("buffer.memory", (8L * 1024 * 1024).toString)
@@ -122,7 +129,7 @@ object KafkaClients {
     Iterator.iterate(error)(_.getCause).takeWhile(_ != null).takeWhile(!_.isInstanceOf[bankops.base.Failure]).collectFirst {
       case e: TimeoutException => bankops.base.Failure.Unavailable(s"Kafka at $at did not answer within ${timeout.toSeconds} s (${msg(e)})", error)
       case e: SslAuthenticationException => bankops.base.Failure.Unavailable(
-        s"Kafka at $at: TLS handshake failed (${msg(e)}); is this a Kafka SSL listener, and does ssl.truststore.location hold its CA?", error)
+          s"Kafka at $at: TLS handshake failed (${msg(e)}); is this a Kafka SSL listener, and does ssl.truststore.location hold its CA?", error)
       case e: AuthenticationException => bankops.base.Failure.Unavailable(s"Kafka at $at refused the client's credentials: ${msg(e)}", error)
     }
   }
@@ -161,8 +168,9 @@ object KafkaClients {
       val described = a.describeTopics(topics.asJava).topicNameValues().asScala
       topics.traverse { topic =>
         await(described(topic)).map(d => topic -> d.partitions.size).adaptError {
-          case e if Option(e.getCause).getOrElse(e).isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] ||
-            e.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] =>
+          case e
+              if Option(e.getCause).getOrElse(e).isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] ||
+                e.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] =>
             bankops.base.Failure.BadInput(s"topic $topic does not exist")
         }
       }.map(_.toMap)

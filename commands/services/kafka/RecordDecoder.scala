@@ -54,7 +54,8 @@ final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true)
     result match {
       case Right((id, schema, datum)) =>
         val name = datum match { case g: GenericRecord => g.getSchema.getFullName; case _ => schema.getFullName }
-        Decoded(base.copy(schemaId = Some(id), record = Some(name), value = if (plainValues) Some(AvroJson.plain(datum, schema)) else None), Some(schema), Some(datum))
+        Decoded(base.copy(schemaId = Some(id), record = Some(name), value = if (plainValues) Some(AvroJson.plain(datum, schema)) else None),
+          Some(schema), Some(datum))
       case Left(err) => Decoded(base.copy(error = Some(err.reason), raw = Some(Option(r.value).getOrElse(Array.emptyByteArray))), None, None)
     }
   }

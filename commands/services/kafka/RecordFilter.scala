@@ -9,6 +9,7 @@ final case class RecordFilter(records: List[String], key: Option[String], where:
 
   /** Undecodable records pass the record and value filters: they are what a debugging session is after. */
   def accepts(e: Envelope): Boolean =
-    key.forall(k => e.keyText.contains(k)) && (e.error.isDefined ||
-      (records.isEmpty || e.record.exists(r => records.exists(n => n == r || r.endsWith("." + n)))) && where.forall(c => e.value.exists(c.matches)))
+    key.forall(k => e.keyText.contains(k)) &&
+      (e.error.isDefined ||
+        (records.isEmpty || e.record.exists(r => records.exists(n => n == r || r.endsWith("." + n)))) && where.forall(c => e.value.exists(c.matches)))
 }

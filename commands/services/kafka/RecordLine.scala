@@ -35,9 +35,9 @@ object RecordLine {
     e.key match {
       case None => sb.append(",\"key\":null")
       case Some(k) => Envelope.utf8(k) match {
-        case Some(t) => sb.append(",\"key\":"); str(t)
-        case None => sb.append(",\"keyBase64\":\"").append(encoder.encodeToString(k)).append('"')
-      }
+          case Some(t) => sb.append(",\"key\":"); str(t)
+          case None => sb.append(",\"keyBase64\":\"").append(encoder.encodeToString(k)).append('"')
+        }
     }
     if (e.headers.isEmpty) sb.append(",\"headers\":[]")
     else { sb.append(",\"headers\":"); printer.unsafePrintToAppendable(headersJson(e.headers), sb) }
@@ -60,10 +60,11 @@ object RecordLine {
   }
 
   private def headersJson(headers: List[(String, Option[Array[Byte]])]): Json = Json.fromValues(headers.map { case (k, v) =>
-    Json.obj("key" -> Json.fromString(k), v match {
-      case None => "value" -> Json.Null
-      case Some(b) => Envelope.utf8(b).fold("base64" -> Json.fromString(encoder.encodeToString(b)))(t => "value" -> Json.fromString(t))
-    })
+    Json.obj("key" -> Json.fromString(k),
+      v match {
+        case None => "value" -> Json.Null
+        case Some(b) => Envelope.utf8(b).fold("base64" -> Json.fromString(encoder.encodeToString(b)))(t => "value" -> Json.fromString(t))
+      })
   })
 
   /** Reads a line; `line` is its number in the file. A header whose value is null reads as a null array, as Kafka has it. */
@@ -81,21 +82,24 @@ object RecordLine {
         topic <- string("topic", "a topic name")
         partition <- opt(_.focus.flatMap(_.asNumber).flatMap(_.toInt), "partition", "a partition number")
         offset <- opt(_.focus.flatMap(_.asNumber).flatMap(_.toLong), "offset", "an offset")
-        timestamp <- opt(_.focus.flatMap(t => t.asString.flatMap(s => Try(Instant.parse(s).toEpochMilli).toOption).orElse(t.asNumber.flatMap(_.toLong))),
+        timestamp <- opt(
+          _.focus.flatMap(t => t.asString.flatMap(s => Try(Instant.parse(s).toEpochMilli).toOption).orElse(t.asNumber.flatMap(_.toLong))),
           "timestamp", "an ISO-8601 time or epoch milliseconds")
         timestampType <- string("timestampType", "a timestamp type")
         keyText <- string("key", "a string")
         keyB64 <- base64("keyBase64")
         headers <- c.downField("headers").focus.filterNot(_.isNull).fold[Either[String, List[(String, Array[Byte])]]](Right(Nil)) { h =>
-          h.asArray.toRight("headers: expected a list of {key, value}").flatMap(_.toList.zipWithIndex.foldLeft[Either[String, List[(String, Array[Byte])]]](Right(Nil)) {
-            case (acc, (hj, i)) => acc.flatMap { l =>
-              val hc = hj.hcursor
-              val k = hc.get[String]("key").toOption
-              val v = hc.get[String]("value").toOption.map(_.getBytes(UTF_8)).orElse(hc.get[String]("base64").toOption.flatMap(s => Try(decoder.decode(s)).toOption))
-              val isNull = hc.downField("value").focus.exists(_.isNull)
-              k.toRight(s"headers[$i]: needs a key").map(kk => l :+ (kk -> v.getOrElse(if (isNull) null else Array.emptyByteArray)))
-            }
-          })
+          h.asArray.toRight("headers: expected a list of {key, value}").flatMap(_.toList.zipWithIndex.foldLeft[Either[String,
+              List[(String, Array[Byte])]]](Right(Nil)) {
+              case (acc, (hj, i)) => acc.flatMap { l =>
+                  val hc = hj.hcursor
+                  val k = hc.get[String]("key").toOption
+                  val v = hc.get[String]("value").toOption.map(_.getBytes(UTF_8)).orElse(
+                    hc.get[String]("base64").toOption.flatMap(s => Try(decoder.decode(s)).toOption))
+                  val isNull = hc.downField("value").focus.exists(_.isNull)
+                  k.toRight(s"headers[$i]: needs a key").map(kk => l :+ (kk -> v.getOrElse(if (isNull) null else Array.emptyByteArray)))
+                }
+            })
         }
         schemaId <- opt(_.focus.flatMap(_.asNumber).flatMap(_.toInt), "schemaId", "a schema id")
         record <- string("record", "a record name")

@@ -6,11 +6,11 @@ import com.monovore.decline.Opts
 
 import java.time.Instant
 
-
 /** Where records come from: topics, partitions, start and stop, limit, follow. Shared by inspect and replay. */
 object SourceOpts {
   private def ints(s: String): Either[String, List[Int]] =
-    s.split(",").toList.map(_.trim).filter(_.nonEmpty).traverse(p => p.toIntOption.filter(_ >= 0).toRight(s"--partition: '$p' is not a partition number"))
+    s.split(",").toList.map(_.trim).filter(_.nonEmpty).traverse(p =>
+      p.toIntOption.filter(_ >= 0).toRight(s"--partition: '$p' is not a partition number"))
 
   def topics(name: String, help: String): Opts[NonEmptyList[String]] = TopicName.options(name, help)
 
@@ -23,13 +23,15 @@ object SourceOpts {
       .mapValidated(s => StartAt.parse(s, Instant.now()).toValidatedNel).withDefault(StartAt.Beginning)
 
   val to: Opts[Option[StopAt]] =
-    Opts.option[String]("to", "Stop: end (default; the end offsets when the run starts), offset:N (inclusive), timestamp:ISO-8601.", metavar = "POSITION")
+    Opts.option[String]("to", "Stop: end (default; the end offsets when the run starts), offset:N (inclusive), timestamp:ISO-8601.",
+      metavar = "POSITION")
       .mapValidated(s => StopAt.parse(s).toValidatedNel).orNone
 
   val follow: Opts[Boolean] = Opts.flag("follow", "Keep reading new records until interrupted (Ctrl-C exits 0).", "f").orFalse
 
   val limit: Opts[Option[Long]] =
-    Opts.option[Long]("limit", "Stop after N records shown.", "n", "N").mapValidated(n => if (n > 0) n.validNel else s"--limit must be positive, not $n".invalidNel).orNone
+    Opts.option[Long]("limit", "Stop after N records shown.", "n", "N").mapValidated(n =>
+      if (n > 0) n.validNel else s"--limit must be positive, not $n".invalidNel).orNone
 
   /** Topics and positions as one read; `--follow` and `--to` exclude each other. */
   def spec(topicOpt: Opts[NonEmptyList[String]]): Opts[ReadSpec] =

@@ -35,10 +35,12 @@ object TopicReader {
     KafkaClients.javaConsumer(kafka, timeout, few.filter(_ <= 1000).map(_.toInt)).evalMap { consumer =>
       IO.blocking(plan(consumer, spec)).flatMap(IO.fromEither(_)).map { p =>
         val live = p.ranges.filterNot(_._2.isEmpty)
-        p -> (if (live.isEmpty) Stream.empty else Stream.eval(IO.blocking {
-          consumer.assign(live.keys.toList.asJava)
-          live.foreach { case (tp, r) => consumer.seek(tp, r.from) }
-        }) >> read(consumer, live))
+        p ->
+          (if (live.isEmpty) Stream.empty
+           else Stream.eval(IO.blocking {
+             consumer.assign(live.keys.toList.asJava)
+             live.foreach { case (tp, r) => consumer.seek(tp, r.from) }
+           }) >> read(consumer, live))
       }
     }
 
@@ -49,14 +51,17 @@ object TopicReader {
       else spec.partitions match {
         case None => Right(all.map(new TopicPartition(t, _)))
         case Some(ps) => ps.find(p => !all.contains(p))
-          .map(bad => Failure.BadInput(s"topic $t has no partition $bad (it has ${all.mkString(", ")})")).toLeft(ps.distinct.map(new TopicPartition(t, _)))
+            .map(bad => Failure.BadInput(s"topic $t has no partition $bad (it has ${all.mkString(", ")})")).toLeft(
+              ps.distinct.map(new TopicPartition(t, _)))
       }
     }.map { tps =>
       val set = tps.asJava
       val beginning = consumer.beginningOffsets(set).asScala
       val end = consumer.endOffsets(set).asScala
       def times(at: Option[Long]): Map[TopicPartition, Option[Long]] = at.fold(Map.empty[TopicPartition, Option[Long]]) { ms =>
-        consumer.offsetsForTimes(tps.map(tp => tp -> java.lang.Long.valueOf(ms)).toMap.asJava).asScala.toMap.map { case (tp, o) => tp -> Option(o).map(_.offset) }
+        consumer.offsetsForTimes(tps.map(tp => tp -> java.lang.Long.valueOf(ms)).toMap.asJava).asScala.toMap.map { case (tp, o) =>
+          tp -> Option(o).map(_.offset)
+        }
       }
       val startTimes = times(spec.start match { case StartAt.Time(at) => Some(at.toEpochMilli); case _ => None })
       val stopTimes = times(spec.stop match { case StopAt.Time(at) => Some(at.toEpochMilli); case _ => None })

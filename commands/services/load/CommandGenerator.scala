@@ -21,7 +21,8 @@ final class CommandGenerator(seed: Long, failShare: Double) {
     transfers += 1
     // Spread failures evenly: exactly floor(transfers * share) of the first `transfers` fail.
     val due = math.floor(transfers * failShare).toLong
-    if (due > failing) { failing += 1; true } else false
+    if (due > failing) { failing += 1; true }
+    else false
   }
 
   /** One command: an account creation while few accounts exist (and now and then), else a transfer. */

@@ -30,7 +30,8 @@ final class LearningGenerator(seed: Long, failShare: Double, pool: AccountPool) 
   private def mustFail(): Boolean = {
     transfers += 1
     val due = math.floor(transfers * failShare).toLong
-    if (due > failing) { failing += 1; true } else false
+    if (due > failing) { failing += 1; true }
+    else false
   }
 
   /** A valid account number no account of the bank has (the bank draws below 10^9; these sit at the top). */

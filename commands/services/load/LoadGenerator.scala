@@ -38,11 +38,13 @@ final class LoadGenerator private (make: (Long, Array[Byte]) => ProducerRecord[A
         val bytes = chunk.foldLeft(0L)((n, r) => n + r.value.length + Option(r.key).fold(0)(_.length))
         val failed = new AtomicInteger()
         // Callbacks run on the producer's one network thread: per record only the latency is recorded.
-        producer.send(chunk)((nanos, _, error) => if (error == null) stats.latency.recordValue((nanos / 1000) min stats.latency.getHighestTrackableValue) else failed.incrementAndGet())
-          .map(_.flatMap(_ => IO {
-            stats.records.addAndGet(chunk.size.toLong - failed.get); stats.errors.addAndGet(failed.get.toLong)
-            if (failed.get == 0) stats.bytes.addAndGet(bytes)
-          }))
+        producer.send(chunk)((nanos, _, error) =>
+          if (error == null) stats.latency.recordValue((nanos / 1000) min stats.latency.getHighestTrackableValue) else failed.incrementAndGet())
+          .map(_.flatMap(_ =>
+              IO {
+                stats.records.addAndGet(chunk.size.toLong - failed.get); stats.errors.addAndGet(failed.get.toLong)
+                if (failed.get == 0) stats.bytes.addAndGet(bytes)
+              }))
       }.parEvalMap(4096)(identity)
       val snapshot = IO.monotonic.map(now => stats.snapshot(now.toNanos, rate))
       val reports = Stream.awakeEvery[IO](5.seconds).evalMap(_ => snapshot.flatMap(report))
@@ -60,29 +62,33 @@ object LoadGenerator {
       _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka, spec.topics ++ (if (spec.learning) List(spec.feedbackTopic) else Nil), timeout))
       registry <- RegistryClient.resource(settings, timeout)
       ids <- Resource.eval((
-               if (spec.beats) RecordSchemaId[Heartbeat](registry, spec.strategy, spec.heartbeatTopic, spec.register).map(Some(_)) else IO.none[Int],
-               if (spec.commands) RecordSchemaId[ConfirmAccountCreation](registry, spec.strategy, spec.commandsTopic, spec.register).map(Some(_)) else IO.none[Int],
-               if (spec.commands) RecordSchemaId[ConfirmMoneyTransfer](registry, spec.strategy, spec.commandsTopic, spec.register).map(Some(_)) else IO.none[Int]
-             ).tupled)
+          if (spec.beats) RecordSchemaId[Heartbeat](registry, spec.strategy, spec.heartbeatTopic, spec.register).map(Some(_)) else IO.none[Int],
+          if (spec.commands) RecordSchemaId[ConfirmAccountCreation](registry, spec.strategy, spec.commandsTopic, spec.register).map(Some(_))
+          else IO.none[Int],
+          if (spec.commands) RecordSchemaId[ConfirmMoneyTransfer](registry, spec.strategy, spec.commandsTopic, spec.register).map(Some(_))
+          else IO.none[Int]
+        ).tupled)
       pool = new AccountPool
       learner <- if (!spec.learning) Resource.pure[IO, IO[Nothing]](IO.never)
-                 else TopicReader.open(settings.kafka, ReadSpec(List(spec.feedbackTopic), None, StartAt.End, StopAt.Never), timeout)
-                   .flatMap { case (_, records) => FeedbackLearner(records, new RecordDecoder(new SchemaResolver(registry)), pool).compile.drain.background }
-                   .map(_.flatMap {
-                     case Outcome.Errored(e) => IO.raiseError(e)
-                     case _ => IO.never
-                   })
+      else TopicReader.open(settings.kafka, ReadSpec(List(spec.feedbackTopic), None, StartAt.End, StopAt.Never), timeout)
+        .flatMap { case (_, records) => FeedbackLearner(records, new RecordDecoder(new SchemaResolver(registry)), pool).compile.drain.background }
+        .map(_.flatMap {
+          case Outcome.Errored(e) => IO.raiseError(e)
+          case _ => IO.never
+        })
       producer <- ChunkProducer.resource(settings.kafka, timeout)
       _ <- Resource.eval(producer.warmUp(spec.topics))
     } yield new LoadGenerator(records(spec, ids, pool), producer, learner)
 
   /** Record n (from 0): a heartbeat, a command, or in mixed runs alternately one of each. */
-  private def records(spec: LoadSpec, ids: (Option[Int], Option[Int], Option[Int]), pool: AccountPool): (Long, Array[Byte]) => ProducerRecord[Array[Byte], Array[Byte]] = {
+  private def records(spec: LoadSpec, ids: (Option[Int], Option[Int], Option[Int]), pool: AccountPool)
+      : (Long, Array[Byte]) => ProducerRecord[Array[Byte], Array[Byte]] = {
     val (beatId, cacId, cmtId) = ids
     val beats = writer(beatId, Heartbeat.writer)
     val creations = writer(cacId, WireFormat.Writer[ConfirmAccountCreation](_))
     val transfers = writer(cmtId, WireFormat.Writer[ConfirmMoneyTransfer](_))
-    val nextCommand = if (spec.learning) new LearningGenerator(spec.seed, spec.failShare, pool).next _ else new CommandGenerator(spec.seed, spec.failShare).next _
+    val nextCommand =
+      if (spec.learning) new LearningGenerator(spec.seed, spec.failShare, pool).next _ else new CommandGenerator(spec.seed, spec.failShare).next _
     val mixed = spec.kind == LoadKind.Mixed
     (n: Long, now: Array[Byte]) =>
       if (spec.kind == LoadKind.Heartbeats || (mixed && n % 2 == 0))
@@ -114,10 +120,10 @@ object LoadGenerator {
     }
     if (rate == 0) Stream.iterate(0L)(_ + 4096).takeWhile(_ < limit).map(from => batch(from, 4096))
     else Stream.fixedRate[IO](Pacing.tick(rate)).evalMapAccumulate(0L) { (sent, _) =>
-        IO.monotonic.map { now =>
-          val n = Pacing.due(now - start, rate, sent)
-          (sent + n, batch(sent, n))
-        }
-      }.map(_._2).zipWithScan(0L)(_ + _.size).takeWhile(_._2 < limit).map(_._1).filter(_.nonEmpty)
+      IO.monotonic.map { now =>
+        val n = Pacing.due(now - start, rate, sent)
+        (sent + n, batch(sent, n))
+      }
+    }.map(_._2).zipWithScan(0L)(_ + _.size).takeWhile(_._2 < limit).map(_._1).filter(_.nonEmpty)
   }
 }

@@ -22,7 +22,8 @@ object SchemaFlow {
     Opts.option[String]("compatibility", s"Set each subject's compatibility level: ${LocalCompatibility.Levels.mkString(", ")}.", metavar = "LEVEL")
       .mapValidated(s => LocalCompatibility.parseLevel(s).toValidatedNel).orNone
 
-  val common: Opts[Common] = (ConnectionFlags.opts, TopologyOpts.file, TopologyOpts.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
+  val common: Opts[Common] =
+    (ConnectionFlags.opts, TopologyOpts.file, TopologyOpts.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
 
   /** The topology, the desired subjects and a registry session. */
   def prepared[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync) => IO[A]): IO[A] =
@@ -47,13 +48,16 @@ object SchemaFlow {
     s"schemas: ${plan.incompatible.map(_.desired.subject).mkString(", ")} incompatible; nothing was registered"
 
   /** Registers after the gate; then asks again, so a success means the registry now holds every contract. */
-  def register(sync: SchemaSync, desired: List[DesiredSubject], plan: SchemaPlan, level: Option[String], format: OutputFormat, shell: Shell): IO[ExitCode] =
+  def register(sync: SchemaSync, desired: List[DesiredSubject], plan: SchemaPlan, level: Option[String], format: OutputFormat, shell: Shell)
+      : IO[ExitCode] =
     sync.register(plan).flatMap { done =>
       done.traverse_ { case (p, id) =>
-        OutputFormat.emit(format, shell)(List(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson, "id" -> id.asJson)),
+        OutputFormat.emit(format, shell)(List(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson,
+              "id" -> id.asJson)),
           s"registered  ${p.desired.subject}  id $id")
       } >> sync.plan(desired, level).flatMap { after =>
-        if (after.isEmpty) shell.info(s"schemas: ${done.size} registered, ${plan.pending.size - done.size} levels set; every subject matches its .avsc").as(ExitCode.Success)
+        if (after.isEmpty) shell.info(
+          s"schemas: ${done.size} registered, ${plan.pending.size - done.size} levels set; every subject matches its .avsc").as(ExitCode.Success)
         else shell.info(s"schemas: registered, but still pending: ${after.pending.map(_.desired.subject).mkString(", ")}").as(Exit.Difference)
       }
     }

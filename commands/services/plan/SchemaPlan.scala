@@ -26,7 +26,8 @@ final case class SubjectPlan(desired: DesiredSubject, status: SubjectStatus, lev
       case SubjectStatus.New => "register version 1"
       case SubjectStatus.Unchanged(id, v) => s"id $id, version $v"
       case SubjectStatus.NewVersion(after) => s"register version ${after + 1} (compatible under $level)"
-      case SubjectStatus.Incompatible(l, reasons) => s"refused under $l: ${if (reasons.isEmpty) "the registry gave no reason" else reasons.mkString("; ")}"
+      case SubjectStatus.Incompatible(l, reasons) =>
+        s"refused under $l: ${if (reasons.isEmpty) "the registry gave no reason" else reasons.mkString("; ")}"
     }
     newLevel.fold(s)(l => s"$s; compatibility $level -> $l")
   }

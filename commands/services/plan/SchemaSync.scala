@@ -17,9 +17,9 @@ final class SchemaSync(client: RegistryClient) {
       references(ds, byName).flatMap {
         case None => IO.pure(None)
         case Some(refs) => client.lookup(ds.subject, ds.file.text, refs).map {
-          case Lookup.Found(v) => Some(SchemaReference(ds.record, ds.subject, v.version))
-          case _ => None
-        }
+            case Lookup.Found(v) => Some(SchemaReference(ds.record, ds.subject, v.version))
+            case _ => None
+          }
       }
     }.map(_.sequence)
 
@@ -62,20 +62,22 @@ final class SchemaSync(client: RegistryClient) {
   /** The versions a level compares with: all of them when transitive, else the latest. */
   private def previous(d: DesiredSubject, level: String, latest: org.apache.avro.Schema): IO[List[org.apache.avro.Schema]] =
     if (!level.toUpperCase.endsWith("_TRANSITIVE")) IO.pure(List(latest))
-    else client.versions(d.subject).flatMap(_.traverse(v => client.version(d.subject, v.toString).flatMap(
-      _.traverse(sv => resolver.parse(RegisteredSchema(sv.schema, sv.references)))))).map(_.flatten)
+    else client.versions(d.subject).flatMap(_.traverse(v =>
+        client.version(d.subject, v.toString).flatMap(
+          _.traverse(sv => resolver.parse(RegisteredSchema(sv.schema, sv.references)))))).map(_.flatten)
 
   /** Carries out a plan with nothing incompatible: levels first, then versions, imported subjects before their users. */
   def register(plan: SchemaPlan): IO[List[(SubjectPlan, Int)]] = {
     val byName = plan.subjects.map(p => p.desired.subject -> p.desired).toMap
     plan.pending.traverse { p =>
-      p.newLevel.traverse_(l => client.setSubjectCompatibility(p.desired.subject, l)) >> (p.status match {
-        case SubjectStatus.New | SubjectStatus.NewVersion(_) =>
-          references(p.desired, byName).flatMap { refs =>
-            client.register(p.desired.subject, p.desired.file.text, refs.getOrElse(Nil)).map(id => List(p -> id))
-          }
-        case _ => IO.pure(Nil)
-      })
+      p.newLevel.traverse_(l => client.setSubjectCompatibility(p.desired.subject, l)) >>
+        (p.status match {
+          case SubjectStatus.New | SubjectStatus.NewVersion(_) =>
+            references(p.desired, byName).flatMap { refs =>
+              client.register(p.desired.subject, p.desired.file.text, refs.getOrElse(Nil)).map(id => List(p -> id))
+            }
+          case _ => IO.pure(Nil)
+        })
     }.map(_.flatten)
   }
 }

@@ -2,8 +2,9 @@ package bankops.services.plan
 
 import cats.effect.IO
 import cats.syntax.all._
-import org.apache.kafka.clients.admin.{Admin, AlterConfigOp, ConfigEntry, CreatePartitionsOptions, CreateTopicsOptions,
-  AlterConfigsOptions, ListTopicsOptions, NewPartitions, NewTopic}
+import org.apache.kafka.clients.admin.{
+  Admin, AlterConfigOp, ConfigEntry, CreatePartitionsOptions, CreateTopicsOptions, AlterConfigsOptions, ListTopicsOptions, NewPartitions, NewTopic
+}
 import org.apache.kafka.common.config.ConfigResource
 
 import scala.jdk.CollectionConverters._
@@ -28,10 +29,10 @@ final class TopicAdmin(admin: Admin) {
       names <- await(admin.listTopics(new ListTopicsOptions().listInternal(false)).names()).map(_.asScala.toSet)
       present = (declared intersect names).toList.sorted
       descriptions <- if (present.isEmpty) IO.pure(Map.empty[String, org.apache.kafka.clients.admin.TopicDescription])
-        else await(admin.describeTopics(present.asJava).allTopicNames()).map(_.asScala.toMap)
+      else await(admin.describeTopics(present.asJava).allTopicNames()).map(_.asScala.toMap)
       configs <- if (present.isEmpty) IO.pure(Map.empty[String, Map[String, String]])
-        else await(admin.describeConfigs(present.map(n => new ConfigResource(ConfigResource.Type.TOPIC, n)).asJava).all()).map(
-          _.asScala.map { case (r, c) => r.name -> c.entries.asScala.collect { case e if e.value != null => e.name -> e.value }.toMap }.toMap)
+      else await(admin.describeConfigs(present.map(n => new ConfigResource(ConfigResource.Type.TOPIC, n)).asJava).all()).map(
+        _.asScala.map { case (r, c) => r.name -> c.entries.asScala.collect { case e if e.value != null => e.name -> e.value }.toMap }.toMap)
     } yield {
       val described = descriptions.map { case (n, d) =>
         val parts = d.partitions.asScala
@@ -56,7 +57,9 @@ final class TopicAdmin(admin: Admin) {
 
     val created = each(creates) { cs =>
       val topics = cs.map(c => new NewTopic(c.topic, c.partitions, c.replicationFactor.toShort).configs(c.config.asJava))
-      admin.createTopics(topics.asJava, new CreateTopicsOptions().validateOnly(validateOnly)).values.asScala.toMap.map { case (t, f) => t -> await(f).void }
+      admin.createTopics(topics.asJava, new CreateTopicsOptions().validateOnly(validateOnly)).values.asScala.toMap.map { case (t, f) =>
+        t -> await(f).void
+      }
     }
     val added = each(adds) { cs =>
       admin.createPartitions(cs.map(c => c.topic -> NewPartitions.increaseTo(c.to)).toMap.asJava,
@@ -65,12 +68,16 @@ final class TopicAdmin(admin: Admin) {
     val configured = each(sets) { cs =>
       val ops = cs.groupBy(_.topic).map { case (t, group) =>
         new ConfigResource(ConfigResource.Type.TOPIC, t) ->
-          (group.map(c => new AlterConfigOp(new ConfigEntry(c.key, c.wanted), AlterConfigOp.OpType.SET)).asJavaCollection: java.util.Collection[AlterConfigOp])
+          (group.map(c => new AlterConfigOp(new ConfigEntry(c.key, c.wanted), AlterConfigOp.OpType.SET)).asJavaCollection: java.util.Collection[
+            AlterConfigOp])
       }
-      admin.incrementalAlterConfigs(ops.asJava, new AlterConfigsOptions().validateOnly(validateOnly)).values.asScala.toMap.map { case (r, f) => r.name -> await(f).void }
+      admin.incrementalAlterConfigs(ops.asJava, new AlterConfigsOptions().validateOnly(validateOnly)).values.asScala.toMap.map { case (r, f) =>
+        r.name -> await(f).void
+      }
     }
     // Deletion has no validate-only mode; it is only ever sent for real.
-    val deleted = if (validateOnly) IO.pure(deletes.map(Outcome(_, None))) else each(deletes) { cs =>
+    val deleted = if (validateOnly) IO.pure(deletes.map(Outcome(_, None)))
+    else each(deletes) { cs =>
       admin.deleteTopics(cs.map(_.topic).asJava).topicNameValues.asScala.toMap.map { case (t, f) => t -> await(f).void }
     }
     (created, added, configured, deleted).mapN(_ ++ _ ++ _ ++ _)

@@ -7,7 +7,8 @@ sealed trait TopicChange { def topic: String; def action: String; def detail: St
 object TopicChange {
   final case class Create(topic: String, partitions: Int, replicationFactor: Int, config: Map[String, String]) extends TopicChange {
     val action = "create"
-    def detail: String = (s"$partitions partitions, replication $replicationFactor" :: config.toList.sorted.map { case (k, v) => s"$k=$v" }).mkString(", ")
+    def detail: String = (s"$partitions partitions, replication $replicationFactor" :: config.toList.sorted.map { case (k, v) => s"$k=$v" }).mkString(
+      ", ")
   }
   final case class AddPartitions(topic: String, from: Int, to: Int) extends TopicChange {
     val action = "add-partitions"
@@ -24,13 +25,15 @@ object TopicChange {
 
   implicit val encoder: Encoder[TopicChange] = Encoder.instance { c =>
     val common = List("action" -> Json.fromString(c.action), "topic" -> Json.fromString(c.topic))
-    Json.fromFields(common ++ (c match {
-      case Create(_, p, rf, cfg) => List("partitions" -> Json.fromInt(p), "replicationFactor" -> Json.fromInt(rf),
-        "config" -> Json.fromFields(cfg.toList.sorted.map { case (k, v) => k -> Json.fromString(v) }))
-      case AddPartitions(_, f, t) => List("from" -> Json.fromInt(f), "to" -> Json.fromInt(t))
-      case SetConfig(_, k, cur, w) => List("key" -> Json.fromString(k), "current" -> cur.fold(Json.Null)(Json.fromString), "wanted" -> Json.fromString(w))
-      case Delete(_) => Nil
-    }))
+    Json.fromFields(common ++
+      (c match {
+        case Create(_, p, rf, cfg) => List("partitions" -> Json.fromInt(p), "replicationFactor" -> Json.fromInt(rf),
+            "config" -> Json.fromFields(cfg.toList.sorted.map { case (k, v) => k -> Json.fromString(v) }))
+        case AddPartitions(_, f, t) => List("from" -> Json.fromInt(f), "to" -> Json.fromInt(t))
+        case SetConfig(_, k, cur, w) =>
+          List("key" -> Json.fromString(k), "current" -> cur.fold(Json.Null)(Json.fromString), "wanted" -> Json.fromString(w))
+        case Delete(_) => Nil
+      }))
   }
 }
 

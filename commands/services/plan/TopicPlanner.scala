@@ -22,9 +22,11 @@ object TopicPlanner {
         case Some(actual) =>
           val partitions =
             if (spec.partitions > actual.partitions) (List(TopicChange.AddPartitions(spec.name, actual.partitions, spec.partitions)), Nil)
-            else if (spec.partitions < actual.partitions) (Nil, List(TopicWarning.FewerPartitionsDeclared(spec.name, spec.partitions, actual.partitions)))
+            else if (spec.partitions < actual.partitions)
+              (Nil, List(TopicWarning.FewerPartitionsDeclared(spec.name, spec.partitions, actual.partitions)))
             else (Nil, Nil)
-          val replication = if (actual.replicationFactor != rf) List(TopicWarning.ReplicationDiffers(spec.name, rf, actual.replicationFactor)) else Nil
+          val replication =
+            if (actual.replicationFactor != rf) List(TopicWarning.ReplicationDiffers(spec.name, rf, actual.replicationFactor)) else Nil
           val configs = spec.config.toList.sorted.collect {
             case (k, v) if !actual.config.get(k).exists(ConfigValues.same(k, v, _)) => TopicChange.SetConfig(spec.name, k, actual.config.get(k), v)
           }

@@ -4,8 +4,10 @@ import cats.effect.IO
 import cats.syntax.all._
 import io.circe.Json
 import io.circe.syntax._
-import org.apache.kafka.common.errors.{ApiException, AuthorizationException, InvalidConfigurationException,
-  InvalidPartitionsException, InvalidReplicationFactorException, PolicyViolationException, TimeoutException}
+import org.apache.kafka.common.errors.{
+  ApiException, AuthorizationException, InvalidConfigurationException, InvalidPartitionsException, InvalidReplicationFactorException,
+  PolicyViolationException, TimeoutException
+}
 
 import java.util.concurrent.{CompletionException, ExecutionException}
 import scala.concurrent.duration._
@@ -48,9 +50,10 @@ object TopicSync {
     val errors = failed.flatMap(_.error).map(unwrap)
     if (errors.exists(e => e.isInstanceOf[AuthorizationException] || e.isInstanceOf[TimeoutException])) Failure.ExitUnavailable
     else if (errors.exists {
-      case _: InvalidConfigurationException | _: InvalidPartitionsException | _: InvalidReplicationFactorException | _: PolicyViolationException => true
-      case _ => false
-    }) Failure.ExitBadInput
+        case _: InvalidConfigurationException | _: InvalidPartitionsException | _: InvalidReplicationFactorException | _: PolicyViolationException =>
+          true
+        case _ => false
+      }) Failure.ExitBadInput
     else Failure.ExitDifference
   }
 
@@ -67,7 +70,7 @@ object TopicSync {
   def printOutcomes(outcomes: List[Outcome], format: OutputFormat, shell: Shell): IO[Unit] =
     outcomes.traverse_ { o =>
       OutputFormat.emit(format, shell)(List(Json.obj("topic" -> o.change.topic.asJson, "action" -> o.change.action.asJson,
-        "detail" -> o.change.detail.asJson, "ok" -> o.ok.asJson, "error" -> o.error.map(reason).asJson)),
+            "detail" -> o.change.detail.asJson, "ok" -> o.ok.asJson, "error" -> o.error.map(reason).asJson)),
         s"${if (o.ok) "done  " else "FAILED"}  ${o.change.topic}  ${o.change.action}  " + o.error.fold(o.change.detail)(reason))
     }
 }

@@ -15,8 +15,10 @@ object RecordSchemaId {
     val subject = strategy.subject(topic, schema.getFullName)
     registry.schemaId(subject, schema.toString, register).flatMap {
       case Right(id) => IO.pure(id)
-      case Left(Lookup.SubjectMissing) => IO.raiseError(Failure.BadInput(s"subject $subject does not exist (register it with `bankops schemas register`, or pass --register)"))
-      case Left(_) => IO.raiseError(Failure.BadInput(s"subject $subject has no version matching the ${schema.getFullName} bankops writes (pass --register to add it)"))
+      case Left(Lookup.SubjectMissing) =>
+        IO.raiseError(Failure.BadInput(s"subject $subject does not exist (register it with `bankops schemas register`, or pass --register)"))
+      case Left(_) => IO.raiseError(
+          Failure.BadInput(s"subject $subject has no version matching the ${schema.getFullName} bankops writes (pass --register to add it)"))
     }
   }
 }

@@ -47,7 +47,9 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
     val r0 = basicRequest.method(sttp.model.Method(method), uri"${base + path}").readTimeout(timeout)
       .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
     val r1 = body.fold(r0)(b => r0.body(b.noSpaces).contentType(contentType))
-    val r2 = userInfo.fold(r1) { ui => val (u, p) = ui.span(_ != ':'); r1.auth.basic(u, p.drop(1)) }
+    val r2 = userInfo.fold(r1) { ui =>
+      val (u, p) = ui.span(_ != ':'); r1.auth.basic(u, p.drop(1))
+    }
     r2.send(backend)
   }.adaptError { case e: SttpClientException =>
     Failure.Unavailable(s"schema registry at $describe could not be reached: ${Option(e.getCause).map(_.toString).getOrElse(e.toString)}", e)
@@ -63,7 +65,8 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
       case None if resp.code.code == 404 => IO.raiseError(notARegistry(s"404 on $where"))
       // A registry's 404 carries Confluent's error code (40401 subject, 40403 schema, ...); a JSON 404 without one is
       // another server's (Apicurio's own root answers so when the URL lacks /apis/ccompat/v7).
-      case Some(j) if resp.code.code == 404 && j.hcursor.downField("error_code").focus.forall(_.isNull) => IO.raiseError(notARegistry(s"404 on $where"))
+      case Some(j) if resp.code.code == 404 && j.hcursor.downField("error_code").focus.forall(_.isNull) =>
+        IO.raiseError(notARegistry(s"404 on $where"))
       case _ => IO.raiseError(RegistryError.from(resp.code.code, text))
     }
   }
@@ -87,7 +90,8 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
     case _ => false
   }
 
-  private def as[A: Decoder](j: Json): IO[A] = IO.fromEither(j.as[A].left.map(e => RegistryError(200, None, s"unexpected answer ${j.noSpaces.take(200)}: ${e.getMessage}")))
+  private def as[A: Decoder](j: Json): IO[A] =
+    IO.fromEither(j.as[A].left.map(e => RegistryError(200, None, s"unexpected answer ${j.noSpaces.take(200)}: ${e.getMessage}")))
 
   private def schemaBody(schema: String, references: List[SchemaReference]): Json =
     Json.obj("schema" -> schema.asJson, "schemaType" -> "AVRO".asJson, "references" -> references.asJson)
@@ -132,7 +136,7 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
       request("GET", s"/schemas/ids/$id").flatMap { j =>
         val c = j.hcursor
         IO.fromEither(c.get[String]("schema").map(s => RegisteredSchema(s, c.getOrElse[List[SchemaReference]]("references")(Nil).getOrElse(Nil)))
-          .left.map(e => RegistryError(200, None, s"no schema in ${j.noSpaces.take(200)}: ${e.getMessage}")))
+            .left.map(e => RegistryError(200, None, s"no schema in ${j.noSpaces.take(200)}: ${e.getMessage}")))
       }.flatTap(s => IO(byId.put(id, s)))
     }(x => IO.pure(x))
 
@@ -168,8 +172,10 @@ object RegistryClient {
 
   /** The registry of `settings`, its HTTP client closed when the resource is released. */
   def resource(settings: ConnectionSettings, timeout: FiniteDuration = 30.seconds): Resource[IO, RegistryClient] =
-    Resource.eval(IO.blocking(RegistryEndpoint.from(settings.registry)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))).flatMap { endpoint =>
-      resource(endpoint.url, RegistryEndpoint.tlsProperties(settings.kafka.properties), settings.registry.caFile.map(_.value), endpoint.userInfo, timeout)
+    Resource.eval(IO.blocking(RegistryEndpoint.from(settings.registry)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))).flatMap {
+      endpoint =>
+        resource(endpoint.url, RegistryEndpoint.tlsProperties(settings.kafka.properties), settings.registry.caFile.map(_.value), endpoint.userInfo,
+          timeout)
     }
 
   /** `tlsProperties`: Kafka `ssl.*` keys, the one TLS profile for broker and registry. */

@@ -19,7 +19,8 @@ object RegistryEndpoint {
     val shown = Secrets.maskUrl(settings.url.value)
     def bad(why: String) = s"$where: '$shown' is not a registry URL ($why; expected http[s]://HOST[:PORT][/PATH])"
     for {
-      uri <- (try Right(new URI(settings.url.value.trim)) catch { case e: URISyntaxException => Left(bad(e.getReason)) })
+      uri <- (try Right(new URI(settings.url.value.trim))
+      catch { case e: URISyntaxException => Left(bad(e.getReason)) })
       _ <- Option(uri.getScheme).map(_.toLowerCase).filter(s => s == "http" || s == "https").toRight(bad("the scheme must be http or https"))
       _ <- Option(uri.getHost).filter(_.nonEmpty).toRight(bad("no host"))
       _ <- Either.cond(uri.getQuery == null && uri.getFragment == null, (), bad("a query or fragment has no place in it"))

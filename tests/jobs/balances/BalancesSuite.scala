@@ -27,7 +27,8 @@ class BalancesSuite extends munit.CatsEffectSuite {
   private def sql(statement: String): IO[Unit] = SandboxFixture.settings.flatMap { s =>
     IO.blocking {
       val c = DriverManager.getConnection(s.database.url.value, s.database.user.value, s.database.password.map(_.value).orNull)
-      try c.createStatement().execute(statement) finally c.close()
+      try c.createStatement().execute(statement)
+      finally c.close()
     }.void
   }
 
@@ -35,7 +36,9 @@ class BalancesSuite extends munit.CatsEffectSuite {
 
   /** A chain of deposits for an account, and its final balance. */
   private def chain(iban: String, amounts: List[Long]): (List[BalanceChanged], Long) =
-    amounts.foldLeft((List.empty[BalanceChanged], 0L)) { case ((evs, bal), a) => (evs :+ BalanceChanged(iban, bal + a, a, "cash", "deposit"), bal + a) }
+    amounts.foldLeft((List.empty[BalanceChanged], 0L)) { case ((evs, bal), a) =>
+      (evs :+ BalanceChanged(iban, bal + a, a, "cash", "deposit"), bal + a)
+    }
 
   private def validate(topic: String, table: String, extra: String*): IO[TestShell.Result] =
     SandboxFixture.cli(List("balances", "validate", "--topic", topic, "--table", table) ++ extra: _*)
@@ -62,7 +65,8 @@ class BalancesSuite extends munit.CatsEffectSuite {
       assert(ok.out.contains("5 accounts checked") && ok.out.contains("15 events") && ok.out.contains("everything agrees"), ok.out)
       assertEquals(bad.code, 1, bad.err)
       val lines = bad.outLines.map(l => parse(l).toOption.get.hcursor)
-      val findings = lines.filter(_.downField("finding").succeeded).map(c => (c.get[String]("finding").toOption.get, c.get[String]("iban").toOption.get))
+      val findings =
+        lines.filter(_.downField("finding").succeeded).map(c => (c.get[String]("finding").toOption.get, c.get[String]("iban").toOption.get))
       assertEquals(findings.toSet, Set("amount-mismatch" -> accounts(0), "missing-in-db" -> accounts(1), "chain-break" -> accounts(2)))
       assertEquals(findings.size, 3)
       val mismatch = lines.find(_.get[String]("finding").contains("amount-mismatch")).get

@@ -38,8 +38,9 @@ class ChainSuite extends munit.ScalaCheckSuite {
       assertEquals(Comparison.findings(chains, rows), Nil)
       if (accounts.size >= 3) {
         val (a, b, c) = (accounts(0), accounts(1), accounts(2))
-        val found = Comparison.findings(chains, rows.updated(a, DbAccount(a, 501, -50000)) - b + ("NL00OPEN0000000001" -> DbAccount("NL00OPEN0000000001", 0, -50000)) +
-          (c -> DbAccount(c, 500, 600))).map(f => f.kind -> f.iban).toSet
+        val found = Comparison.findings(chains,
+          rows.updated(a, DbAccount(a, 501, -50000)) - b + ("NL00OPEN0000000001" -> DbAccount("NL00OPEN0000000001", 0, -50000)) +
+            (c -> DbAccount(c, 500, 600))).map(f => f.kind -> f.iban).toSet
         assertEquals(found, Set("amount-mismatch" -> a, "missing-in-db" -> b, "invalid-iban" -> "NL00OPEN0000000001", "below-limit" -> c))
       }
     }

@@ -16,7 +16,8 @@ class DeploySuite extends munit.CatsEffectSuite {
 
   test("apply does topics and schemas in one step; then plan is empty") {
     val (hb, cmd) = (TopologyFixture.unique("hb"), TopologyFixture.unique("cmd"))
-    val file = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map("retention.ms" -> "15m"), "Heartbeat", "time"), (cmd, 3, Map.empty, "ConfirmAccountCreation", "id")))
+    val file = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map("retention.ms" -> "15m"), "Heartbeat", "time"),
+        (cmd, 3, Map.empty, "ConfirmAccountCreation", "id")))
     for {
       applied <- bankops("apply", "--topology", file.toString, "-o", "json")
       plan <- bankops("plan", "--topology", file.toString, "-o", "json")

@@ -13,7 +13,8 @@ class DeploySummarySuite extends munit.FunSuite {
 
   private val create = TopicChange.Create("hb", 3, 1, Map("retention.ms" -> "900000"))
   private val unchanged = subject("hb-nl.openweb.data.Heartbeat", SubjectStatus.Unchanged(1, 1))
-  private val incompatible = subject("commands-nl.openweb.data.Heartbeat", SubjectStatus.Incompatible("BACKWARD", List("READER_FIELD_MISSING_DEFAULT_VALUE: node")))
+  private val incompatible =
+    subject("commands-nl.openweb.data.Heartbeat", SubjectStatus.Incompatible("BACKWARD", List("READER_FIELD_MISSING_DEFAULT_VALUE: node")))
 
   test("plan: pending changes alone are a warning, counted; an incompatible subject fails the heading and is named with its reason") {
     val pending = DeploySummary.plan(TopicPlan(List(create), Nil), SchemaPlan(List(unchanged, subject("x", SubjectStatus.New))), Nil).markdown
@@ -23,14 +24,16 @@ class DeploySummarySuite extends munit.FunSuite {
     val refused = DeploySummary.plan(TopicPlan(Nil, Nil), SchemaPlan(List(unchanged, incompatible)), Nil).markdown
     assert(refused.startsWith("### bankops plan: the gate refuses: commands-nl.openweb.data.Heartbeat :x:"), refused)
     assert(refused.contains("- **subjects incompatible**: 1"), refused)
-    assert(refused.contains("incompatible: `commands-nl.openweb.data.Heartbeat`: refused under BACKWARD: READER_FIELD_MISSING_DEFAULT_VALUE: node"), refused)
+    assert(refused.contains("incompatible: `commands-nl.openweb.data.Heartbeat`: refused under BACKWARD: READER_FIELD_MISSING_DEFAULT_VALUE: node"),
+      refused)
     assertEquals(MarkdownCheck.problems(refused), Nil)
     val clean = DeploySummary.plan(TopicPlan(Nil, Nil), SchemaPlan(List(unchanged)), Nil).markdown
     assert(clean.startsWith("### bankops plan: no changes, the cluster and the registry match the topology :white_check_mark:"), clean)
   }
 
   test("apply: each topic change with its result, registered subjects marked; a refused change means nothing was made") {
-    val made = DeploySummary.apply(TopicPlan(List(create), Nil), SchemaPlan(List(subject("y", SubjectStatus.New))), Nil, List(Outcome(create, None)), 0).markdown
+    val made = DeploySummary.apply(TopicPlan(List(create), Nil), SchemaPlan(List(subject("y", SubjectStatus.New))), Nil, List(Outcome(create, None)),
+      0).markdown
     assert(made.startsWith("### bankops apply: 1 topic changes made, 1 subjects registered or set :white_check_mark:"), made)
     assert(MarkdownCheck.tableRows(made).contains(List("hb", "create", "3 partitions, replication 1, retention.ms=900000", "done")), made)
     assert(MarkdownCheck.tableRows(made).contains(List("`y`", "registered", "register version 1")), made)

@@ -22,7 +22,8 @@ class DoctorSuite extends munit.CatsEffectSuite {
   test("without the CA the TLS step fails and names trust; exit 3") {
     SandboxFixture.connection.flatMap { c =>
       val props = os.temp("security.protocol=SSL\n", suffix = ".properties")
-      TestShell.run(List("doctor", "-o", "json", "--timeout", "5", "--command-config", props.toString, "--bootstrap-server", c.bootstrapServers) ++ dirArgs).map { r =>
+      TestShell.run(List("doctor", "-o", "json", "--timeout", "5", "--command-config", props.toString, "--bootstrap-server", c.bootstrapServers) ++
+        dirArgs).map { r =>
         assertEquals(r.code, 3)
         val tls = r.outLines.find(_.contains("\"kafka tls")).getOrElse(fail(r.out))
         assert(tls.contains("\"passed\":false") && tls.contains("TLS failure"), tls)

@@ -19,7 +19,9 @@ class GroupStatusSuite extends munit.FunSuite {
       val parts = List.tabulate(1 + random.nextInt(6)) { p =>
         val end = random.nextInt(1000).toLong
         // Now and then nothing committed, or committed past the end (a topic recreated under the group).
-        val committed = random.nextInt(5) match { case 0 => None; case 1 => Some(end + 1 + random.nextInt(10)); case _ => Some(random.nextInt(end.toInt + 1).toLong) }
+        val committed = random.nextInt(5) match {
+          case 0 => None; case 1 => Some(end + 1 + random.nextInt(10)); case _ => Some(random.nextInt(end.toInt + 1).toLong)
+        }
         PartitionLag(tp("t", p), committed, end, None, None)
       }
       val expected = parts.collect { case PartitionLag(_, Some(c), end, _, _) => if (c > end) 0L else end - c }
@@ -56,7 +58,8 @@ class GroupStatusSuite extends munit.FunSuite {
 
   test("age: the unit grows with the age, and the text reads back as the age within its rounding") {
     val random = new Random()
-    val samples = List(0L, 1L, 999L, 1000L, 59949L, 60000L, 3599999L, 3600000L, 86400000L * 3) ++ List.fill(2000)(math.abs(random.nextLong()) % (86400000L * 2))
+    val samples = List(0L, 1L, 999L, 1000L, 59949L, 60000L, 3599999L, 3600000L, 86400000L * 3) ++
+      List.fill(2000)(math.abs(random.nextLong()) % (86400000L * 2))
     samples.foreach { ms =>
       val text = GroupStatus.age(ms)
       val (back, tolerance) = parseAge(text)
@@ -70,7 +73,9 @@ class GroupStatusSuite extends munit.FunSuite {
   test("assignment: topics sorted, each with its partitions sorted, whatever the order given") {
     val random = new Random()
     (1 to 200).foreach { _ =>
-      val tps = random.shuffle(for { t <- List("b", "a", "c").take(1 + random.nextInt(3)); p <- random.shuffle((0 to 9).toList).take(1 + random.nextInt(4)) } yield tp(t, p))
+      val tps = random.shuffle(for {
+        t <- List("b", "a", "c").take(1 + random.nextInt(3)); p <- random.shuffle((0 to 9).toList).take(1 + random.nextInt(4))
+      } yield tp(t, p))
       val expected = tps.map(_.topic).distinct.sorted.map(t => s"$t-${tps.filter(_.topic == t).map(_.partition).sorted.mkString(",")}").mkString(" ")
       assertEquals(GroupStatus.assignment(tps), expected)
     }
@@ -98,6 +103,7 @@ class GroupStatusSuite extends munit.FunSuite {
     assert(busy.linesIterator.exists(l => l.split("\\s+").toList == List("commands", "0", "7", "10", "3", "1", "min", "1", "s", "client-a")), busy)
     assert(busy.linesIterator.exists(l => l.split("\\s+").toList == List("m-1", "g-a", "client-a", "10.0.0.7", "balance-0", "commands-0,2")), busy)
     val idle = GroupStatus(empty, Nil).table
-    assert(idle.contains("protocol -") && idle.contains("(no committed offsets and no assigned partitions)") && idle.contains("(no active members)"), idle)
+    assert(idle.contains("protocol -") && idle.contains("(no committed offsets and no assigned partitions)") && idle.contains("(no active members)"),
+      idle)
   }
 }

@@ -36,13 +36,16 @@ class GroupsSuite extends munit.CatsEffectSuite {
   private def awaitEmpty(group: String): IO[Json] = awaitGroup(group, 40.seconds, "empty")(members(_).isEmpty)
 
   /** Committed offsets per partition of `topic` as Kafka's own kafka-consumer-groups tool reports them. */
-  private def kafkaOffsets(group: String, topic: String): IO[Map[Int, Long]] = SandboxFixture.connection.flatMap(c => IO.blocking {
-    val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
-    val out = os.proc("java", "-cp", cp, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", c.bootstrapServers,
-      "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--group", group, "--offsets")
-      .call(stderr = os.Pipe).out.text()
-    out.linesIterator.map(_.trim.split("\\s+").toList).collect { case `group` :: `topic` :: p :: current :: _ if current.forall(_.isDigit) => p.toInt -> current.toLong }.toMap
-  })
+  private def kafkaOffsets(group: String, topic: String): IO[Map[Int, Long]] = SandboxFixture.connection.flatMap(c =>
+    IO.blocking {
+      val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
+      val out = os.proc("java", "-cp", cp, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", c.bootstrapServers,
+        "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--group", group, "--offsets")
+        .call(stderr = os.Pipe).out.text()
+      out.linesIterator.map(_.trim.split("\\s+").toList).collect {
+        case `group` :: `topic` :: p :: current :: _ if current.forall(_.isDigit) => p.toInt -> current.toLong
+      }.toMap
+    })
 
   private def ends(topic: String): IO[Map[Int, Long]] = SandboxFixture.settings.flatMap(s =>
     KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, topic)).map(_.map { case (tp, o) => tp.partition -> o }))
@@ -51,7 +54,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
   private def withHandler[A](bank: BankFixture, instance: String)(body: os.Path => IO[A]): IO[A] = {
     val log = os.temp(prefix = s"groups-handler-$instance", suffix = ".log")
     IO.blocking(bank.spawnHandler(instance, log)).bracket { h =>
-      body(log).flatMap(a => BankFixture.signal(h, "TERM").flatMap(code => IO.raiseUnless(code == 0)(new AssertionError(s"exit $code on SIGTERM")).as(a)))
+      body(log).flatMap(a =>
+        BankFixture.signal(h, "TERM").flatMap(code => IO.raiseUnless(code == 0)(new AssertionError(s"exit $code on SIGTERM")).as(a)))
         .adaptError { case e: AssertionError => new AssertionError(s"${e.getMessage}\nhandler $instance's log:\n${BankFixture.tail(log)}", e) }
     }(h => IO.blocking(h.isAlive()).ifM(BankFixture.signal(h, "TERM").void, IO.unit))
   }
@@ -59,7 +63,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
   private def rows(r: TestShell.Result): List[Json] = r.outLines.map(json)
   private def field(j: Json, name: String): Option[Long] = j.hcursor.get[Option[Long]](name).toOption.flatten
 
-  test("the group's lag rises under a burst while its handler is stopped and falls to 0 once it runs again; a reset of the active group is refused naming it") {
+  test(
+    "the group's lag rises under a burst while its handler is stopped and falls to 0 once it runs again; a reset of the active group is refused naming it") {
     BankFixture.create("glag").flatMap { bank =>
       // Enough that each of the 3 partitions gets one: a partition with nothing committed has no lag (as in Kafka's own
       // tool), and with 10 commands one partition in 20 runs got none, so the burst's lag was short of 300.
@@ -103,7 +108,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("reset by timestamp with the handler stopped moves exactly the expected offsets (Kafka's own tool agrees); --save-to then file: restores them exactly; the handler re-reads those commands and changes no balance") {
+  test(
+    "reset by timestamp with the handler stopped moves exactly the expected offsets (Kafka's own tool agrees); --save-to then file: restores them exactly; the handler re-reads those commands and changes no balance") {
     BankFixture.create("greset").flatMap { bank =>
       val opened = List.fill(20)(id())
       val again = List.fill(60)(id())
@@ -138,13 +144,16 @@ class GroupsSuite extends munit.CatsEffectSuite {
         _ <- awaitEmpty(bank.group)
         original <- kafkaOffsets(bank.group, bank.commands)
         plan <- bankops("groups", "reset", bank.group, "--topic", bank.commands, "--to", s"timestamp:$at", "-o", "json")
-        executed <- Setup.cli("reset to the timestamp, saving the offsets", "groups", "reset", bank.group, "--topic", bank.commands, "--to", s"timestamp:$at",
-                      "--save-to", saved.toString, "--execute", "-o", "json")
+        executed <- Setup.cli("reset to the timestamp, saving the offsets", "groups", "reset", bank.group, "--topic", bank.commands, "--to",
+          s"timestamp:$at",
+          "--save-to", saved.toString, "--execute", "-o", "json")
         moved <- kafkaOffsets(bank.group, bank.commands)
-        restored <- Setup.cli("restore the saved offsets", "groups", "reset", bank.group, "--topic", bank.commands, "--to", s"file:$saved", "--execute", "-o", "json")
+        restored <- Setup.cli("restore the saved offsets", "groups", "reset", bank.group, "--topic", bank.commands, "--to", s"file:$saved",
+          "--execute", "-o", "json")
         back <- kafkaOffsets(bank.group, bank.commands)
         nothing <- bankops("groups", "reset", bank.group, "--topic", bank.commands, "--to", s"file:$saved", "-o", "json")
-        _ <- Setup.cli("reset to the timestamp again, for the re-read", "groups", "reset", bank.group, "--topic", bank.commands, "--to", s"timestamp:$at", "--execute")
+        _ <- Setup.cli("reset to the timestamp again, for the re-read", "groups", "reset", bank.group, "--topic", bank.commands, "--to",
+          s"timestamp:$at", "--execute")
         feedbackBefore <- bank.feedbackRecords
         rerun <- withHandler(bank, "r2") { _ =>
           awaitGroup(bank.group, 120.seconds, "caught up again")(j => lag(j).contains(0L) && members(j).nonEmpty) >>
@@ -171,7 +180,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("bad inputs: unknown group or topic, a partition the topic lacks, a missing offsets file, delete without --yes: exit 2 naming it, nothing changed; delete of an empty group") {
+  test(
+    "bad inputs: unknown group or topic, a partition the topic lacks, a missing offsets file, delete without --yes: exit 2 naming it, nothing changed; delete of an empty group") {
     BankFixture.create("gbad").flatMap { bank =>
       val one = id()
       for {
@@ -187,7 +197,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
         offsetsFile = (body: String) => IO.blocking(os.temp(body, suffix = ".json"))
         beyond <- offsetsFile(s"""{"offsets": [{"group": "${bank.group}", "topic": "${bank.commands}", "partition": 99, "offset": 0}]}""")
         unknownPartition <- bankops("groups", "reset", bank.group, "--topic", bank.commands, "--to", s"file:$beyond", "--execute")
-        twice <- offsetsFile(s"""{"offsets": [{"group": "${bank.group}", "topic": "${bank.commands}", "partition": 0,\n "offset": 0, "offset": 1}]}""")
+        twice <-
+          offsetsFile(s"""{"offsets": [{"group": "${bank.group}", "topic": "${bank.commands}", "partition": 0,\n "offset": 0, "offset": 1}]}""")
         duplicate <- bankops("groups", "reset", bank.group, "--topic", bank.commands, "--to", s"file:$twice", "--execute")
         target <- bankops("groups", "reset", bank.group, "--topic", bank.commands, "--to", "yesterday")
         noYes <- bankops("groups", "delete", bank.group)
@@ -201,8 +212,10 @@ class GroupsSuite extends munit.CatsEffectSuite {
         assertEquals((partition.code, partition.err.trim), (2, s"bankops: topic ${bank.commands} has no partition 7 (it has 3)"))
         assertEquals((file.code, file.err.trim), (2, "bankops: offsets file /nonexistent/offsets.json does not exist"))
         assertEquals((device.code, device.err.trim), (2, "bankops: offsets file /dev/zero is not a regular file (a device, pipe or socket)"))
-        assertEquals((unknownPartition.code, unknownPartition.err.trim), (2, s"bankops: $beyond: group ${bank.group} names partition 99 of " +
-          s"${bank.commands}, which has 3 partitions (0-2)"))
+        assertEquals((unknownPartition.code, unknownPartition.err.trim),
+          (2,
+            s"bankops: $beyond: group ${bank.group} names partition 99 of " +
+              s"${bank.commands}, which has 3 partitions (0-2)"))
         assertEquals((duplicate.code, duplicate.err.trim), (2, s"bankops: $twice: line 2: key 'offset' appears twice in one object"))
         assertEquals(target.code, 2, target.err)
         assert(target.err.contains("'yesterday' is not a reset target"), target.err)

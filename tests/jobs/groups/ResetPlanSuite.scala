@@ -35,7 +35,8 @@ class ResetPlanSuite extends munit.FunSuite {
     assertEquals(notes(p).drop(1), List(Some("offset 120 is past the end 50: clamped to it"), Some("offset 120 is past the end 20: clamped to it")))
     val early = plan(ResetTarget.Offset(5))
     assertEquals(targets(early), List(Some(100L), Some(5L), Some(10L)))
-    assertEquals(notes(early), List(Some("offset 5 is before the log start 100: clamped to it"), None, Some("offset 5 is before the log start 10: clamped to it")))
+    assertEquals(notes(early),
+      List(Some("offset 5 is before the log start 100: clamped to it"), None, Some("offset 5 is before the log start 10: clamped to it")))
     assertEquals(early.reread, 50L + 45L)
   }
 
@@ -56,9 +57,10 @@ class ResetPlanSuite extends munit.FunSuite {
     val back = plan(ResetTarget.Shift(-70))
     assertEquals(targets(back), List(Some(100L), Some(0L), None))
     assertEquals(back.rows.map(_.reread), List(Some(50L), Some(50L), None))
-    assertEquals(notes(back), List(Some("offset 80 (150 - 70) is before the log start 100: clamped to it"),
-      Some("offset -20 (50 - 70) is before the log start 0: clamped to it"),
-      Some("no committed offset to shift from: left as is")))
+    assertEquals(notes(back),
+      List(Some("offset 80 (150 - 70) is before the log start 100: clamped to it"),
+        Some("offset -20 (50 - 70) is before the log start 0: clamped to it"),
+        Some("no committed offset to shift from: left as is")))
     val forward = plan(ResetTarget.Shift(10))
     assertEquals(targets(forward), List(Some(160L), Some(50L), None))
     assertEquals(forward.rows(1).note, Some("offset 60 (50 + 10) is past the end 50: clamped to it"))

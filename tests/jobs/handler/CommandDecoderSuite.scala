@@ -25,7 +25,8 @@ class CommandDecoderSuite extends munit.CatsEffectSuite {
 
   private def randomCommand(random: Random): Either[ConfirmAccountCreation, ConfirmMoneyTransfer] =
     if (random.nextBoolean()) Left(ConfirmAccountCreation(UUID.randomUUID(), if (random.nextBoolean()) Atype.Auto else Atype.Manual))
-    else Right(ConfirmMoneyTransfer(UUID.randomUUID(), randomText(random), random.nextLong(), randomText(random), randomText(random), randomText(random)))
+    else Right(ConfirmMoneyTransfer(UUID.randomUUID(), randomText(random), random.nextLong(), randomText(random), randomText(random),
+        randomText(random)))
 
   test("every command written in the wire format decodes to the same command, whatever its field values") {
     FakeRegistry.withClient.use { case (registry, client) =>
@@ -33,8 +34,9 @@ class CommandDecoderSuite extends munit.CatsEffectSuite {
         registry.register(Subject + "ConfirmMoneyTransfer", schema("ConfirmMoneyTransfer")))
       val random = new Random()
       val commands = List.fill(500)(randomCommand(random))
-      val values = commands.map(_.fold(c => WireFormat.Writer[ConfirmAccountCreation](cac).apply(c), t => WireFormat.Writer[ConfirmMoneyTransfer](cmt).apply(t))
-        .fold(e => fail(e.message), identity))
+      val values =
+        commands.map(_.fold(c => WireFormat.Writer[ConfirmAccountCreation](cac).apply(c), t => WireFormat.Writer[ConfirmMoneyTransfer](cmt).apply(t))
+            .fold(e => fail(e.message), identity))
       val decoder = new CommandDecoder(new SchemaResolver(client))
       decoder.resolve(values).map(_ => assertEquals(values.map(decoder.decode), commands.map(Right(_))))
     }
@@ -45,8 +47,9 @@ class CommandDecoderSuite extends munit.CatsEffectSuite {
       val decoder = new CommandDecoder(new SchemaResolver(client))
       val values = List(null, Array[Byte](0, 0, 1), Array[Byte](1, 0, 0, 0, 1, 2))
       decoder.resolve(values.filter(_ != null)).map { _ =>
-        assertEquals(values.map(decoder.decode), List(Left("no value (tombstone)"), Left("3 bytes, shorter than the 5-byte header"),
-          Left("first byte is 0x01, not the magic byte 0x00")))
+        assertEquals(values.map(decoder.decode),
+          List(Left("no value (tombstone)"), Left("3 bytes, shorter than the 5-byte header"),
+            Left("first byte is 0x01, not the magic byte 0x00")))
       }
     }
   }
@@ -88,14 +91,16 @@ class CommandDecoderSuite extends munit.CatsEffectSuite {
   test("a payload that does not parse under its writer schema is a dead letter naming the schema id, cut anywhere or with bytes over") {
     FakeRegistry.withClient.use { case (registry, client) =>
       val id = registry.register(Subject + "ConfirmMoneyTransfer", schema("ConfirmMoneyTransfer"))
-      val value = WireFormat.Writer[ConfirmMoneyTransfer](id).apply(ConfirmMoneyTransfer(UUID.randomUUID(), "token", 1234567, "cash", "NL66OPEN0000000000",
-        "a description")).fold(e => fail(e.message), identity)
+      val value =
+        WireFormat.Writer[ConfirmMoneyTransfer](id).apply(ConfirmMoneyTransfer(UUID.randomUUID(), "token", 1234567, "cash", "NL66OPEN0000000000",
+            "a description")).fold(e => fail(e.message), identity)
       val broken = (WireFormat.HeaderSize until value.length).map(value.take(_)).toList :+ (value ++ Array[Byte](1, 2))
       val decoder = new CommandDecoder(new SchemaResolver(client))
-      decoder.resolve(broken).map(_ => broken.foreach { v =>
-        val r = decoder.decode(v)
-        assert(r.left.exists(_.startsWith(s"payload does not parse under writer schema $id: ")), s"${v.length} of ${value.length} bytes: $r")
-      })
+      decoder.resolve(broken).map(_ =>
+        broken.foreach { v =>
+          val r = decoder.decode(v)
+          assert(r.left.exists(_.startsWith(s"payload does not parse under writer schema $id: ")), s"${v.length} of ${value.length} bytes: $r")
+        })
     }
   }
 

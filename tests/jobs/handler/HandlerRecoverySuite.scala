@@ -50,7 +50,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
   private def logs(files: os.Path*): String = files.map(BankFixture.tail).mkString("\n---\n")
 
   /** An account made by the handler, then a deposit into it and a transfer out of it: the commands of each test. */
-  private def scenario(bank: BankFixture, start: IO[os.SubProcess], log: os.Path, more: => IO[Unit] = IO.unit): IO[(os.SubProcess, Map[String, (String, Json)])] = {
+  private def scenario(bank: BankFixture, start: IO[os.SubProcess], log: os.Path, more: => IO[Unit] = IO.unit)
+      : IO[(os.SubProcess, Map[String, (String, Json)])] = {
     val (account, deposit, move) = (id(), id(), id())
     for {
       h <- start
@@ -58,7 +59,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       created <- bank.awaitFeedback(Set(account), 150.seconds)
       (iban, token) = bank.accounts(created)(account)
       _ <- more
-      _ <- bank.send(List(transfer(deposit, "x", 700, "cash", iban, deposit), transfer(move, token, 200, iban, bankops.services.bank.BankRules.SeededIban, move)))
+      _ <- bank.send(List(transfer(deposit, "x", 700, "cash", iban, deposit),
+          transfer(move, token, 200, iban, bankops.services.bank.BankRules.SeededIban, move)))
       checked <- consistent(bank, Set(account, deposit, move), logs(log))
     } yield {
       assertEquals(checked(deposit)._1, "MoneyTransferConfirmed")
@@ -67,7 +69,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("a handler held after PREPARE while a second handler starts: the second waits for Kafka's outcome instead of rolling back, and the batch counts once") {
+  test(
+    "a handler held after PREPARE while a second handler starts: the second waits for Kafka's outcome instead of rolling back, and the batch counts once") {
     BankFixture.create("held").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "held-a", suffix = ".log"), os.temp(prefix = "held-b", suffix = ".log"))
       var spawned = List.empty[os.SubProcess]
@@ -86,19 +89,20 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
     }
   }
 
-  List("after-kafka-commit" -> "published by Kafka, committed", "before-kafka-commit" -> "not published, rolled back").foreach { case (point, settled) =>
-    test(s"Kafka's answer to the commit lost ($point): the handler's own recovery finds the batch $settled, every command once") {
-      BankFixture.create("lost").flatMap { bank =>
-        val log = os.temp(prefix = "lost", suffix = ".log")
-        scenario(bank, IO.blocking(bank.spawnHandler("lost", log, env = Map("BANKOPS_HANDLER_LOSE" -> point))), log).flatMap { case (h, _) =>
-          BankFixture.signal(h, "TERM").map { _ =>
-            val text = os.read(log)
-            assert(text.contains(s"losing Kafka's answer $point"), text)
-            assert(text.contains(settled), text)
+  List("after-kafka-commit" -> "published by Kafka, committed", "before-kafka-commit" -> "not published, rolled back").foreach {
+    case (point, settled) =>
+      test(s"Kafka's answer to the commit lost ($point): the handler's own recovery finds the batch $settled, every command once") {
+        BankFixture.create("lost").flatMap { bank =>
+          val log = os.temp(prefix = "lost", suffix = ".log")
+          scenario(bank, IO.blocking(bank.spawnHandler("lost", log, env = Map("BANKOPS_HANDLER_LOSE" -> point))), log).flatMap { case (h, _) =>
+            BankFixture.signal(h, "TERM").map { _ =>
+              val text = os.read(log)
+              assert(text.contains(s"losing Kafka's answer $point"), text)
+              assert(text.contains(settled), text)
+            }
           }
         }
       }
-    }
   }
 
   test("a crash after the database writes and before PREPARE: nothing is left prepared, the restarted handler applies the batch once") {
@@ -146,7 +150,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("an operator deletes the group's offsets while a published batch is still prepared: the handler commits it anyway, and re-reading everything changes nothing") {
+  test(
+    "an operator deletes the group's offsets while a published batch is still prepared: the handler commits it anyway, and re-reading everything changes nothing") {
     BankFixture.create("deleted").flatMap { bank =>
       val log = os.temp(prefix = "deleted", suffix = ".log")
       val (account, deposit) = (id(), id())

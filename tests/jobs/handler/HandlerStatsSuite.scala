@@ -37,9 +37,10 @@ class HandlerStatsSuite extends munit.FunSuite {
 
   test("totals stay exact while batches are added from several threads") {
     val stats = new HandlerStats
-    val threads = List.fill(4)(new Thread(() => (1 to 5000).foreach { _ =>
-      stats.add(Counts(confirmed = 1, failed = Map("invalid token" -> 1L))); stats.deadLettered(1); stats.timed(BatchTimings(batches = 1))
-    }))
+    val threads = List.fill(4)(new Thread(() =>
+        (1 to 5000).foreach { _ =>
+          stats.add(Counts(confirmed = 1, failed = Map("invalid token" -> 1L))); stats.deadLettered(1); stats.timed(BatchTimings(batches = 1))
+        }))
     threads.foreach(_.start()); threads.foreach(_.join())
     val s = stats.snapshot(0, 0)
     assertEquals((s.counts.confirmed, s.counts.failed, s.deadLettered, s.timings.batches), (20000L, Map("invalid token" -> 20000L), 20000L, 20000L))
@@ -59,8 +60,9 @@ class HandlerStatsSuite extends munit.FunSuite {
 
   test("the status line: totals, failures by reason (most first), lag, dead letters, and only the batches since the previous line") {
     val previous = HandlerStatus(Counts(confirmed = 10), 0, 0, 0L, BatchTimings(batches = 2, records = 10, database = 2000000))
-    val now = HandlerStatus(Counts(created = 3, creationFailed = 1, confirmed = 40, failed = Map("invalid token" -> 2, "insufficient funds" -> 5), repeated = 4,
-      balanceChanges = 70), 6, 12, 2000000000L, BatchTimings(batches = 4, records = 30, database = 6000000))
+    val now = HandlerStatus(Counts(created = 3, creationFailed = 1, confirmed = 40, failed = Map("invalid token" -> 2, "insufficient funds" -> 5),
+        repeated = 4,
+        balanceChanges = 70), 6, 12, 2000000000L, BatchTimings(batches = 4, records = 30, database = 6000000))
     assertEquals(now.line(previous),
       "55 commands (22.5/s): 3 accounts created, 1 creations failed, 40 transfers confirmed, 7 failed (insufficient funds 5, invalid token 2), " +
         "4 repeated; 70 balance changes; lag 12; 6 dead-lettered; 2 batches of 10.0 records, ms each: database 2.0 (reads 0.0), " +

@@ -105,7 +105,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
         def produce(values: List[Array[Byte]]) = SandboxFixture.settings.flatMap { settings =>
           ChunkProducer.resource(settings.kafka, 30.seconds).use { p =>
             val header = new RecordHeader("trace", "t-1".getBytes(UTF_8))
-            p.send(fs2.Chunk.from(values.map(v => new ProducerRecord(bank.commands, 0, "k".getBytes(UTF_8), v, java.util.List.of[Header](header)))))((_, _, _) => ()).flatten
+            p.send(fs2.Chunk.from(values.map(v => new ProducerRecord(bank.commands, 0, "k".getBytes(UTF_8), v, java.util.List.of[Header](header)))))(
+              (_, _, _) => ()).flatten
           }
         }
         def header(j: Json, key: String) = j.hcursor.downField("headers").focus.flatMap(_.asArray).flatMap(_.collectFirst {
@@ -124,7 +125,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
           lateId = fillerId + 1
           deposit = ConfirmMoneyTransfer(java.util.UUID.fromString(late), "x", 400, "cash", iban, late)
           bad = List("not avro at all".getBytes(UTF_8), WireFormat.frame(987654, Array[Byte](2, 4)),
-            WireFormat.Writer[Heartbeat](beatId).apply(Heartbeat(1)).toOption.get, WireFormat.Writer[ConfirmMoneyTransfer](lateId).apply(deposit).toOption.get)
+            WireFormat.Writer[Heartbeat](beatId).apply(Heartbeat(1)).toOption.get,
+            WireFormat.Writer[ConfirmMoneyTransfer](lateId).apply(deposit).toOption.get)
           _ <- produce(bad)
           _ <- bank.send(List(creation(after)))
           _ <- bank.awaitFeedback(Set(after))
@@ -132,7 +134,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
           lag <- SandboxFixture.cli("groups", "describe", bank.group, "-o", "json")
           // The fix: the schema the deposit names is registered (a copy of the bank's, with a doc of its own), under that id.
           fixed <- registry.register(s"${bank.commands}-nl.openweb.data.ConfirmMoneyTransfer",
-            transferSchema.toString.replace("\"name\":\"ConfirmMoneyTransfer\"", "\"name\":\"ConfirmMoneyTransfer\",\"doc\":\"registered late, " + late + "\""),
+            transferSchema.toString.replace("\"name\":\"ConfirmMoneyTransfer\"",
+              "\"name\":\"ConfirmMoneyTransfer\",\"doc\":\"registered late, " + late + "\""),
             normalize = false) // normalized, the doc is dropped and the bank's own schema (and id) found instead
           _ = assertEquals(fixed, lateId, "the registry gave the late schema the id the deposit names")
           _ <- replayDeadLetters
@@ -261,7 +264,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
         _ <- IO.sleep(4.seconds)
         stopped <- BankFixture.signal(b, "TERM")
         _ <- sending.joinWithNever
-        _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(a, "TERM").void)
+        _ <-
+          checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(a, "TERM").void)
       } yield {
         assertEquals(stopped, 0, BankFixture.tail(logB))
         assert(os.read(logB).contains("handler: stopped:"), BankFixture.tail(logB))
@@ -284,7 +288,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
           _ <- BankFixture.awaitLog(logB, "handler: applying") >> IO.sleep(3.seconds)
           killed <- BankFixture.signal(a, "KILL")
           _ <- sending.joinWithNever
-          _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
+          _ <-
+            checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
         } yield assertEquals(killed, 137)
       }
     }
@@ -301,9 +306,11 @@ class HandlerSuite extends munit.CatsEffectSuite {
           accounts <- bank.awaitFeedback(Set(a)).map(bank.accounts)
           _ <- BankFixture.signal(h, "TERM")
           crashing <- IO.blocking(bank.spawnHandler("halt", log, crash = Some(point)))
-          _ <- bank.send(List(transfer(deposit, "x", 700, "cash", accounts(a)._1, deposit), transfer(move, accounts(a)._2, 200, accounts(a)._1, BankRules.SeededIban, move)))
+          _ <- bank.send(List(transfer(deposit, "x", 700, "cash", accounts(a)._1, deposit),
+              transfer(move, accounts(a)._2, 200, accounts(a)._1, BankRules.SeededIban, move)))
           code <- IO.blocking { crashing.waitFor(60000); crashing.exitCode() }
-          prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'bankops-handler:%' AND database = current_database()")(_.getLong(1))
+          prepared <-
+            bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'bankops-handler:%' AND database = current_database()")(_.getLong(1))
           restarted <- IO.blocking(bank.spawnHandler("halt", log))
           _ <- (IO.sleep(200.millis) >> IO.blocking(os.read(log))).iterateUntil(_.contains("handler: recovered")).timeout(90.seconds)
           feedback <- bank.awaitFeedback(Set(deposit, move)).guarantee(IO.sleep(2.seconds))

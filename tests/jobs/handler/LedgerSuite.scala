@@ -35,11 +35,12 @@ class LedgerSuite extends munit.FunSuite {
     val fromOutside = t("x", 7, outside, a.iban)
     val applied = run(Right(deposit), Right(out), Right(between), Right(fromOutside))
     val changes = applied.emitted.collect { case Emitted.Changed(c) => c }
-    assertEquals(changes, Vector(
-      BalanceChanged(b.iban, 50, 50, "cash", "d"),
-      BalanceChanged(a.iban, 990, -10, outside, "d"),
-      BalanceChanged(a.iban, 890, -100, b.iban, "d"), BalanceChanged(b.iban, 150, 100, a.iban, "d"),
-      BalanceChanged(a.iban, 897, 7, outside, "d")))
+    assertEquals(changes,
+      Vector(
+        BalanceChanged(b.iban, 50, 50, "cash", "d"),
+        BalanceChanged(a.iban, 990, -10, outside, "d"),
+        BalanceChanged(a.iban, 890, -100, b.iban, "d"), BalanceChanged(b.iban, 150, 100, a.iban, "d"),
+        BalanceChanged(a.iban, 897, 7, outside, "d")))
     assertEquals(applied.amounts, Map(a.iban -> 897L, b.iban -> 150L))
     assertEquals(applied.counts.confirmed, 4L)
     assertEquals(applied.transfers.map(_._2), Vector(None, None, None, None))
@@ -55,13 +56,14 @@ class LedgerSuite extends munit.FunSuite {
       creations = Map(creation.id -> CreationRow(creation.id, Some(outside), Some("3" * 20), "MANUAL", None)))
     val again = t(a.token, 5, "cash", a.iban)
     val applied = Ledger(Vector(Right(seenOk), Right(seenFailed), Left(creation), Right(again), Right(again)), earlier, Map.empty)
-    assertEquals(applied.emitted, Vector(
-      Emitted.Confirmed(MoneyTransferConfirmed(seenOk.id)),
-      Emitted.TransferFailed(MoneyTransferFailed(seenFailed.id, FailureReasons.InvalidToken)),
-      Emitted.Created(AccountCreationConfirmed(creation.id, outside, "3" * 20, Atype.Manual)),
-      Emitted.Changed(BalanceChanged(a.iban, 1005, 5, "cash", "d")),
-      Emitted.Confirmed(MoneyTransferConfirmed(again.id)),
-      Emitted.Confirmed(MoneyTransferConfirmed(again.id))))
+    assertEquals(applied.emitted,
+      Vector(
+        Emitted.Confirmed(MoneyTransferConfirmed(seenOk.id)),
+        Emitted.TransferFailed(MoneyTransferFailed(seenFailed.id, FailureReasons.InvalidToken)),
+        Emitted.Created(AccountCreationConfirmed(creation.id, outside, "3" * 20, Atype.Manual)),
+        Emitted.Changed(BalanceChanged(a.iban, 1005, 5, "cash", "d")),
+        Emitted.Confirmed(MoneyTransferConfirmed(again.id)),
+        Emitted.Confirmed(MoneyTransferConfirmed(again.id))))
     assertEquals(applied.transfers.map(_._1), Vector(again.id))
     assertEquals(applied.counts.repeated, 4L)
   }
@@ -75,9 +77,10 @@ class LedgerSuite extends munit.FunSuite {
     assertEquals(applied.newAccounts, Vector(Account(iban, "4" * 20, 0, -50000) -> "AUTO"))
     assertEquals(applied.amounts, Map(iban -> 25L))
     assertEquals(applied.creations.map(_.reason), Vector(None, Some(FailureReasons.IbanExists)))
-    assertEquals(applied.emitted.take(2), Vector(
-      Emitted.Created(AccountCreationConfirmed(ok.id, iban, "4" * 20, Atype.Auto)),
-      Emitted.CreationFailed(AccountCreationFailed(unlucky.id, FailureReasons.IbanExists))))
+    assertEquals(applied.emitted.take(2),
+      Vector(
+        Emitted.Created(AccountCreationConfirmed(ok.id, iban, "4" * 20, Atype.Auto)),
+        Emitted.CreationFailed(AccountCreationFailed(unlucky.id, FailureReasons.IbanExists))))
     assertEquals(applied.counts.created, 1L)
     assertEquals(applied.counts.creationFailed, 1L)
   }
@@ -88,8 +91,9 @@ class LedgerSuite extends munit.FunSuite {
   }
 
   test("zero and negative amounts fail, before any other check: no money moves backwards with the payer's token") {
-    val cases = List(t("x", -500, "cash", a.iban), t("x", 0, "cash", a.iban), t(b.token, -10, a.iban, b.iban), t(a.token, Long.MinValue, a.iban, b.iban),
-      t(a.token, -1, "nobody", b.iban))
+    val cases =
+      List(t("x", -500, "cash", a.iban), t("x", 0, "cash", a.iban), t(b.token, -10, a.iban, b.iban), t(a.token, Long.MinValue, a.iban, b.iban),
+        t(a.token, -1, "nobody", b.iban))
     cases.foreach(c => assertEquals(Ledger.transfer(c, known.accounts), (Some(FailureReasons.NotPositive), Nil), c.toString))
     val applied = run(cases.map(Right(_)): _*)
     assertEquals(applied.amounts, Map.empty[String, Long])
@@ -101,16 +105,19 @@ class LedgerSuite extends munit.FunSuite {
     val transfer = t(a.token, 10, a.iban, b.iban)
     val earlier = known.copy(creations = Map(creation.id -> CreationRow(creation.id, Some(outside), Some("3" * 20), "MANUAL", None)),
       transfers = Map(transfer.id -> Some(FailureReasons.InvalidToken)))
-    val reusing = Vector[Ledger.Command](Right(t("x", 99, "cash", a.iban).copy(id = creation.id)), Left(ConfirmAccountCreation(transfer.id, Atype.Auto)))
+    val reusing =
+      Vector[Ledger.Command](Right(t("x", 99, "cash", a.iban).copy(id = creation.id)), Left(ConfirmAccountCreation(transfer.id, Atype.Auto)))
     val applied = Ledger(reusing, earlier, Map(transfer.id -> Some(BankRules.iban(55) -> "5" * 20)))
-    assertEquals(applied.emitted, Vector(
-      Emitted.Created(AccountCreationConfirmed(creation.id, outside, "3" * 20, Atype.Manual)),
-      Emitted.TransferFailed(MoneyTransferFailed(transfer.id, FailureReasons.InvalidToken))))
+    assertEquals(applied.emitted,
+      Vector(
+        Emitted.Created(AccountCreationConfirmed(creation.id, outside, "3" * 20, Atype.Manual)),
+        Emitted.TransferFailed(MoneyTransferFailed(transfer.id, FailureReasons.InvalidToken))))
     assert(!applied.writes)
     assertEquals(applied.counts.repeated, 2L)
     // Within one batch too: the second command with an id is the first's repeat, whatever its kind.
     val fresh = ConfirmAccountCreation(UUID.randomUUID(), Atype.Auto)
-    val same = Ledger(Vector(Left(fresh), Right(t("x", 5, "cash", a.iban).copy(id = fresh.id))), known, Map(fresh.id -> Some(BankRules.iban(56) -> "6" * 20)))
+    val same =
+      Ledger(Vector(Left(fresh), Right(t("x", 5, "cash", a.iban).copy(id = fresh.id))), known, Map(fresh.id -> Some(BankRules.iban(56) -> "6" * 20)))
     assertEquals(same.amounts, Map.empty[String, Long])
     assertEquals(same.emitted.map(_.getClass.getSimpleName), Vector("Created", "Created"))
   }

@@ -38,13 +38,15 @@ class HeartbeatSuite extends munit.CatsEffectSuite {
       {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
     for {
       _ <- Setup.cli("apply the topology", "apply", "--topology", file.toString)
-      run <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--no-learn", "--commands-topic", topic, "--count", "2000", "--rate", "0", "--fail-share", "0.25", "--seed", "7")
+      run <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--no-learn", "--commands-topic", topic, "--count", "2000", "--rate", "0",
+        "--fail-share", "0.25", "--seed", "7")
       python <- PythonClients.consume(topic)
     } yield {
       assertEquals(run.code, 0, run.err)
       assertEquals(python.size, 2000)
       val transfers = python.map(_.hcursor.downField("value")).filter(_.downField("amount").succeeded).map { c =>
-        ConfirmMoneyTransfer(UUID.fromString(c.get[String]("id").toOption.get), c.get[String]("token").toOption.get, c.get[Long]("amount").toOption.get,
+        ConfirmMoneyTransfer(UUID.fromString(c.get[String]("id").toOption.get), c.get[String]("token").toOption.get,
+          c.get[Long]("amount").toOption.get,
           c.get[String]("from").toOption.get, c.get[String]("to").toOption.get, c.get[String]("description").toOption.get)
       }
       assert(transfers.size > 1500, transfers.size.toString)
@@ -70,7 +72,8 @@ class HeartbeatSuite extends munit.CatsEffectSuite {
       registered <- SandboxFixture.cli("heartbeat", "--topic", topic, "--count", "10", "--register", "-o", "json")
     } yield {
       assertEquals(missing.code, 2)
-      assertEquals(missing.err.trim, s"bankops: subject $topic-nl.openweb.data.Heartbeat does not exist (register it with `bankops schemas register`, or pass --register)")
+      assertEquals(missing.err.trim,
+        s"bankops: subject $topic-nl.openweb.data.Heartbeat does not exist (register it with `bankops schemas register`, or pass --register)")
       assertEquals(inspected.outLines, Nil)
       assertEquals(noTopic.code, 2)
       assertEquals(noTopic.err.trim, "bankops: topic no-such-heartbeats does not exist")

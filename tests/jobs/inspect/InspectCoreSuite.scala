@@ -62,10 +62,11 @@ class InspectCoreSuite extends munit.FunSuite {
       .set("d", ByteBuffer.wrap(java.math.BigInteger.valueOf(123456).toByteArray))
       .set("ts", 1795300000123L).set("day", 20413).set("raw", ByteBuffer.wrap(Array[Byte](1, 2, 3)))
       .set("big", Long.MaxValue).set("tags", java.util.Map.of("a", 1)).build()
-    assertEquals(AvroJson.plain(r, schema), Json.obj(
-      "u" -> Json.fromString(uuid.toString), "opt" -> Json.fromString("x"), "e" -> Json.fromString("B"),
-      "d" -> Json.fromString("1234.56"), "ts" -> Json.fromString("2026-11-21T22:26:40.123Z"), "day" -> Json.fromString("2025-11-21"),
-      "raw" -> Json.fromString("AQID"), "big" -> Json.fromLong(Long.MaxValue), "tags" -> Json.obj("a" -> Json.fromInt(1))))
+    assertEquals(AvroJson.plain(r, schema),
+      Json.obj(
+        "u" -> Json.fromString(uuid.toString), "opt" -> Json.fromString("x"), "e" -> Json.fromString("B"),
+        "d" -> Json.fromString("1234.56"), "ts" -> Json.fromString("2026-11-21T22:26:40.123Z"), "day" -> Json.fromString("2025-11-21"),
+        "raw" -> Json.fromString("AQID"), "big" -> Json.fromLong(Long.MaxValue), "tags" -> Json.obj("a" -> Json.fromInt(1))))
     assertEquals(AvroJson.avroJson(r, schema).hcursor.downField("opt").get[String]("string"), Right("x"))
   }
 
@@ -87,14 +88,15 @@ class InspectCoreSuite extends munit.FunSuite {
     val schema = new Schema.Parser().parse(
       """{"type": "record", "name": "ConfirmMoneyTransfer", "namespace": "nl.openweb.data", "fields": [{"name": "amount", "type": "long"}, {"name": "to", "type": "string"}]}""")
     val d = bankops.services.kafka.Decoded(bankops.services.kafka.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1),
-      Some("nl.openweb.data.ConfirmMoneyTransfer"), None, None, None), Some(schema), Some(1))
+        Some("nl.openweb.data.ConfirmMoneyTransfer"), None, None, None), Some(schema), Some(1))
     val stats = InspectStats.empty.add(d, shownNow = false).add(d, shownNow = false)
     def warnings(records: List[String], where: List[String]) =
       stats.filterWarnings(bankops.services.kafka.RecordFilter(records, None, where.map(w => Condition.parse(w).toOption.get)))
     assertEquals(warnings(List("ConfirmMoneyTransfer", "nl.openweb.data.ConfirmMoneyTransfer"), List("amount>5", "to=x")), Nil)
-    assertEquals(warnings(List("MoneyTransferConfirmed"), List("amout>5")), List(
-      "--record MoneyTransferConfirmed: no record of that type among the 2 read (types read: ConfirmMoneyTransfer)",
-      "--where: no record read has a field 'amout' (fields: amount, to)"))
+    assertEquals(warnings(List("MoneyTransferConfirmed"), List("amout>5")),
+      List(
+        "--record MoneyTransferConfirmed: no record of that type among the 2 read (types read: ConfirmMoneyTransfer)",
+        "--where: no record read has a field 'amout' (fields: amount, to)"))
     assertEquals(InspectStats.empty.filterWarnings(bankops.services.kafka.RecordFilter(List("X"), None, Nil)), Nil)
   }
 }

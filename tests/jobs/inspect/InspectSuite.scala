@@ -26,8 +26,10 @@ class InspectSuite extends munit.CatsEffectSuite {
     3 -> transfer(3, 1500, "cash"),
     4 -> Json.obj("id" -> Json.fromString(ids(4)), "a_type" -> Json.fromString("MANUAL")),
     5 -> transfer(5, 2500, "NL66OPEN0000000000"))
-  private def transfer(i: Int, amount: Long, from: String) = Json.obj("id" -> Json.fromString(ids(i)), "token" -> Json.fromString("12345678901234567890"),
-    "amount" -> Json.fromLong(amount), "from" -> Json.fromString(from), "to" -> Json.fromString("NL66OPEN0000000000"), "description" -> Json.fromString(s"t$i ü"))
+  private def transfer(i: Int, amount: Long, from: String) = Json.obj("id" -> Json.fromString(ids(i)),
+    "token" -> Json.fromString("12345678901234567890"),
+    "amount" -> Json.fromLong(amount), "from" -> Json.fromString(from), "to" -> Json.fromString("NL66OPEN0000000000"),
+    "description" -> Json.fromString(s"t$i ü"))
 
   /** One partition, so offsets are 0..5 in produce order; offset 2 is not Avro at all. */
   private lazy val seeded: IO[Unit] = {

@@ -7,8 +7,9 @@ import scala.concurrent.duration._
 
 class LatencyChartSuite extends munit.FunSuite {
   private def steps: List[StepResult] = List(0 -> 0.0, 1 -> 500.0, 2 -> 1000.0).map { case (i, load) =>
-    val probes = (1 to 10).toList.map(n => ProbeResult(n, i, UUID.randomUUID(), Instant.EPOCH,
-      Map(Measure.Feedback -> (10.0 + n + i * 5), Measure.Balance -> (11.0 + n), Measure.Db -> (30.0 + n)), ProbeOutcome.Confirmed))
+    val probes = (1 to 10).toList.map(n =>
+      ProbeResult(n, i, UUID.randomUUID(), Instant.EPOCH,
+        Map(Measure.Feedback -> (10.0 + n + i * 5), Measure.Balance -> (11.0 + n), Measure.Db -> (30.0 + n)), ProbeOutcome.Confirmed))
     val samples = List(Sample(i, List(ProcessLoad("handler", 7, Some(10.0 + i * 20), 150L * 1048576)), Some(i * 10L)))
     StepResult.of(i, StepLoad(load.toInt, load, 0), probes, samples, Measure.all, 5.seconds, 30)
   }
@@ -18,7 +19,8 @@ class LatencyChartSuite extends munit.FunSuite {
     assert(svg.contains("<svg"), svg.take(200))
     val desc = svg.substring(svg.indexOf("<desc>"), svg.indexOf("</desc>"))
     (LatencyChart.latencySeries(steps) ++ List("handler CPU %", "handler RSS MiB", "end-to-end latency (ms, log scale)",
-      "extra load achieved (records/s)", "CPU (% of one core)", "resident memory (MiB)")).foreach(s => assert(desc.contains(s.replace("&", "&amp;")), s"no '$s' in $desc"))
+      "extra load achieved (records/s)", "CPU (% of one core)", "resident memory (MiB)")).foreach(s =>
+      assert(desc.contains(s.replace("&", "&amp;")), s"no '$s' in $desc"))
     // XChart draws text as outlines: the figures are there as paths.
     assert("<path".r.findAllIn(svg).size > 50)
   }

@@ -15,8 +15,10 @@ class LatencyReportSuite extends munit.FunSuite {
     StepResult(index, StepLoad(asked, achieved, 0), probes, timeouts, 0, measures, processes, lagMax.map(_.toDouble), lagMax, 30)
 
   private def randomStep(random: Random, index: Int): StepResult = {
-    val measures = Measure.all.filter(_ => random.nextBoolean()).map(m => m -> stats(List.fill(random.nextInt(4))(1.0 + random.nextInt(500)): _*)).toMap
-    val processes = List("handler", "kafka").filter(_ => random.nextBoolean()).map(l => ProcessStats(l, 1, random.nextInt(200), 100, 100 + random.nextInt(400)))
+    val measures =
+      Measure.all.filter(_ => random.nextBoolean()).map(m => m -> stats(List.fill(random.nextInt(4))(1.0 + random.nextInt(500)): _*)).toMap
+    val processes =
+      List("handler", "kafka").filter(_ => random.nextBoolean()).map(l => ProcessStats(l, 1, random.nextInt(200), 100, 100 + random.nextInt(400)))
     step(index, random.nextInt(2000), random.nextInt(2000), measures, processes, Option.when(random.nextBoolean())(random.nextInt(99).toLong))
   }
 
@@ -45,7 +47,8 @@ class LatencyReportSuite extends munit.FunSuite {
   }
 
   test("the table: one line per step under the header and its rule; milliseconds with one decimal below 100, none from 100") {
-    val steps = List(step(-1, 0, 0, Map(Measure.Feedback -> stats(12.34))), step(0, 100, 99.6, Map(Measure.Feedback -> stats(150.0)), lagMax = Some(3)))
+    val steps =
+      List(step(-1, 0, 0, Map(Measure.Feedback -> stats(12.34))), step(0, 100, 99.6, Map(Measure.Feedback -> stats(150.0)), lagMax = Some(3)))
     val lines = LatencyReport.table(steps).linesIterator.toList
     assertEquals(lines.size, 4, lines.mkString("\n"))
     assertEquals(lines(2).split("\\s+").toList, List("warm-up", "0", "0", "10", "0", "12.3", "12.3", "12.3", "12.3", "-"))
@@ -66,7 +69,8 @@ class LatencyReportSuite extends munit.FunSuite {
       val (broken, early, interrupted) = (random.nextInt(4) == 0, random.nextInt(4) == 0, random.nextInt(4) == 0)
       val s = summary(steps, if (broken) List("p99<1ms broken") else Nil, Option.when(early)("stopped: the handler died"), interrupted)
       val short = steps.exists(x => x.load.achieved < x.load.asked * 0.98)
-      val expected = if (broken || early || interrupted) StepSummary.Outcome.Failed else if (short) StepSummary.Outcome.Attention else StepSummary.Outcome.Ok
+      val expected =
+        if (broken || early || interrupted) StepSummary.Outcome.Failed else if (short) StepSummary.Outcome.Attention else StepSummary.Outcome.Ok
       assertEquals(s.outcome, expected, steps.map(_.load).toString)
     }
   }
@@ -86,12 +90,15 @@ class LatencyReportSuite extends munit.FunSuite {
   test("the Mermaid chart: the x-axis lists each step's load, two lines of a value per step, the y-axis reaches above the highest p99") {
     val random = new Random()
     (1 to 200).foreach { _ =>
-      val steps = List.tabulate(1 + random.nextInt(6))(i => step(i, i * 100, i * 100,
-        if (random.nextInt(4) == 0) Map.empty else Map(Measure.Feedback -> stats(List.fill(1 + random.nextInt(20))(1.0 + random.nextInt(900)): _*))))
+      val steps = List.tabulate(1 + random.nextInt(6))(i =>
+        step(i, i * 100, i * 100,
+          if (random.nextInt(4) == 0) Map.empty
+          else Map(Measure.Feedback -> stats(List.fill(1 + random.nextInt(20))(1.0 + random.nextInt(900)): _*))))
       val chart = LatencyReport.mermaid(steps).linesIterator.toList
       assertEquals((chart.head, chart.last), ("```mermaid", "```"))
       assert(chart.exists(_.endsWith(steps.map(_.load.asked).mkString("[", ", ", "]"))), chart.mkString("\n"))
-      val lines = chart.filter(_.trim.startsWith("line ")).map(_.trim.stripPrefix("line ").stripPrefix("[").stripSuffix("]").split(", ").map(_.toDouble).toList)
+      val lines =
+        chart.filter(_.trim.startsWith("line ")).map(_.trim.stripPrefix("line ").stripPrefix("[").stripSuffix("]").split(", ").map(_.toDouble).toList)
       assertEquals(lines.map(_.size), List(steps.size, steps.size))
       assert(lines(0).zip(lines(1)).forall { case (p50, p99) => p50 <= p99 }, lines.toString)
       val top = chart.find(_.contains("y-axis")).get.split("-->").last.trim.toDouble
@@ -101,8 +108,9 @@ class LatencyReportSuite extends munit.FunSuite {
 
   test("a step's closing line: its load, probes and feedback percentiles, or that no probe answered") {
     val answered = step(0, 500, 498.7, Map(Measure.Feedback -> stats(10, 20, 30)), List(ProcessStats("handler", 1, 41.2, 200, 256.4)), Some(9))
-    assertEquals(LatencyReport.stepLine(answered), "step 1: 499 of 500 records/s, 10 probes, 0 timeouts, feedback p50 20.0 ms, p99 30.0 ms, max 30.0 ms, " +
-      "handler 41% CPU 256 MiB, lag max 9")
+    assertEquals(LatencyReport.stepLine(answered),
+      "step 1: 499 of 500 records/s, 10 probes, 0 timeouts, feedback p50 20.0 ms, p99 30.0 ms, max 30.0 ms, " +
+        "handler 41% CPU 256 MiB, lag max 9")
     assertEquals(LatencyReport.stepLine(step(1, 0, 0)), "step 2: 0 of 0 records/s, 10 probes, 0 timeouts, no probe answered")
   }
 }

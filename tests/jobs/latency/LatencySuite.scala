@@ -36,8 +36,9 @@ class LatencySuite extends munit.CatsEffectSuite {
       withHandler(bank) { handler =>
         val chart = os.temp.dir() / "latency.svg"
         for {
-          r <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0,100", "--step-duration", "4s", "--warm-up", "2s", "--watch-pid", handler.wrapped.pid().toString,
-                 "--chart", chart.toString, "--slo", "p99<4s", "-o", "json"): _*)
+          r <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0,100", "--step-duration", "4s", "--warm-up", "2s", "--watch-pid",
+              handler.wrapped.pid().toString,
+              "--chart", chart.toString, "--slo", "p99<4s", "-o", "json"): _*)
         } yield {
           assertEquals(r.code, 0, r.err)
           val probes = lines(r, "probe")
@@ -61,7 +62,8 @@ class LatencySuite extends munit.CatsEffectSuite {
           assertEquals(steps.map(_.hcursor.downField("load").get[Int]("asked").toOption.get), List(0, 100))
           val achieved = steps(1).hcursor.downField("load").get[Double]("achieved").toOption.get
           assert(achieved > 90 && achieved < 110, steps(1).noSpaces)
-          assert(steps.forall(_.hcursor.downField("processes").downN(0).get[String]("name").contains("handler")), steps.map(_.noSpaces).mkString("\n"))
+          assert(steps.forall(_.hcursor.downField("processes").downN(0).get[String]("name").contains("handler")),
+            steps.map(_.noSpaces).mkString("\n"))
           assert(steps.forall(_.hcursor.downField("latencyMs").downField("db").get[Long]("count").exists(_ > 0)))
           val svg = os.read(chart)
           assert(svg.contains("<svg") && svg.contains("feedback p99") && svg.contains("handler CPU %") && svg.contains("timeout"), svg.take(500))
@@ -71,25 +73,27 @@ class LatencySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written") {
+  test(
+    "a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written") {
     BankFixture.create("latency-stop").flatMap { bank =>
       val chart = os.temp.dir() / "latency.png"
       val account = id()
       for {
         iban <- withHandler(bank) { _ =>
-                  for {
-                    _ <- bank.send(List(creation(account)))
-                    created <- bank.awaitFeedback(Set(account))
-                    slo <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "3s", "--slo", "p50<1ms", "--slo", "db:max<60s", "-o", "json"): _*)
-                  } yield {
-                    assertEquals(slo.code, 1, slo.err)
-                    assert(slo.err.contains("p50<1ms broken") && !slo.err.contains("db:max<60s broken"), slo.err)
-                    bank.accounts(created)(account)._1
-                  }
-                }
+          for {
+            _ <- bank.send(List(creation(account)))
+            created <- bank.awaitFeedback(Set(account))
+            slo <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "3s", "--slo", "p50<1ms", "--slo", "db:max<60s", "-o",
+                "json"): _*)
+          } yield {
+            assertEquals(slo.code, 1, slo.err)
+            assert(slo.err.contains("p50<1ms broken") && !slo.err.contains("db:max<60s broken"), slo.err)
+            bank.accounts(created)(account)._1
+          }
+        }
         started <- IO.monotonic
         stopped <- SandboxFixture.cli(bankArgs(bank) ++ List("--account", iban, "--load", "0", "--step-duration", "60s", "--timeout", "1s",
-                     "--max-timeouts", "2", "--warm-up", "0", "--chart", chart.toString, "-o", "json"): _*)
+            "--max-timeouts", "2", "--warm-up", "0", "--chart", chart.toString, "-o", "json"): _*)
         ended <- IO.monotonic
         creation <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "5s", "--timeout", "1s"): _*)
       } yield {

@@ -70,11 +70,12 @@ class FileEncoderSuite extends munit.CatsEffectSuite {
         """{"record": "ConfirmMoneyTransfer", "value": {"id": "x"}}""",
         """{"record": "Heartbeat", "value": {"beat": "soon"}}""",
         """{"record": "Heartbeat", "value": {}}"""
-      ).traverse(l => enc.encode(line(l))).map { case List(missing, wrongType, noField) =>
-        assertEquals(missing, Left("subject beats-nl.openweb.data.ConfirmMoneyTransfer does not exist on the target registry"))
-        assert(wrongType.left.exists(_.startsWith("value.")) && wrongType.left.exists(_.contains("beat")), wrongType.toString)
-        assert(noField.left.exists(_.startsWith("value.")) && noField.left.exists(_.contains("beat")), noField.toString)
-      case other => fail(other.toString)
+      ).traverse(l => enc.encode(line(l))).map {
+        case List(missing, wrongType, noField) =>
+          assertEquals(missing, Left("subject beats-nl.openweb.data.ConfirmMoneyTransfer does not exist on the target registry"))
+          assert(wrongType.left.exists(_.startsWith("value.")) && wrongType.left.exists(_.contains("beat")), wrongType.toString)
+          assert(noField.left.exists(_.startsWith("value.")) && noField.left.exists(_.contains("beat")), noField.toString)
+        case other => fail(other.toString)
       }
     }
   }
@@ -90,7 +91,8 @@ class FileEncoderSuite extends munit.CatsEffectSuite {
         registered <- encoder(client, dir).encode(beat)
         noFile <- encoder(client, dir).encode(transfer)
       } yield {
-        assertEquals(unregistered, Left("nl.openweb.data.Heartbeat's .avsc is not registered under beats-nl.openweb.data.Heartbeat (bankops schemas register)"))
+        assertEquals(unregistered,
+          Left("nl.openweb.data.Heartbeat's .avsc is not registered under beats-nl.openweb.data.Heartbeat (bankops schemas register)"))
         assertEquals(registered.map(read(registry, _)._1), Right(id))
         assertEquals(noFile, Left("no .avsc for nl.openweb.data.ConfirmMoneyTransfer in --schema-dir"))
       }

@@ -17,7 +17,8 @@ class ReplayCoreSuite extends munit.ScalaCheckSuite {
       val t = ConfirmMoneyTransfer(id, "12345678901234567890", amount, "cash", text, text.reverse)
       val bytes = WireFormat.Writer[ConfirmMoneyTransfer](1).apply(t).toOption.get
       val datum = WireFormat.decodeFramed(bytes, 1, new org.apache.avro.generic.GenericDatumReader[Any](schema)).toOption.get
-      val back = AvroJsonRead.fromPlain(AvroJson.plain(datum, schema), schema).flatMap(WireFormat.encodeGeneric(_, schema)).map(WireFormat.frame(1, _))
+      val back =
+        AvroJsonRead.fromPlain(AvroJson.plain(datum, schema), schema).flatMap(WireFormat.encodeGeneric(_, schema)).map(WireFormat.frame(1, _))
       assertEquals(back.map(_.toList), Right(bytes.toList))
     }
   }
@@ -30,7 +31,8 @@ class ReplayCoreSuite extends munit.ScalaCheckSuite {
     assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001", "inner": {"x": "one"}}""").left.toOption, Some("inner.x: expected an int"))
     assertEquals(read("""{"u": "nope", "inner": {"x": 1}}""").left.toOption, Some("u: expected a UUID"))
     assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001"}""").left.toOption, Some("inner: missing (and it has no default)"))
-    assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001", "inner": {"x": 1}, "extra": 1}""").left.toOption, Some("extra: R has no such field"))
+    assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001", "inner": {"x": 1}, "extra": 1}""").left.toOption,
+      Some("extra: R has no such field"))
     assertEquals(AvroJsonRead.fromPlain(Json.fromLong(5), s.getField("n").schema()), Right(5L))
   }
 

@@ -14,9 +14,10 @@ class ReplayRestartSuite extends munit.CatsEffectSuite {
 
   /** (partition, offset, key) of every record on a topic. */
   private def records(topic: String): IO[List[(Int, Long, String)]] =
-    SandboxFixture.settings.flatMap(s => TopicReader.open(s.kafka, ReadSpec(List(topic), None, StartAt.Beginning, StopAt.End), 60.seconds).use {
-      case (_, rs) => rs.map(r => (r.partition, r.offset, new String(r.key, "UTF-8"))).compile.toList
-    })
+    SandboxFixture.settings.flatMap(s =>
+      TopicReader.open(s.kafka, ReadSpec(List(topic), None, StartAt.Beginning, StopAt.End), 60.seconds).use {
+        case (_, rs) => rs.map(r => (r.partition, r.offset, new String(r.key, "UTF-8"))).compile.toList
+      })
 
   private val ResumeAt = """partition (\d+) from offset (\d+)""".r
 
@@ -47,7 +48,8 @@ class ReplayRestartSuite extends munit.CatsEffectSuite {
         assertEquals(targetKeys.sorted, source.map(_._3).sorted)
       } else {
         assertEquals(r.code, 3, r.err)
-        val resume = ResumeAt.findAllMatchIn(r.err.linesIterator.find(_.contains("resume with --from")).getOrElse(fail(r.err))).map(m => m.group(1).toInt -> m.group(2).toLong).toMap
+        val resume = ResumeAt.findAllMatchIn(r.err.linesIterator.find(_.contains("resume with --from")).getOrElse(fail(r.err))).map(m =>
+          m.group(1).toInt -> m.group(2).toLong).toMap
         assert(resume.nonEmpty, r.err)
         // Resuming from those offsets loses nothing: every source record before them is on the target.
         val before = source.filter { case (p, o, _) => resume.get(p).forall(o < _) }.map(_._3)

@@ -20,7 +20,8 @@ class ReplaySuite extends munit.CatsEffectSuite {
   private val base = Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.MILLIS)
   private def id(i: Int) = f"6f1c2d3e-0000-4000-8000-$i%012d"
   private def transfer(i: Int) = Json.obj("id" -> Json.fromString(id(i)), "token" -> Json.fromString("12345678901234567890"),
-    "amount" -> Json.fromLong(100L * i), "from" -> Json.fromString("cash"), "to" -> Json.fromString("NL66OPEN0000000000"), "description" -> Json.fromString(s"r$i ✓"))
+    "amount" -> Json.fromLong(100L * i), "from" -> Json.fromString("cash"), "to" -> Json.fromString("NL66OPEN0000000000"),
+    "description" -> Json.fromString(s"r$i ✓"))
 
   /** 30 records from confluent-kafka: transfers and creations, headers, explicit timestamps, one value not in the wire format. */
   private def seed(topic: String): IO[Unit] = PythonClients.produce((0 until 30).map { i =>
@@ -32,11 +33,13 @@ class ReplaySuite extends munit.CatsEffectSuite {
 
   /** Every record of a topic: (partition, offset) -> (key, value, headers, timestamp). */
   private def raw(topic: String): IO[Map[(Int, Long), (List[Byte], List[Byte], List[(String, List[Byte])], Long)]] =
-    SandboxFixture.settings.flatMap(s => TopicReader.open(s.kafka, ReadSpec(List(topic), None, StartAt.Beginning, StopAt.End), 30.seconds).use {
-      case (_, records) => records.compile.toList.map(_.map(r => (r.partition, r.offset) ->
-        ((Option(r.key).fold(List.empty[Byte])(_.toList), Option(r.value).fold(List.empty[Byte])(_.toList),
-          r.headers.toArray.toList.map(h => h.key -> h.value.toList), r.timestamp))).toMap)
-    })
+    SandboxFixture.settings.flatMap(s =>
+      TopicReader.open(s.kafka, ReadSpec(List(topic), None, StartAt.Beginning, StopAt.End), 30.seconds).use {
+        case (_, records) => records.compile.toList.map(_.map(r =>
+              (r.partition, r.offset) ->
+                ((Option(r.key).fold(List.empty[Byte])(_.toList), Option(r.value).fold(List.empty[Byte])(_.toList),
+                  r.headers.toArray.toList.map(h => h.key -> h.value.toList), r.timestamp))).toMap)
+      })
 
   test("topic to topic on one cluster: keys, values, headers, partitions and timestamps byte-identical; --verify confirms") {
     val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))
@@ -62,45 +65,51 @@ class ReplaySuite extends munit.CatsEffectSuite {
   }
 
   test("topic to file to topic (--exact) restores every record exactly, the undecodable one included") {
-    sliced().flatMap { case (src, dst, file, out) => for {
-      back <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--exact", "--keep-partition")
-      a <- raw(src)
-      b <- raw(dst)
-    } yield {
-      assertEquals(out.code, 0, out.err)
-      val lines = os.read.lines(file).filter(_.nonEmpty).map(l => parse(l).toOption.get.hcursor)
-      assertEquals(lines.size, 30)
-      assert(lines.forall(l => l.get[String]("raw").isRight && l.get[String]("timestampType").isRight))
-      assertEquals(lines.count(_.get[String]("error").isRight), 1)
-      assertEquals(back.code, 0, back.err)
-      assertEquals(b, a)
-    }}
+    sliced().flatMap { case (src, dst, file, out) =>
+      for {
+        back <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--exact", "--keep-partition")
+        a <- raw(src)
+        b <- raw(dst)
+      } yield {
+        assertEquals(out.code, 0, out.err)
+        val lines = os.read.lines(file).filter(_.nonEmpty).map(l => parse(l).toOption.get.hcursor)
+        assertEquals(lines.size, 30)
+        assert(lines.forall(l => l.get[String]("raw").isRight && l.get[String]("timestampType").isRight))
+        assertEquals(lines.count(_.get[String]("error").isRight), 1)
+        assertEquals(back.code, 0, back.err)
+        assertEquals(b, a)
+      }
+    }
   }
 
   test("--rate holds for an --exact file replay too: 10 records at 5/s take about 2 s, not 1") {
-    sliced("--limit", "10").flatMap { case (_, dst, file, _) => for {
-      timed <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--exact", "--rate", "5").timed
-    } yield {
-      val (took, r) = timed
-      assertEquals(r.code, 0, r.err)
-      assert(r.err.contains("10 acknowledged"), r.err)
-      // One record every 200 ms: at least nine intervals (before, ten records went at 10/s, whatever the rate below 10).
-      assert(took >= 1800.millis, s"took $took")
-    }}
+    sliced("--limit", "10").flatMap { case (_, dst, file, _) =>
+      for {
+        timed <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--exact", "--rate", "5").timed
+      } yield {
+        val (took, r) = timed
+        assertEquals(r.code, 0, r.err)
+        assert(r.err.contains("10 acknowledged"), r.err)
+        // One record every 200 ms: at least nine intervals (before, ten records went at 10/s, whatever the rate below 10).
+        assert(took >= 1800.millis, s"took $took")
+      }
+    }
   }
 
   test("fixtures to topic: hand-written values become valid Avro; inspect shows the same JSON") {
     val dst = TopologyFixture.unique("dst")
-    val file = os.temp(suffix = ".jsonl", contents = (1 to 5).map(i =>
-      s"""{"record": "ConfirmMoneyTransfer", "key": "${id(i)}", "value": ${transfer(i).noSpaces}}""").mkString("\n") +
-      s"""\n{"record": "nl.openweb.data.ConfirmAccountCreation", "key": "${id(9)}", "value": {"id": "${id(9)}", "a_type": "MANUAL"}}\n""")
+    val file = os.temp(suffix = ".jsonl",
+      contents = (1 to 5).map(i =>
+        s"""{"record": "ConfirmMoneyTransfer", "key": "${id(i)}", "value": ${transfer(i).noSpaces}}""").mkString("\n") +
+        s"""\n{"record": "nl.openweb.data.ConfirmAccountCreation", "key": "${id(9)}", "value": {"id": "${id(9)}", "a_type": "MANUAL"}}\n""")
     for {
       _ <- apply(dst)
       r <- SandboxFixture.cli("replay", "--from-file", file.toString, "--to-topic", dst, "--verify")
       seen <- SandboxFixture.cli("inspect", "--topic", dst, "-o", "json")
     } yield {
       assertEquals(r.code, 0, r.err)
-      val values = seen.outLines.map(l => parse(l).toOption.get.hcursor).map(c => c.get[String]("key").toOption.get -> c.get[Json]("value").toOption.get).toMap
+      val values =
+        seen.outLines.map(l => parse(l).toOption.get.hcursor).map(c => c.get[String]("key").toOption.get -> c.get[Json]("value").toOption.get).toMap
       (1 to 5).foreach(i => assertEquals(values(id(i)), transfer(i)))
       assertEquals(values(id(9)), Json.obj("id" -> Json.fromString(id(9)), "a_type" -> Json.fromString("MANUAL")))
     }
@@ -108,8 +117,9 @@ class ReplaySuite extends munit.CatsEffectSuite {
 
   test("a bad fixture line: exit 2 naming line and field, nothing sent; --dry-run sends nothing; a missing target topic is exit 2") {
     val dst = TopologyFixture.unique("dst")
-    val bad = os.temp(suffix = ".jsonl", contents =
-      s"""{"record": "ConfirmMoneyTransfer", "key": "a", "value": ${transfer(1).noSpaces}}
+    val bad = os.temp(suffix = ".jsonl",
+      contents =
+        s"""{"record": "ConfirmMoneyTransfer", "key": "a", "value": ${transfer(1).noSpaces}}
          |{"record": "ConfirmMoneyTransfer", "key": "b", "value": ${transfer(2).mapObject(_.add("amount", Json.fromString("lots"))).noSpaces}}
          |""".stripMargin)
     val good = os.temp(suffix = ".jsonl", contents = s"""{"record": "ConfirmMoneyTransfer", "key": "a", "value": ${transfer(1).noSpaces}}""")
@@ -147,9 +157,14 @@ class ReplaySuite extends munit.CatsEffectSuite {
 
   /** A second registry (Apicurio, in memory) for the cross-registry test, stopped afterwards. */
   private val secondRegistry: Resource[IO, String] = Resource.make(IO.blocking {
-    val runner = Artifacts.cacheDir(sys.env) / s"apicurio-registry-${Artifacts.ApicurioVersion}" / s"apicurio-registry-app-${Artifacts.ApicurioVersion}-runner.jar"
+    val runner = Artifacts.cacheDir(sys.env) / s"apicurio-registry-${Artifacts.ApicurioVersion}" /
+      s"apicurio-registry-app-${Artifacts.ApicurioVersion}-runner.jar"
     // A free port, never a fixed one: a sandbox may run on any (BANKOPS_REGISTRY_PORT).
-    val port = { val s = new java.net.ServerSocket(0); try s.getLocalPort finally s.close() }
+    val port = {
+      val s = new java.net.ServerSocket(0);
+      try s.getLocalPort
+      finally s.close()
+    }
     port -> os.proc("java", "-Xmx384m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1", s"-Dquarkus.http.port=$port", "-jar", runner)
       .spawn(stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
   })(p => IO.blocking { p._2.destroy(); p._2.waitFor(20000) }.void).evalMap { case (port, _) =>
@@ -165,18 +180,21 @@ class ReplaySuite extends munit.CatsEffectSuite {
       for {
         _ <- apply(src, dst)
         _ <- seed(src)
-        r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--keep-partition", "--to-registry-url", url, "--record", "ConfirmMoneyTransfer")
+        r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--keep-partition", "--to-registry-url", url, "--record",
+          "ConfirmMoneyTransfer")
         a <- raw(src)
         b <- raw(dst)
         subjects <- bankops.services.registry.RegistryClient.resource(url, Map.empty, None, None, 5.seconds).use(_.subjects)
-        python <- SandboxFixture.settings.flatMap(s => IO.blocking(os.proc(PythonClients.python, bankops.support.Repo.root / "tests" / "python" / "avro_consume.py",
-          s.kafka.bootstrapServers.value, SandboxFixture.layout.dir / "tls" / "ca.pem", url, dst).call(stderr = os.Pipe, check = false)))
+        python <- SandboxFixture.settings.flatMap(s =>
+          IO.blocking(os.proc(PythonClients.python, bankops.support.Repo.root / "tests" / "python" / "avro_consume.py",
+              s.kafka.bootstrapServers.value, SandboxFixture.layout.dir / "tls" / "ca.pem", url, dst).call(stderr = os.Pipe, check = false)))
       } yield {
         assertEquals(r.code, 0, r.err)
         assertEquals(subjects, List(s"$dst-nl.openweb.data.ConfirmMoneyTransfer"))
         val sourceValues = a.values.map(_._2).filter(v => v.size > 5 && v.head == 0).toList
         val copied = b.values.map(_._2).toList
-        assertEquals(copied.map(_.drop(5)).sortBy(_.mkString), sourceValues.filter(v => copied.exists(_.drop(5) == v.drop(5))).map(_.drop(5)).sortBy(_.mkString))
+        assertEquals(copied.map(_.drop(5)).sortBy(_.mkString),
+          sourceValues.filter(v => copied.exists(_.drop(5) == v.drop(5))).map(_.drop(5)).sortBy(_.mkString))
         assertEquals(copied.size, 19)
         assertEquals(python.exitCode, 0, python.err.text())
         assertEquals(python.out.lines().count(_.nonEmpty), 19)
@@ -187,7 +205,8 @@ class ReplaySuite extends munit.CatsEffectSuite {
   test("the shipped fixtures are valid for the default topology") {
     for {
       _ <- SandboxFixture.cli("apply")
-      r <- SandboxFixture.cli("replay", "--from-file", (bankops.support.Repo.root / "fixtures" / "commands.jsonl").toString, "--to-topic", "commands", "--dry-run")
+      r <- SandboxFixture.cli("replay", "--from-file", (bankops.support.Repo.root / "fixtures" / "commands.jsonl").toString, "--to-topic", "commands",
+        "--dry-run")
     } yield {
       assertEquals(r.code, 0, r.err)
       assert(r.err.contains("300 records read and valid"), r.err)
@@ -212,10 +231,11 @@ class ReplaySuite extends munit.CatsEffectSuite {
       _ <- seed(full)
       fromFull <- SandboxFixture.cli("replay", "--from-topic", full, "--to-topic", "no-such-replay-target")
       fromEmpty <- SandboxFixture.cli("replay", "--from-topic", empty, "--to-topic", "no-such-replay-target")
-    } yield for (r <- List(fromFull, fromEmpty)) {
-      assertEquals(r.code, 2, r.err)
-      assert(r.err.contains("target topic no-such-replay-target does not exist (--create-topic"), r.err)
-      assert(!r.err.contains("acknowledged"), r.err)
-    }
+    } yield
+      for (r <- List(fromFull, fromEmpty)) {
+        assertEquals(r.code, 2, r.err)
+        assert(r.err.contains("target topic no-such-replay-target does not exist (--create-topic"), r.err)
+        assert(!r.err.contains("acknowledged"), r.err)
+      }
   }
 }

@@ -16,20 +16,22 @@ class MtlsSuite extends munit.CatsEffectSuite {
 
   private def list(props: Map[String, String]): IO[Either[Throwable, Set[String]]] =
     KafkaAdminClient.resource[IO](AdminClientSettings("localhost:29192").withProperties(props)
-      .withProperty("default.api.timeout.ms", "8000").withRequestTimeout(5.seconds)).use(_.listTopics.names).attempt
+        .withProperty("default.api.timeout.ms", "8000").withRequestTimeout(5.seconds)).use(_.listTopics.names).attempt
 
   /** A PKCS12 truststore holding only a CA of its own, made with the JDK's keytool. */
   private def otherTruststore(): os.Path = {
     val d = os.temp.dir()
     os.proc("keytool", "-genkeypair", "-alias", "other", "-keyalg", "RSA", "-dname", "CN=other-ca", "-keystore", d / "other.p12",
       "-storetype", "PKCS12", "-storepass", "changeit", "-noprompt").call(stderr = os.Pipe)
-    os.proc("keytool", "-exportcert", "-alias", "other", "-keystore", d / "other.p12", "-storepass", "changeit", "-rfc", "-file", d / "other.pem").call(stderr = os.Pipe)
+    os.proc("keytool", "-exportcert", "-alias", "other", "-keystore", d / "other.p12", "-storepass", "changeit", "-rfc", "-file",
+      d / "other.pem").call(stderr = os.Pipe)
     os.proc("keytool", "-importcert", "-alias", "ca", "-file", d / "other.pem", "-keystore", d / "trust.p12", "-storetype", "PKCS12",
       "-storepass", "changeit", "-noprompt").call(stderr = os.Pipe)
     d / "trust.p12"
   }
 
-  test("--mtls refuses a client without a keystore and serves one with it; --registry-tls serves HTTPS trusted by the same profile; down leaves no process") {
+  test(
+    "--mtls refuses a client without a keystore and serves one with it; --registry-tls serves HTTPS trusted by the same profile; down leaves no process") {
     val args = List("sandbox", "up", "--mtls", "--registry-tls", "--sandbox-dir", dir.toString) ++ ports
     val run = for {
       up <- TestShell.run(args, home = bankops.support.Repo.root)
@@ -42,8 +44,9 @@ class MtlsSuite extends munit.CatsEffectSuite {
       // The registry's own schema.registry.ssl.* keys win over the Kafka profile: a truststore of another CA there fails
       // the registry's handshake, though the Kafka truststore beside it would pass.
       otherCa = otherTruststore()
-      registryKeys = os.temp((props ++ Map("schema.registry.ssl.truststore.location" -> otherCa.toString, "schema.registry.ssl.truststore.password" -> "changeit",
-        "schema.registry.ssl.truststore.type" -> "PKCS12")).map { case (k, v) => s"$k=$v" }.mkString("\n"), suffix = ".properties")
+      registryKeys = os.temp((props ++ Map("schema.registry.ssl.truststore.location" -> otherCa.toString,
+          "schema.registry.ssl.truststore.password" -> "changeit",
+          "schema.registry.ssl.truststore.type" -> "PKCS12")).map { case (k, v) => s"$k=$v" }.mkString("\n"), suffix = ".properties")
       ownTrust <- TestShell.run(List("doctor", "-o", "json", "--sandbox-dir", dir.toString, "--command-config", registryKeys.toString))
       pids = List("kafka", "registry", "handler").flatMap(s => scala.util.Try(os.read(layout.pidFile(s)).trim.toLong).toOption)
       down <- TestShell.run(List("sandbox", "down", "--wipe", "--sandbox-dir", dir.toString))

@@ -23,7 +23,7 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
     IO.blocking(new ServerSocket(0, 1, InetAddress.getLoopbackAddress)).bracket { taken =>
       val port = taken.getLocalPort.toString
       TestShell.run(List("sandbox", "up", "--sandbox-dir", dir.toString, "--db-port", "29990", "--kafka-port", "29991",
-        "--controller-port", "29992", "--registry-port", port)).map { r =>
+          "--controller-port", "29992", "--registry-port", port)).map { r =>
         assertEquals(r.code, 3, r.err)
         assert(r.err.contains(s"port $port for registry"), r.err)
         assert(!os.exists(dir / "postgres" / "data"), "postgres was started anyway")
@@ -42,21 +42,23 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("--sandbox-dir that is not the sandbox's: up into a non-empty directory, onto a file or a link is exit 2 and writes nothing; down --wipe deletes nothing") {
+  test(
+    "--sandbox-dir that is not the sandbox's: up into a non-empty directory, onto a file or a link is exit 2 and writes nothing; down --wipe deletes nothing") {
     val home = os.temp.dir()
     os.write(home / "notes.txt", "mine")
     val file = home / "notes.txt"
     val link = os.temp.dir() / "link"
     os.symlink(link, home)
     def up(dir: os.Path) = TestShell.run(List("sandbox", "up", "--sandbox-dir", dir.toString, "--db-port", "29980", "--kafka-port", "29981",
-      "--controller-port", "29982", "--registry-port", "29983"))
+        "--controller-port", "29982", "--registry-port", "29983"))
     for {
       nonEmpty <- up(home)
       onFile <- up(file)
       onLink <- up(link)
       wipe <- TestShell.run(List("sandbox", "down", "--wipe", "--sandbox-dir", home.toString))
     } yield {
-      assertEquals((nonEmpty.code, nonEmpty.err.trim), (2, s"bankops: --sandbox-dir $home is not empty and holds no sandbox (no secrets.json); give a new or empty directory"))
+      assertEquals((nonEmpty.code, nonEmpty.err.trim),
+        (2, s"bankops: --sandbox-dir $home is not empty and holds no sandbox (no secrets.json); give a new or empty directory"))
       assertEquals((onFile.code, onFile.err.trim), (2, s"bankops: --sandbox-dir $file is a file, not a directory"))
       assertEquals(onLink.code, 2, onLink.err)
       assert(onLink.err.contains("is a symbolic link"), onLink.err)

@@ -77,7 +77,8 @@ class SandboxSuite extends munit.CatsEffectSuite {
         TestShell.run(List("sandbox", "status", "-o", "json", "--sandbox-dir", SandboxFixture.layout.dir.toString)).map { st =>
           assertEquals(st.code, 0, st.out)
           assertEquals(st.outLines.size, 4)
-          assert(st.outLines.exists(l => l.contains("\"service\":\"handler\",\"up\":true") && l.contains("group bankops-command-handler, lag")), st.out)
+          assert(
+            st.outLines.exists(l => l.contains("\"service\":\"handler\",\"up\":true") && l.contains("group bankops-command-handler, lag")), st.out)
         }
       }
   }

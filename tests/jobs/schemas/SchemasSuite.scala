@@ -31,10 +31,11 @@ class SchemasSuite extends munit.CatsEffectSuite {
     } yield {
       assertEquals(first.code, 0, first.err)
       val ours = subjects.filter(s => defaultTopics.exists(t => s.startsWith(t + "-"))).toSet
-      assertEquals(ours, Set("heartbeat-nl.openweb.data.Heartbeat", "commands-nl.openweb.data.ConfirmAccountCreation",
-        "commands-nl.openweb.data.ConfirmMoneyTransfer", "command_feedback-nl.openweb.data.AccountCreationConfirmed",
-        "command_feedback-nl.openweb.data.AccountCreationFailed", "command_feedback-nl.openweb.data.MoneyTransferConfirmed",
-        "command_feedback-nl.openweb.data.MoneyTransferFailed", "balance_changed-nl.openweb.data.BalanceChanged"))
+      assertEquals(ours,
+        Set("heartbeat-nl.openweb.data.Heartbeat", "commands-nl.openweb.data.ConfirmAccountCreation",
+          "commands-nl.openweb.data.ConfirmMoneyTransfer", "command_feedback-nl.openweb.data.AccountCreationConfirmed",
+          "command_feedback-nl.openweb.data.AccountCreationFailed", "command_feedback-nl.openweb.data.MoneyTransferConfirmed",
+          "command_feedback-nl.openweb.data.MoneyTransferFailed", "balance_changed-nl.openweb.data.BalanceChanged"))
       assertEquals(plan1.code, 0, plan1.out)
       assertEquals(plan1.outLines.size, 8)
       assert(plan1.outLines.forall(_.contains("\"status\":\"unchanged\"")), plan1.out)
@@ -109,7 +110,8 @@ class SchemasSuite extends munit.CatsEffectSuite {
     val file = TopologyFixture.write(s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1,
       "records": [{"type": "$ns.Payment", "key": "id"}]}}}""")
     os.write(file / os.up / "Money.avsc", s"""{"type":"record","name":"Money","namespace":"$ns","fields":[{"name":"cents","type":"long"}]}""")
-    os.write(file / os.up / "Payment.avsc", s"""{"type":"record","name":"Payment","namespace":"$ns","fields":[{"name":"id","type":"string"},{"name":"amount","type":"Money"}]}""")
+    os.write(file / os.up / "Payment.avsc",
+      s"""{"type":"record","name":"Payment","namespace":"$ns","fields":[{"name":"id","type":"string"},{"name":"amount","type":"Money"}]}""")
     for {
       reg <- Setup.cli("register with a reference", "schemas", "register", "--topology", file.toString, "-o", "json")
       again <- bankops("schemas", "plan", "--topology", file.toString, "-o", "json")
@@ -117,7 +119,8 @@ class SchemasSuite extends munit.CatsEffectSuite {
       latest <- r.version(s"$topic-$ns.Payment")
       schema <- new SchemaResolver(r).byId(latest.get.id)
     } yield {
-      assertEquals(reg.outLines.map(l => parse(l).toOption.get.hcursor.get[String]("subject").toOption.get), List(s"$ns.Money", s"$topic-$ns.Payment"))
+      assertEquals(
+        reg.outLines.map(l => parse(l).toOption.get.hcursor.get[String]("subject").toOption.get), List(s"$ns.Money", s"$topic-$ns.Payment"))
       assertEquals(latest.get.references.map(_.subject), List(s"$ns.Money"))
       assertEquals(schema.getField("amount").schema().getFullName, s"$ns.Money")
       assertEquals(again.code, 0, again.out)
@@ -133,7 +136,7 @@ class SchemasSuite extends munit.CatsEffectSuite {
       bytes = WireFormat.Writer[ConfirmMoneyTransfer](id).apply(t).fold(e => fail(e.message), identity)
       settings <- SandboxFixture.settings
       out <- IO.blocking(os.proc(PythonClients.python, Repo.root / "tests" / "python" / "avro_decode.py", settings.registry.url.value, "commands")
-        .call(stdin = bytes.map("%02x".format(_)).mkString + "\n", stderr = os.Pipe, check = false))
+          .call(stdin = bytes.map("%02x".format(_)).mkString + "\n", stderr = os.Pipe, check = false))
     } yield {
       assertEquals(out.exitCode, 0, out.err.text())
       val json = parse(out.out.text().trim).fold(e => fail(e.message), identity).hcursor

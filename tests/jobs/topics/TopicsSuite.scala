@@ -15,17 +15,18 @@ class TopicsSuite extends munit.CatsEffectSuite {
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)
 
   /** Kafka's own TopicCommand, through the sandbox's client properties: an independent reader. */
-  private def describe(topic: String): IO[String] = SandboxFixture.connection.flatMap(c => IO.blocking {
-    val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
-    os.proc("java", "-cp", cp, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", c.bootstrapServers,
-      "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic", topic)
-      .call(stderr = os.Pipe).out.text()
-  })
+  private def describe(topic: String): IO[String] = SandboxFixture.connection.flatMap(c =>
+    IO.blocking {
+      val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
+      os.proc("java", "-cp", cp, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", c.bootstrapServers,
+        "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic", topic)
+        .call(stderr = os.Pipe).out.text()
+    })
 
   test("apply creates the declared topics (checked with Kafka's TopicCommand); a second apply changes nothing") {
     val (hb, cmd) = (TopologyFixture.unique("heartbeat"), TopologyFixture.unique("commands"))
     val file = TopologyFixture.write(TopologyFixture.topology(
-      (hb, 1, Map("retention.ms" -> "15m"), "Heartbeat", "time"), (cmd, 4, Map.empty, "ConfirmMoneyTransfer", "id")))
+        (hb, 1, Map("retention.ms" -> "15m"), "Heartbeat", "time"), (cmd, 4, Map.empty, "ConfirmMoneyTransfer", "id")))
     for {
       first <- bankops("topics", "apply", "--topology", file.toString, "-o", "json")
       hbInfo <- describe(hb)
@@ -52,7 +53,7 @@ class TopicsSuite extends munit.CatsEffectSuite {
       _ <- Setup.cli("apply the topic", "topics", "apply", "--topology", file.toString)
       settings <- SandboxFixture.settings
       _ <- KafkaClients.admin(settings.kafka).use(_.alterConfigs(Map(new ConfigResource(ConfigResource.Type.TOPIC, hb) ->
-        List(new AlterConfigOp(new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET)))))
+            List(new AlterConfigOp(new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET)))))
       drift <- bankops("topics", "plan", "--topology", file.toString, "-o", "table")
       fixed <- bankops("topics", "apply", "--topology", file.toString, "-o", "table")
       info <- describe(hb)
@@ -74,7 +75,7 @@ class TopicsSuite extends munit.CatsEffectSuite {
   test("a config the broker refuses: apply changes nothing at all and exits 2 naming the topic") {
     val (good, bad) = (TopologyFixture.unique("good"), TopologyFixture.unique("bad"))
     val file = TopologyFixture.write(TopologyFixture.topology(
-      (good, 1, Map.empty, "Heartbeat", "time"), (bad, 1, Map("cleanup.policy" -> "shred"), "Heartbeat", "time")))
+        (good, 1, Map.empty, "Heartbeat", "time"), (bad, 1, Map("cleanup.policy" -> "shred"), "Heartbeat", "time")))
     for {
       r <- bankops("topics", "apply", "--topology", file.toString)
       settings <- SandboxFixture.settings

@@ -23,7 +23,7 @@ class AvroJsonSuite extends munit.ScalaCheckSuite {
       |{"name":"money","type":{"type":"bytes","logicalType":"decimal","precision":12,"scale":2}}]}""".stripMargin)
 
   private val text: Gen[String] = Gen.listOf(Gen.frequency(
-    6 -> Gen.alphaNumChar, 1 -> Gen.oneOf('"', '\\', '\n', '\u0001', ' '), 1 -> Gen.choose('\u00a0', '\ud7ff'))).map(_.mkString)
+      6 -> Gen.alphaNumChar, 1 -> Gen.oneOf('"', '\\', '\n', '\u0001', ' '), 1 -> Gen.choose('\u00a0', '\ud7ff'))).map(_.mkString)
   private def fixed(name: String, n: Int) = Gen.listOfN(n, Gen.choose(Byte.MinValue, Byte.MaxValue))
     .map(b => new GenericData.Fixed(schema.getField(name).schema(), b.toArray))
 

@@ -34,7 +34,8 @@ class ClientPropertiesSuite extends munit.CatsEffectSuite {
 
   test("a malformed unicode escape names the file and line (Properties threw: 'unexpected error')") {
     val text = "security.protocol=SSL\nssl.truststore.password=a\\uZZZZ\n"
-    assertEquals(ClientProperties.parse(text, "c.properties"), Left("c.properties:2: malformed unicode escape (a backslash-u must be followed by four hex digits)"))
+    assertEquals(ClientProperties.parse(text, "c.properties"),
+      Left("c.properties:2: malformed unicode escape (a backslash-u must be followed by four hex digits)"))
     assertEquals(ClientProperties.parse("linger.ms=5\\\\uZZZZ\n", "c.properties").isRight, true)
   }
 
@@ -53,10 +54,10 @@ class ClientPropertiesSuite extends munit.CatsEffectSuite {
     val badStore = IO(os.write(dir / "c.properties", s"ssl.truststore.location=$dir/ca.p12\n")) >> ClientProperties.load(dir / "c.properties").attempt
     missing.map {
       case Left(f: Failure.BadInput) => assert(f.message.contains("no such file"), f.message)
-      case other                     => fail(s"expected BadInput, got $other")
+      case other => fail(s"expected BadInput, got $other")
     } >> badStore.map {
       case Left(f: Failure.BadInput) => assert(f.message.contains(s"$dir/ca.p12"), f.message)
-      case other                     => fail(s"expected BadInput, got $other")
+      case other => fail(s"expected BadInput, got $other")
     }
   }
 

@@ -6,14 +6,15 @@ import java.security.cert.X509Certificate
 class TlsProfileSuite extends munit.FunSuite {
 
   private val dir = FunFixture[os.Path](_ => {
-    val d = os.temp.dir()
-    def keytool(args: String*) = os.proc("keytool" +: args).call(cwd = d, stderr = os.Pipe)
-    keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=bankops test CA", "-validity", "2",
-      "-keystore", "keys.p12", "-storetype", "PKCS12", "-storepass", "secret1")
-    keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", "keys.p12", "-storepass", "secret1", "-file", "ca.pem")
-    keytool("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "trust.p12", "-storetype", "PKCS12", "-storepass", "secret2")
-    d
-  }, d => os.remove.all(d))
+      val d = os.temp.dir()
+      def keytool(args: String*) = os.proc("keytool" +: args).call(cwd = d, stderr = os.Pipe)
+      keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=bankops test CA", "-validity", "2",
+        "-keystore", "keys.p12", "-storetype", "PKCS12", "-storepass", "secret1")
+      keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", "keys.p12", "-storepass", "secret1", "-file", "ca.pem")
+      keytool("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "trust.p12", "-storetype", "PKCS12", "-storepass",
+        "secret2")
+      d
+    }, d => os.remove.all(d))
 
   test("nothing TLS-specific configured: no context, the JVM's default trust applies") {
     assertEquals(TlsProfile.sslContext(Map("security.protocol" -> "SSL"), None), None)
@@ -28,15 +29,15 @@ class TlsProfileSuite extends munit.FunSuite {
 
   dir.test("Kafka's ssl.* keys: PKCS12 truststore and keystore, PEM truststore by location or inline") { d =>
     assert(TlsProfile.sslContext(Map("ssl.truststore.location" -> (d / "trust.p12").toString, "ssl.truststore.type" -> "PKCS12",
-      "ssl.truststore.password" -> "secret2"), None).isDefined)
+          "ssl.truststore.password" -> "secret2"), None).isDefined)
     assert(TlsProfile.sslContext(Map("ssl.keystore.location" -> (d / "keys.p12").toString, "ssl.keystore.type" -> "PKCS12",
-      "ssl.keystore.password" -> "secret1"), None).isDefined)
+          "ssl.keystore.password" -> "secret1"), None).isDefined)
     assert(TlsProfile.sslContext(Map("ssl.truststore.type" -> "PEM", "ssl.truststore.location" -> (d / "ca.pem").toString), None).isDefined)
     assert(TlsProfile.sslContext(Map("ssl.truststore.type" -> "PEM", "ssl.truststore.certificates" -> os.read(d / "ca.pem")), None).isDefined)
   }
 
   dir.test("a wrong store password is an error, not an empty trust") { d =>
     intercept[java.io.IOException](TlsProfile.sslContext(Map("ssl.truststore.location" -> (d / "trust.p12").toString,
-      "ssl.truststore.type" -> "PKCS12", "ssl.truststore.password" -> "wrong"), None))
+          "ssl.truststore.type" -> "PKCS12", "ssl.truststore.password" -> "wrong"), None))
   }
 }

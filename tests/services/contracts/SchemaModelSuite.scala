@@ -8,7 +8,8 @@ import bankops.support.{Repo, TopologyFixture}
 class SchemaModelSuite extends munit.FunSuite {
 
   test("subject name strategies name subjects as Confluent's serializers do") {
-    assertEquals(SubjectNameStrategy.TopicRecord.subject("commands", "nl.openweb.data.ConfirmMoneyTransfer"), "commands-nl.openweb.data.ConfirmMoneyTransfer")
+    assertEquals(SubjectNameStrategy.TopicRecord.subject("commands", "nl.openweb.data.ConfirmMoneyTransfer"),
+      "commands-nl.openweb.data.ConfirmMoneyTransfer")
     assertEquals(SubjectNameStrategy.Topic.subject("commands", "nl.openweb.data.ConfirmMoneyTransfer"), "commands-value")
     assertEquals(SubjectNameStrategy.Record.subject("commands", "nl.openweb.data.ConfirmMoneyTransfer"), "nl.openweb.data.ConfirmMoneyTransfer")
     assertEquals(SubjectNameStrategy.parse("io.confluent.kafka.serializers.subject.RecordNameStrategy"), Right(SubjectNameStrategy.Record))
@@ -19,29 +20,35 @@ class SchemaModelSuite extends munit.FunSuite {
   test("the default topology asks for exactly eight subjects <topic>-nl.openweb.data.<Record>") {
     val t = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
     val subjects = DesiredSubjects.of(t, t.subjectNameStrategy, t.schemaFiles).fold(fail(_), identity).map(_.subject)
-    assertEquals(subjects, List("heartbeat-nl.openweb.data.Heartbeat", "commands-nl.openweb.data.ConfirmAccountCreation",
-      "commands-nl.openweb.data.ConfirmMoneyTransfer", "command_feedback-nl.openweb.data.AccountCreationConfirmed",
-      "command_feedback-nl.openweb.data.AccountCreationFailed", "command_feedback-nl.openweb.data.MoneyTransferConfirmed",
-      "command_feedback-nl.openweb.data.MoneyTransferFailed", "balance_changed-nl.openweb.data.BalanceChanged"))
+    assertEquals(subjects,
+      List("heartbeat-nl.openweb.data.Heartbeat", "commands-nl.openweb.data.ConfirmAccountCreation",
+        "commands-nl.openweb.data.ConfirmMoneyTransfer", "command_feedback-nl.openweb.data.AccountCreationConfirmed",
+        "command_feedback-nl.openweb.data.AccountCreationFailed", "command_feedback-nl.openweb.data.MoneyTransferConfirmed",
+        "command_feedback-nl.openweb.data.MoneyTransferFailed", "balance_changed-nl.openweb.data.BalanceChanged"))
   }
 
   test("TopicNameStrategy on a topic with two record types is refused: one subject cannot hold both") {
     val t = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
-    assertEquals(DesiredSubjects.of(t, SubjectNameStrategy.Topic, t.schemaFiles).map(_.map(_.subject)), Left(
-      "subject commands-value would hold nl.openweb.data.ConfirmAccountCreation and nl.openweb.data.ConfirmMoneyTransfer: TopicNameStrategy allows one record type per subject"))
+    assertEquals(DesiredSubjects.of(t, SubjectNameStrategy.Topic, t.schemaFiles).map(_.map(_.subject)),
+      Left(
+        "subject commands-value would hold nl.openweb.data.ConfirmAccountCreation and nl.openweb.data.ConfirmMoneyTransfer: TopicNameStrategy allows one record type per subject"))
     val one = t.copy(topics = t.topics.filter(_.records.size == 1))
-    assertEquals(DesiredSubjects.of(one, SubjectNameStrategy.Topic, t.schemaFiles).map(_.map(_.subject)), Right(List("heartbeat-value", "balance_changed-value")))
+    assertEquals(DesiredSubjects.of(one, SubjectNameStrategy.Topic, t.schemaFiles).map(_.map(_.subject)),
+      Right(List("heartbeat-value", "balance_changed-value")))
   }
 
   test("a schema importing a named type from another file: parsed after it, referenced by that file's subject, which comes first") {
     val file = TopologyFixture.write("""{"topics": {"payments": {"partitions": 1, "replicationFactor": 1,
       "records": [{"type": "bankops.test.Payment", "key": "id"}]}}}""")
-    os.write(file / os.up / "Money.avsc", """{"type":"record","name":"Money","namespace":"bankops.test","fields":[{"name":"cents","type":"long"},{"name":"currency","type":"string"}]}""")
-    os.write(file / os.up / "Payment.avsc", """{"type":"record","name":"Payment","namespace":"bankops.test","fields":[{"name":"id","type":"string"},{"name":"amount","type":"Money"}]}""")
+    os.write(file / os.up / "Money.avsc",
+      """{"type":"record","name":"Money","namespace":"bankops.test","fields":[{"name":"cents","type":"long"},{"name":"currency","type":"string"}]}""")
+    os.write(file / os.up / "Payment.avsc",
+      """{"type":"record","name":"Payment","namespace":"bankops.test","fields":[{"name":"id","type":"string"},{"name":"amount","type":"Money"}]}""")
     val t = TopologyFile.load(file).fold(fail(_), identity)
     assertEquals(t.schemaFiles("bankops.test.Payment").imports, List("bankops.test.Money"))
     val desired = DesiredSubjects.of(t, t.subjectNameStrategy, t.schemaFiles).fold(fail(_), identity)
-    assertEquals(desired.map(d => d.subject -> d.dependsOn), List("bankops.test.Money" -> Nil, "payments-bankops.test.Payment" -> List("bankops.test.Money")))
+    assertEquals(
+      desired.map(d => d.subject -> d.dependsOn), List("bankops.test.Money" -> Nil, "payments-bankops.test.Payment" -> List("bankops.test.Money")))
   }
 
   test("local compatibility: a new field without default breaks BACKWARD, with a default it does not; FORWARD the other way") {

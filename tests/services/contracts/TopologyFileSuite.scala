@@ -17,7 +17,8 @@ class TopologyFileSuite extends munit.FunSuite {
   test("the default topology is DESIGN.md's: four topics, eight records, TopicRecordNameStrategy; and the handler's dead-letter topic") {
     val t = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
     assertEquals(t.subjectNameStrategy, SubjectNameStrategy.TopicRecord)
-    assertEquals(t.topics.map(t => t.name -> t.partitions), List("heartbeat" -> 1, "commands" -> 9, "commands.dlq" -> 1, "command_feedback" -> 9, "balance_changed" -> 9))
+    assertEquals(t.topics.map(t => t.name -> t.partitions),
+      List("heartbeat" -> 1, "commands" -> 9, "commands.dlq" -> 1, "command_feedback" -> 9, "balance_changed" -> 9))
     assertEquals(t.topic("commands.dlq").map(_.records), Some(Nil), "no record types: it keeps what the handler could not read")
     assertEquals(t.topics.map(_.replicationFactor).distinct, List(3))
     assertEquals(t.topic("heartbeat").map(_.config), Some(Map("retention.ms" -> "900000")))
@@ -50,7 +51,8 @@ class TopologyFileSuite extends munit.FunSuite {
 
   test("a record type no .avsc defines is refused, naming the known ones") {
     val e = error(s"""{"topics": {"h": ${heartbeat.replace("Heartbeat", "Heartbeet")}}}""")
-    assert(e.startsWith("topics.h.records[0].type: no .avsc file defines record nl.openweb.data.Heartbeet (known: nl.openweb.data.AccountCreationConfirmed"), e)
+    assert(e.startsWith(
+        "topics.h.records[0].type: no .avsc file defines record nl.openweb.data.Heartbeet (known: nl.openweb.data.AccountCreationConfirmed"), e)
   }
 
   test("a record whose .avsc is missing is refused") {
@@ -71,7 +73,8 @@ class TopologyFileSuite extends munit.FunSuite {
   }
 
   test("a config value with a bad unit is refused") {
-    assertEquals(error(s"""{"topics": {"h": ${heartbeat.replace("\"records\"", "\"config\": {\"retention.ms\": \"15 fortnights\"}, \"records\"")}}}"""),
+    assertEquals(
+      error(s"""{"topics": {"h": ${heartbeat.replace("\"records\"", "\"config\": {\"retention.ms\": \"15 fortnights\"}, \"records\"")}}}"""),
       "topics.h.config.retention.ms: '15 fortnights' is not a duration such as 900000, 15m, 7d")
   }
 
@@ -88,6 +91,7 @@ class TopologyFileSuite extends munit.FunSuite {
   }
 
   test("an unknown subject name strategy is refused") {
-    assert(error(s"""{"subjectNameStrategy": "ByColour", "topics": {"h": $heartbeat}}""").startsWith("subjectNameStrategy: unknown subject name strategy 'ByColour'"))
+    assert(error(s"""{"subjectNameStrategy": "ByColour", "topics": {"h": $heartbeat}}""").startsWith(
+        "subjectNameStrategy: unknown subject name strategy 'ByColour'"))
   }
 }

@@ -13,8 +13,8 @@ class RecordLineSuite extends munit.ScalaCheckSuite {
     Prop.forAll(envelopes) { e =>
       val back = RecordLine.parse(RecordLine.text(e, e.value), 7).map(view)
       val expected = Right(view(RecordLine(7, Some(e.topic), Some(e.partition), Some(e.offset), e.timestamp.map(_.toEpochMilli),
-        Some(e.timestampType), e.key, e.headers.map { case (k, v) => k -> v.orNull }, e.schemaId, e.record, e.value,
-        if (e.value.isDefined) None else e.error, e.raw)))
+            Some(e.timestampType), e.key, e.headers.map { case (k, v) => k -> v.orNull }, e.schemaId, e.record, e.value,
+            if (e.value.isDefined) None else e.error, e.raw)))
       assertEquals(back, expected)
     }
   }
@@ -29,7 +29,8 @@ class RecordLineSuite extends munit.ScalaCheckSuite {
 
   test("file lines: the envelope's fields are read back; malformed ones are named") {
     val l = RecordLine.parse("""{"partition": 2, "offset": 9, "timestamp": "2026-11-21T10:00:00Z", "keyBase64": "AP8=",
-      "headers": [{"key": "h", "value": "v"}, {"key": "b", "base64": "AAE="}], "record": "R", "value": {"a": 1}, "raw": "AAAAAAE="}""", 1).toOption.get
+      "headers": [{"key": "h", "value": "v"}, {"key": "b", "base64": "AAE="}], "record": "R", "value": {"a": 1}, "raw": "AAAAAAE="}""",
+      1).toOption.get
     assertEquals((l.partition, l.offset, l.timestamp), (Some(2), Some(9L), Some(java.time.Instant.parse("2026-11-21T10:00:00Z").toEpochMilli)))
     assertEquals(l.key.map(_.toList), Some(List[Byte](0, -1)))
     assertEquals(l.headers.map { case (k, v) => k -> v.toList }, List("h" -> "v".getBytes.toList, "b" -> List[Byte](0, 1)))
@@ -41,11 +42,13 @@ class RecordLineSuite extends munit.ScalaCheckSuite {
 object RecordLineSuite {
   /** Arrays compare by reference: the test compares their contents. */
   def view(l: RecordLine): (RecordLine, Option[List[Byte]], List[(String, Option[List[Byte]])], Option[List[Byte]]) =
-    (l.copy(key = None, headers = Nil, raw = None), l.key.map(_.toList), l.headers.map { case (k, v) => k -> Option(v).map(_.toList) }, l.raw.map(_.toList))
+    (l.copy(key = None, headers = Nil, raw = None), l.key.map(_.toList), l.headers.map { case (k, v) => k -> Option(v).map(_.toList) },
+      l.raw.map(_.toList))
 
   /** Text with quotes, backslashes, control characters and non-ASCII letters (no lone surrogates: not text). */
   val text: Gen[String] = Gen.listOf(Gen.frequency(
-    6 -> Gen.alphaNumChar, 1 -> Gen.oneOf('"', '\\', '\n', '\t', '\u0001', '\u001f', ' ', '/'), 1 -> Gen.choose('\u00a0', '\ud7ff'))).map(_.mkString)
+      6 -> Gen.alphaNumChar, 1 -> Gen.oneOf('"', '\\', '\n', '\t', '\u0001', '\u001f', ' ', '/'), 1 -> Gen.choose('\u00a0', '\ud7ff'))).map(
+    _.mkString)
 
   val bytes: Gen[Array[Byte]] = Gen.oneOf(
     Gen.listOf(Gen.choose(Byte.MinValue, Byte.MaxValue)).map(_.toArray),

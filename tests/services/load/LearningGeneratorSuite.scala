@@ -12,7 +12,8 @@ import bankops.support.ModelBank
   * each reason the handler gives, and that the rest succeed.
   */
 class LearningGeneratorSuite extends munit.FunSuite {
-  private val Reasons = Set("invalid token", "insufficient funds", "both to and from not known at this bank", "from and to can't be same for transfer")
+  private val Reasons =
+    Set("invalid token", "insufficient funds", "both to and from not known at this bank", "from and to can't be same for transfer")
 
   /** What the bank answered to one run of `count` commands: each transfer with its outcome, and the creations. */
   private final case class Run(transfers: Vector[(ConfirmMoneyTransfer, Option[String])], creations: Vector[ConfirmAccountCreation],
@@ -80,7 +81,8 @@ class LearningGeneratorSuite extends munit.FunSuite {
     }
   }
 
-  test("a bank slow to answer: the load keeps going with deposits to the seeded account, at most 20 creations waiting; the share holds for the rest") {
+  test(
+    "a bank slow to answer: the load keeps going with deposits to the seeded account, at most 20 creations waiting; the share holds for the rest") {
     cases(40).foreach { case (seed, share, count) =>
       val r = run(seed, share, count, delay = 60)
       assertEquals(r.mostWaiting, 20, s"seed $seed: creations waiting for an answer while fewer than two accounts were known")

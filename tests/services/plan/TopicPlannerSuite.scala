@@ -7,10 +7,11 @@ class TopicPlannerSuite extends munit.FunSuite {
   private val topology: Topology = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
 
   /** The cluster as it is right after a correct apply, with broker defaults for undeclared keys. */
-  private def applied(brokers: Int): ClusterState = ClusterState(brokers, topology.topics.map { t =>
-    t.name -> ClusterTopic(t.name, t.partitions, t.replicationFactor min brokers,
-      Map("cleanup.policy" -> "delete", "retention.ms" -> "604800000", "segment.bytes" -> "1073741824") ++ t.config)
-  }.toMap)
+  private def applied(brokers: Int): ClusterState = ClusterState(brokers,
+    topology.topics.map { t =>
+      t.name -> ClusterTopic(t.name, t.partitions, t.replicationFactor min brokers,
+        Map("cleanup.policy" -> "delete", "retention.ms" -> "604800000", "segment.bytes" -> "1073741824") ++ t.config)
+    }.toMap)
 
   test("an empty cluster: every topic is created, replication capped at the brokers with a warning") {
     val plan = TopicPlanner.plan(topology, ClusterState(1, Map.empty))
@@ -44,8 +45,9 @@ class TopicPlannerSuite extends munit.FunSuite {
       .updated("balance_changed", c.topics("balance_changed").copy(replicationFactor = 2)))
     val plan = TopicPlanner.plan(topology, cluster)
     assertEquals(plan.changes, Nil)
-    assertEquals(plan.warnings.toSet, Set[TopicWarning](
-      TopicWarning.FewerPartitionsDeclared("commands", 9, 12), TopicWarning.ReplicationDiffers("balance_changed", 3, 2)))
+    assertEquals(plan.warnings.toSet,
+      Set[TopicWarning](
+        TopicWarning.FewerPartitionsDeclared("commands", 9, 12), TopicWarning.ReplicationDiffers("balance_changed", 3, 2)))
   }
 
   test("never delete: unlisted topics stay unless asked, and internal topics stay even then") {

@@ -10,7 +10,8 @@ class RegistryEndpointSuite extends munit.FunSuite {
   test("a URL's credentials become basic auth and leave the URL; a path is kept, a trailing slash dropped") {
     assertEquals(RegistryEndpoint.from(settings("http://alice:s%40cret@reg.example:8081/apis/ccompat/v7/")),
       Right(RegistryEndpoint("http://reg.example:8081/apis/ccompat/v7", Some("alice:s@cret"))))
-    assertEquals(RegistryEndpoint.from(settings("https://reg.example", Some("bob:pw"))), Right(RegistryEndpoint("https://reg.example", Some("bob:pw"))))
+    assertEquals(RegistryEndpoint.from(settings("https://reg.example", Some("bob:pw"))),
+      Right(RegistryEndpoint("https://reg.example", Some("bob:pw"))))
   }
 
   test("bad URLs are named with where they came from, the password masked") {
@@ -39,14 +40,16 @@ class RegistryEndpointSuite extends munit.FunSuite {
     val notPem = dir / "ca.txt"
     os.write(notPem, "not a certificate")
     List(dir / "missing.pem" -> "does not exist", dir -> "is a directory", notPem -> "holds no PEM certificate").foreach { case (p, why) =>
-      assertEquals(RegistryEndpoint.from(settings("https://reg.example", ca = Some(p))), Left(s"flag --registry-ca: $p $why" +
-        (if (why == "is a directory") ", not a PEM CA certificate" else "")))
+      assertEquals(RegistryEndpoint.from(settings("https://reg.example", ca = Some(p))),
+        Left(s"flag --registry-ca: $p $why" +
+          (if (why == "is a directory") ", not a PEM CA certificate" else "")))
     }
   }
 
   test("the registry's TLS: its own schema.registry.ssl.* keys when given, else the Kafka profile") {
     val kafka = Map("security.protocol" -> "SSL", "ssl.truststore.location" -> "/k.p12")
     assertEquals(RegistryEndpoint.tlsProperties(kafka), kafka)
-    assertEquals(RegistryEndpoint.tlsProperties(kafka + ("schema.registry.ssl.truststore.location" -> "/r.p12")), Map("ssl.truststore.location" -> "/r.p12"))
+    assertEquals(RegistryEndpoint.tlsProperties(kafka + ("schema.registry.ssl.truststore.location" -> "/r.p12")),
+      Map("ssl.truststore.location" -> "/r.p12"))
   }
 }

@@ -25,9 +25,10 @@ class RegistryHttpSuite extends munit.CatsEffectSuite {
   }
 
   test("an HTML 404 is no registry: exit 3 naming the address and the path, the body never shown") {
-    server(404, "<html><body>Not Found</body></html>").use(port => failure(client(s"http://127.0.0.1:$port").use(_.subjects)).map { f =>
-      assertEquals((f.exitCode, f.message), (3, s"no Confluent-compatible registry at http://127.0.0.1:$port (404 on /subjects)"))
-    })
+    server(404, "<html><body>Not Found</body></html>").use(port =>
+      failure(client(s"http://127.0.0.1:$port").use(_.subjects)).map { f =>
+        assertEquals((f.exitCode, f.message), (3, s"no Confluent-compatible registry at http://127.0.0.1:$port (404 on /subjects)"))
+      })
   }
 
   test("a JSON 404 without Confluent's error_code (Apicurio's own root, the API path missing) is no registry either") {
@@ -38,16 +39,19 @@ class RegistryHttpSuite extends munit.CatsEffectSuite {
   }
 
   test("an HTML 200 is no registry either; a schema looked up by id there is not 'unknown to the registry'") {
-    server(200, "<html>welcome</html>").use(port => failure(client(s"http://127.0.0.1:$port").use(_.schemaById(4))).map { f =>
-      assertEquals((f.exitCode, f.message), (3, s"no Confluent-compatible registry at http://127.0.0.1:$port (the answer to /schemas/ids/4 is not JSON)"))
-    })
+    server(200, "<html>welcome</html>").use(port =>
+      failure(client(s"http://127.0.0.1:$port").use(_.schemaById(4))).map { f =>
+        assertEquals((f.exitCode, f.message),
+          (3, s"no Confluent-compatible registry at http://127.0.0.1:$port (the answer to /schemas/ids/4 is not JSON)"))
+      })
   }
 
   test("a registry that accepts and never answers: exit 3 within the timeout plus a second, retries included") {
-    SilentListener.resource.use(port => failure(client(s"http://127.0.0.1:$port", 3.seconds).use(_.subjects)).timed.map { case (took, f) =>
-      assertEquals((f.exitCode, f.message), (3, s"schema registry at http://127.0.0.1:$port did not answer within 3 s"))
-      assert(took < 4.seconds, took.toString)
-    })
+    SilentListener.resource.use(port =>
+      failure(client(s"http://127.0.0.1:$port", 3.seconds).use(_.subjects)).timed.map { case (took, f) =>
+        assertEquals((f.exitCode, f.message), (3, s"schema registry at http://127.0.0.1:$port did not answer within 3 s"))
+        assert(took < 4.seconds, took.toString)
+      })
   }
 
   test("credentials in the URL are sent as basic auth, never shown") {
