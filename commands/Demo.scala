@@ -168,7 +168,8 @@ object Demo {
 
   val job: Job = Job(
     "demo",
-    "The whole bank at work on the local sandbox, checked: fixtures through the handler, a learning command load, every balance validated, a short latency run with its chart.",
+    "The whole bank at work on the local sandbox, checked: fixtures through the handler, a learning command load, " +
+      "every balance validated, a short latency run with its chart.",
     "bankops demo",
     opts.map(o => run(o) _)
   )

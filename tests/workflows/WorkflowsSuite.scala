@@ -277,7 +277,8 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a broken SLO fails the job and still uploads") {
+    "latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a " +
+      "broken SLO fails the job and still uploads") {
     for {
       ok <- run("latency", inputs = Map("load" -> "0,100", "step-duration" -> "3s", "slo" -> "p99<4s max<5s", "group" -> "bankops-command-handler"))
       broken <- run("latency", inputs = Map("load" -> "0", "step-duration" -> "2s", "slo" -> "p50<1ms", "group" -> "bankops-command-handler"))

@@ -54,7 +54,8 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
       val days = ChronoUnit.DAYS.between(Instant.now(), cert.getNotAfter.toInstant)
       if (days < 0) throw new IllegalStateException(s"certificate ${cert.getSubjectX500Principal} expired on ${cert.getNotAfter}")
       val soon = if (days < 30) s" (expires in $days days!)" else s", valid $days more days"
-      s"${socket.getSession.getProtocol}, certificate ${cert.getSubjectX500Principal.getName} trusted$soon${if (verifyHost) ", hostname matches" else ""}"
+      s"${socket.getSession.getProtocol}, certificate ${cert.getSubjectX500Principal.getName} " +
+        s"trusted$soon${if (verifyHost) ", hostname matches" else ""}"
     } finally socket.close()
   }
 

@@ -102,7 +102,8 @@ object GroupsCommand {
 
   val job: Job = Job(
     "groups",
-    "Consumer groups: list, describe (lag in records and time, members), reset committed offsets (plan first, --execute, --save-to to undo), delete empty groups.",
+    "Consumer groups: list, describe (lag in records and time, members), reset committed offsets (plan first, " +
+      "--execute, --save-to to undo), delete empty groups.",
     "bankops groups reset bankops-command-handler --topic commands --to ago:15m --save-to before.json --execute",
     listCmd orElse describeCmd orElse resetCmd orElse deleteCmd
   )

@@ -76,7 +76,8 @@ object HandlerCommand {
             case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
             case true =>
               shell.info(
-                s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
+                s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), " +
+                  s"publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
                 HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell)
           }
         }
@@ -124,7 +125,8 @@ object HandlerCommand {
 
   val job: Job = Job(
     "handler",
-    "The bank's command handler: applies commands to PostgreSQL and publishes feedback and balance changes, exactly once; records it cannot read go to a dead-letter topic.",
+    "The bank's command handler: applies commands to PostgreSQL and publishes feedback and balance changes, exactly " +
+      "once; records it cannot read go to a dead-letter topic.",
     "bankops handler --group bankops-command-handler --instance handler-1",
     opts.map(o => run(o) _)
   )

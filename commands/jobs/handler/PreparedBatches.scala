@@ -63,7 +63,8 @@ final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: 
           fault("during-recovery")
           finish(gid, commit)
           log(
-            s"handler: recovered the batch marked by $at: ${if (commit) "published by Kafka, committed" else "not published, rolled back (it is read again)"}")
+            s"handler: recovered the batch marked by $at: " +
+              s"${if (commit) "published by Kafka, committed" else "not published, rolled back (it is read again)"}")
           true
       }
   }

@@ -66,6 +66,7 @@ object BalancePoller {
   private def unreadable(db: DatabaseSettings, e: SQLException): Failure =
     if (e.getSQLState != null && e.getSQLState.startsWith("42")) // undefined table or column: not the bank's database
       Failure.BadInput(
-        s"${Secrets.maskUrl(db.url.value)} has no balance table with iban and amount (${e.getMessage.linesIterator.next()}): is it the bank's database?")
+        s"${Secrets.maskUrl(db.url.value)} has no balance table with iban and amount " +
+          s"(${e.getMessage.linesIterator.next()}): is it the bank's database?")
     else Database.unreachable(db, e)
 }

@@ -73,7 +73,8 @@ object LatencyCommand {
       short = outcome.steps.filter(s => s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98)
       _ <- short.traverse_(s =>
         shell.warn(
-          f"step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the broker or this machine could not keep up"))
+          f"step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the " +
+            f"broker or this machine could not keep up"))
     } yield
       if (outcome.interrupted) Exit.Interrupted
       else if (outcome.stoppedEarly.nonEmpty || broken.nonEmpty) Exit.Difference

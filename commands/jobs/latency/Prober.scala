@@ -38,7 +38,8 @@ final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: I
       _ <- send(id, value)
       arrival <- answer.get.timeoutTo(timeout,
         IO.raiseError(Failure.Difference(
-            s"no answer on the feedback topic within ${timeout.toSeconds} s to the probe account's creation: is a command handler consuming $commandsTopic? " +
+            s"no answer on the feedback topic within ${timeout.toSeconds} s to the probe account's creation: is a " +
+              s"command handler consuming $commandsTopic? " +
               "(`bankops sandbox status`, `bankops groups describe bankops-command-handler`)")))
       iban <- arrival.value.hcursor.get[String]("iban").toOption match {
         case Some(i) if arrival.record.endsWith("AccountCreationConfirmed") => IO.pure(i)

@@ -14,7 +14,8 @@ final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, res
   /** "replay: 30 read, 30 acknowledged on t in 1.20 s, 25 records/s (per partition: 0=10 1=20), 0 failed" */
   def summary(topic: String): String = {
     val perPartition = acked.zipWithIndex.filter(_._1 > 0).map { case (c, p) => s"$p=$c" }.mkString(" ")
-    s"replay: ${if (interrupted) "interrupted (Ctrl-C): " else ""}$read read, $acknowledged acknowledged on $topic in ${DeliveryReport.rate(acknowledged, took)} " +
+    s"replay: ${if (interrupted) "interrupted (Ctrl-C): " else ""}$read read, $acknowledged acknowledged on $topic in " +
+      s"${DeliveryReport.rate(acknowledged, took)} " +
       s"(per partition: ${if (perPartition.isEmpty) "none" else perPartition})" +
       (if (failed > 0) s", $failed in batches with failed deliveries" else ", 0 failed")
   }

@@ -57,7 +57,8 @@ object ReplayCommand {
   private val to: Opts[To] =
     TopicName.option("to-topic", "Target topic.").map(ToTopic(_): To) orElse
       (path("to-file",
-          "Target file: lossless JSON lines (raw value bytes alongside the decoded value); a new name, or an existing regular file with --overwrite."),
+          "Target file: lossless JSON lines (raw value bytes alongside the decoded value); a new name, or an existing " +
+            "regular file with --overwrite."),
         Opts.flag("overwrite", "With --to-file: replace the file when it exists (a directory, link or device is never replaced).").orFalse).mapN(
         ToFile(_, _): To)
 

@@ -17,7 +17,8 @@ object SandboxCommand {
     new Sandbox(SandboxLayout(Connections.sandboxDir(dir, shell)), shell, provision)
 
   private def up(provision: Sandbox.Provision) = Opts.subcommand("up",
-    "Start Kafka (SSL), the schema registry and PostgreSQL (or reuse them when healthy), apply the bank's topics and subjects, and start its command handler.")(
+    "Start Kafka (SSL), the schema registry and PostgreSQL (or reuse them when healthy), apply the bank's topics and " +
+      "subjects, and start its command handler.")(
     (dirOpt, SandboxSettings.opts, Opts.flag("no-handler", "Leave the command handler out (a quiet commands topic).").orFalse).mapN {
       (dir, settings, noHandler) => (shell: Shell) =>
         sandbox(dir, shell, provision).up(settings, handler = !noHandler)

@@ -65,7 +65,8 @@ object TopicsCommand {
       TopicSync.printOutcomes(outcomes, format, shell) >> (
         if (failed.nonEmpty)
           shell.info(
-            s"topics: ${outcomes.size - failed.size} of ${outcomes.size} changes applied; failed on ${failed.map(_.change.topic).distinct.mkString(", ")}")
+            s"topics: ${outcomes.size - failed.size} of ${outcomes.size} changes applied; failed on " +
+              s"${failed.map(_.change.topic).distinct.mkString(", ")}")
             .as(ExitCode(TopicSync.exitCode(failed)))
         else TopicSync.confirm(admin, topology).flatMap { left =>
           if (left.isEmpty) shell.info(s"topics: ${outcomes.size} changes applied; the cluster matches the topology").as(ExitCode.Success)

@@ -64,7 +64,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
   private def field(j: Json, name: String): Option[Long] = j.hcursor.get[Option[Long]](name).toOption.flatten
 
   test(
-    "the group's lag rises under a burst while its handler is stopped and falls to 0 once it runs again; a reset of the active group is refused naming it") {
+    "the group's lag rises under a burst while its handler is stopped and falls to 0 once it runs again; a reset of " +
+      "the active group is refused naming it") {
     BankFixture.create("glag").flatMap { bank =>
       // Enough that each of the 3 partitions gets one: a partition with nothing committed has no lag (as in Kafka's own
       // tool), and with 10 commands one partition in 20 runs got none, so the burst's lag was short of 300.
@@ -109,7 +110,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "reset by timestamp with the handler stopped moves exactly the expected offsets (Kafka's own tool agrees); --save-to then file: restores them exactly; the handler re-reads those commands and changes no balance") {
+    "reset by timestamp with the handler stopped moves exactly the expected offsets (Kafka's own tool agrees); " +
+      "--save-to then file: restores them exactly; the handler re-reads those commands and changes no balance") {
     BankFixture.create("greset").flatMap { bank =>
       val opened = List.fill(20)(id())
       val again = List.fill(60)(id())
@@ -181,7 +183,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "bad inputs: unknown group or topic, a partition the topic lacks, a missing offsets file, delete without --yes: exit 2 naming it, nothing changed; delete of an empty group") {
+    "bad inputs: unknown group or topic, a partition the topic lacks, a missing offsets file, delete without --yes: " +
+      "exit 2 naming it, nothing changed; delete of an empty group") {
     BankFixture.create("gbad").flatMap { bank =>
       val one = id()
       for {

@@ -70,7 +70,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "a handler held after PREPARE while a second handler starts: the second waits for Kafka's outcome instead of rolling back, and the batch counts once") {
+    "a handler held after PREPARE while a second handler starts: the second waits for Kafka's outcome instead of " +
+      "rolling back, and the batch counts once") {
     BankFixture.create("held").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "held-a", suffix = ".log"), os.temp(prefix = "held-b", suffix = ".log"))
       var spawned = List.empty[os.SubProcess]
@@ -151,7 +152,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "an operator deletes the group's offsets while a published batch is still prepared: the handler commits it anyway, and re-reading everything changes nothing") {
+    "an operator deletes the group's offsets while a published batch is still prepared: the handler commits it " +
+      "anyway, and re-reading everything changes nothing") {
     BankFixture.create("deleted").flatMap { bank =>
       val log = os.temp(prefix = "deleted", suffix = ".log")
       val (account, deposit) = (id(), id())

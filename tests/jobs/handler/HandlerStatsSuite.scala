@@ -13,7 +13,8 @@ class HandlerStatsSuite extends munit.FunSuite {
       random.shuffle(reasons).take(random.nextInt(3)).map(_ -> (1L + random.nextInt(4))).toMap, random.nextInt(2).toLong, random.nextInt(30).toLong)
 
   private def randomTimings(random: Random): BatchTimings =
-    BatchTimings.of(1 + random.nextInt(50), 0L, 1L + random.nextInt(5000000), 6000000L, 7000000L + random.nextInt(1000000), 9000000L, 9500000L)
+    BatchTimings.of(1 + random.nextInt(50), 0L, 1L + random.nextInt(5000000), 6000000L, 7000000L + random.nextInt(1000000), 9000000L, 9500000L,
+      reads = random.nextInt(1000000).toLong, writes = random.nextInt(1000000).toLong)
 
   test("a snapshot holds the sums of every batch's counts, dead letters and timings so far") {
     val random = new Random()

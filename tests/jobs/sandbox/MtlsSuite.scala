@@ -31,7 +31,8 @@ class MtlsSuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "--mtls refuses a client without a keystore and serves one with it; --registry-tls serves HTTPS trusted by the same profile; down leaves no process") {
+    "--mtls refuses a client without a keystore and serves one with it; --registry-tls serves HTTPS trusted by the " +
+      "same profile; down leaves no process") {
     val args = List("sandbox", "up", "--mtls", "--registry-tls", "--sandbox-dir", dir.toString) ++ ports
     val run = for {
       up <- TestShell.run(args, home = bankops.support.Repo.root)

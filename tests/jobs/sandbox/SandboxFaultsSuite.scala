@@ -43,7 +43,8 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "--sandbox-dir that is not the sandbox's: up into a non-empty directory, onto a file or a link is exit 2 and writes nothing; down --wipe deletes nothing") {
+    "--sandbox-dir that is not the sandbox's: up into a non-empty directory, onto a file or a link is exit 2 and " +
+      "writes nothing; down --wipe deletes nothing") {
     val home = os.temp.dir()
     os.write(home / "notes.txt", "mine")
     val file = home / "notes.txt"

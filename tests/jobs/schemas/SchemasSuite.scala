@@ -94,7 +94,8 @@ class SchemasSuite extends munit.CatsEffectSuite {
     val v1 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time")))
     val v2 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time")))
     os.write.over(v2 / os.up / "Heartbeat.avsc",
-      "{ \"namespace\" : \"nl.openweb.data\",\n  \"fields\": [ {\"type\": \"long\", \"name\": \"beat\", \"doc\": \"a counter\"} ],\n \"name\": \"Heartbeat\", \"type\": \"record\" }")
+      "{ \"namespace\" : \"nl.openweb.data\",\n  \"fields\": [ {\"type\": \"long\", \"name\": \"beat\", \"doc\": \"a " +
+        "counter\"} ],\n \"name\": \"Heartbeat\", \"type\": \"record\" }")
     for {
       _ <- Setup.cli("register v1", "schemas", "register", "--topology", v1.toString)
       plan <- bankops("schemas", "plan", "--topology", v2.toString, "-o", "json")

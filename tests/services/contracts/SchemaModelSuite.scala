@@ -31,7 +31,8 @@ class SchemaModelSuite extends munit.FunSuite {
     val t = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
     assertEquals(DesiredSubjects.of(t, SubjectNameStrategy.Topic, t.schemaFiles).map(_.map(_.subject)),
       Left(
-        "subject commands-value would hold nl.openweb.data.ConfirmAccountCreation and nl.openweb.data.ConfirmMoneyTransfer: TopicNameStrategy allows one record type per subject"))
+        "subject commands-value would hold nl.openweb.data.ConfirmAccountCreation and " +
+          "nl.openweb.data.ConfirmMoneyTransfer: TopicNameStrategy allows one record type per subject"))
     val one = t.copy(topics = t.topics.filter(_.records.size == 1))
     assertEquals(DesiredSubjects.of(one, SubjectNameStrategy.Topic, t.schemaFiles).map(_.map(_.subject)),
       Right(List("heartbeat-value", "balance_changed-value")))
