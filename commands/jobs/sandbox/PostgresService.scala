@@ -2,12 +2,11 @@ package bankops.jobs.sandbox
 
 import cats.effect.IO
 
-import java.sql.DriverManager
-import java.util.Properties
 import scala.concurrent.duration._
 
 import bankops.base.Failure
 import bankops.services.bank.BankTables
+import bankops.services.config.{Database, DatabaseSettings, Source, Sourced}
 
 /** A private PostgreSQL cluster from the machine's binaries, on a loopback port,
   * password-protected, holding `balancedb` (the bank's schema) and `registry`
@@ -49,13 +48,11 @@ final class PostgresService(ctx: SandboxContext) extends SandboxService {
 
   def jdbcUrl(db: String): String = s"jdbc:postgresql://127.0.0.1:$port/$db"
 
-  private def connect(db: String) = {
-    val p = new Properties()
-    p.setProperty("user", SandboxSettings.DbUser)
-    p.setProperty("password", ctx.secrets.dbPassword)
-    p.setProperty("connectTimeout", "5")
-    DriverManager.getConnection(jdbcUrl(db), p)
-  }
+  // Through the one place connections are made, as the bank's owner.
+  private def connect(
+      db: String
+  ) = Database.open(DatabaseSettings(Sourced(jdbcUrl(db), Source.Sandbox), Sourced(SandboxSettings.DbUser, Source.Sandbox),
+      Some(Sourced(ctx.secrets.dbPassword, Source.Sandbox))), "sandbox", 5.seconds)
 
   private def sql(db: String, statements: String*): IO[Unit] = IO.blocking {
     val c = connect(db)
