@@ -2,7 +2,7 @@ package bankops.base
 
 class ProjectDirectivesSuite extends munit.FunSuite {
 
-  test("the repository's own project.scala parses, with the versions DESIGN.md names") {
+  test("the repository's own project.scala parses, with the versions commands/DESIGN.md names") {
     val d = ProjectDirectives.parse(os.read(bankops.support.Repo.root / "project.scala")).fold(e => fail(e), identity)
     assertEquals(d.scalaVersion, "2.13.17")
     val names = d.dependencies.map(x => s"${x.organization}:${x.name}:${x.version}").toSet

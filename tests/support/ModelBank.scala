@@ -5,7 +5,7 @@ import scala.util.Random
 
 import bankops.services.bank.ConfirmMoneyTransfer
 
-/** The bank's rules written out again for tests, from DESIGN.md rather than from the code under test: an oracle
+/** The bank's rules written out again for tests, from commands/DESIGN.md rather than from the code under test: an oracle
   * for what the bank does with a transfer. Account numbers are Dutch IBANs of bank code OPEN (`NLkkOPEN0ddddddddd`)
   * whose check digits pass ISO 13616's mod-97 test; `cash` is money from outside the bank. A transfer fails when:
   * its amount is not positive; from is neither cash nor a valid account number; from equals to; from is an account

@@ -14,7 +14,7 @@ class TopologyFileSuite extends munit.FunSuite {
 
   private val heartbeat = """{"partitions": 1, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}"""
 
-  test("the default topology is DESIGN.md's: four topics, eight records, TopicRecordNameStrategy; and the handler's dead-letter topic") {
+  test("the default topology is commands/DESIGN.md's: four topics, eight records, TopicRecordNameStrategy; and the handler's dead-letter topic") {
     val t = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
     assertEquals(t.subjectNameStrategy, SubjectNameStrategy.TopicRecord)
     assertEquals(t.topics.map(t => t.name -> t.partitions),
