@@ -89,23 +89,21 @@ object HandlerCommand {
     } yield code
   }
 
-  /** The handler's transactional producer, its transactions initialized: that ends one our previous producer left open. */
+  /** The handler's transactional producer, its transactions initialized: that ends one our previous producer left open.
+    * A producer whose initialization fails is closed, not leaked.
+    */
   private def producer(settings: ConnectionSettings, transactionalId: String, timeout: FiniteDuration): Resource[SyncIO, HandlerLoop.Producer] =
-    Resource.make(SyncIO {
-      val p = KafkaClients.transactionalProducer(settings.kafka, transactionalId, timeout)
-      p.initTransactions()
-      p
-    })(p => SyncIO(scala.util.Try(p.close(java.time.Duration.ofSeconds(5)))).void)
+    Resource.make(SyncIO(KafkaClients.transactionalProducer(settings.kafka, transactionalId, timeout)))(p =>
+      SyncIO(scala.util.Try(p.close(java.time.Duration.ofSeconds(5)))).void).evalTap(p => SyncIO(p.initTransactions()))
 
   /** A connection for the batches. A row lock is waited for 5 s at most: a dead handler's prepared batch holds its accounts
     * until recovery settles it.
     */
   private def ledgerDb(settings: ConnectionSettings, timeout: FiniteDuration, stopping: () => Boolean): Resource[SyncIO, LedgerDb] =
-    Resource.make(SyncIO {
-      val c = Database.open(settings.database, "handler", timeout)
-      c.createStatement().execute("SET lock_timeout = '5s'")
-      new LedgerDb(c, stopping)
-    })(d => SyncIO(d.close()))
+    // Set in autocommit, before LedgerDb opens its transactions: a SET inside one would be undone by its rollback.
+    Resource.make(SyncIO(Database.open(settings.database, "handler", timeout)))(c => SyncIO(scala.util.Try(c.close())).void)
+      .evalTap(c => SyncIO(c.createStatement().execute("SET lock_timeout = '5s'")))
+      .map(new LedgerDb(_, stopping))
 
   /** Held while a handler with a stable name runs (see [[HandlerLoop.instanceKey]]): a second one is refused at start. */
   private def instanceLock(o: Options, settings: ConnectionSettings): Resource[IO, Unit] = o.instance match {
