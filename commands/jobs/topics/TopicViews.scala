@@ -57,7 +57,7 @@ object TopicViews {
   /** A topic's heading, its partitions, the configs not at Kafka's defaults, and its differences from the topology. */
   def describeTable(r: TopicReport): String = {
     val t = r.details
-    val heading = s"topic ${t.name}: ${t.partitions.size} partitions, replication ${t.replicationFactor}" +
+    val heading = s"topic ${t.name}: ${t.partitions.size} partition${if (t.partitions.size == 1) "" else "s"}, replication ${t.replicationFactor}" +
       (if (t.internal) ", internal" else "") + (if (r.declared) ", declared in the topology" else ", not in the topology") + s", id ${t.topicId}"
     def cell[A](a: Option[A]) = a.fold("-")(_.toString)
     val partitions = Table.render(
