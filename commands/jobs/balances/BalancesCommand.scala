@@ -3,15 +3,13 @@ package bankops.jobs.balances
 import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
-import org.apache.kafka.common.utils.Utils
 
-import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
+import bankops.services.kafka.{KafkaClients, KeyPartition, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops balances validate`: the balances on Kafka and in PostgreSQL agree, or here is how they differ. */
@@ -47,7 +45,7 @@ object BalancesCommand {
       partitions = o.partitions.getOrElse((0 until count).toList).sorted
       _ <- partitions.find(_ >= count).traverse_(p => IO.raiseError(Failure.BadInput(s"topic ${o.topic} has no partition $p (it has $count)")))
       // An account's events are keyed by iban, so its partition is the default partitioner's: the rows this share owns.
-      mine = (iban: String) => partitions.contains(Utils.toPositive(Utils.murmur2(iban.getBytes(UTF_8))) % count)
+      mine = (iban: String) => partitions.contains(KeyPartition.of(iban, count))
       fold = new EventFold
       report <- (BalanceTable.open(settings.database, o.table, o.timeout), RegistryClient.resource(settings, o.timeout)).tupled.use {
         case (table, registry) =>

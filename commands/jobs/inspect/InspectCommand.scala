@@ -9,25 +9,45 @@ import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Interrupt, Job, Shell, StepSummary}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{Decoded, KafkaClients, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, TopicReader}
+import bankops.services.kafka.{Decoded, KafkaClients, ReadPlan, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, TopicReader}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops inspect`: read and decode records on topics; read-only, no consumer group, nothing committed. */
 object InspectCommand {
 
   final case class Options(flags: ConnectionFlags, spec: ReadSpec, limit: Option[Long], filter: RecordFilter,
-                           format: Option[InspectFormat], fields: Option[List[String]], strict: Boolean, timeout: FiniteDuration)
+                           format: Option[InspectFormat], fields: Option[FieldSelection], strict: Boolean, timeout: FiniteDuration)
+
+  private val allPartitions =
+    Opts.flag("all-partitions", "With --key: read every partition, not only the one Kafka's default partitioner gives the key.").orFalse
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
     SourceOpts.spec(SourceOpts.topics("topic", "Topic to read (repeatable).")),
     SourceOpts.limit,
     SourceOpts.filter,
+    allPartitions,
     InspectFormat.opts,
-    InspectFormat.fields,
+    FieldSelection.opts,
     Opts.flag("strict", "Exit 1 if any record does not decode.").orFalse,
     Flags.timeout(30.seconds)
-  ).mapN(Options.apply)
+  ).tupled.mapValidated { case (flags, spec, limit, filter, all, format, fields, strict, timeout) =>
+    if (all && filter.key.isEmpty) "--all-partitions goes with --key (without --key every partition is read)".invalidNel
+    else {
+      // A key names its partition (when --partition does not): only that one is read.
+      val keyed = if (all || spec.partitions.isDefined) spec else spec.copy(byKey = filter.key)
+      Options(flags, keyed, limit, filter, format, fields, strict, timeout).validNel
+    }
+  }
+
+  /** Which partition a keyed read chose, per topic. */
+  private def keyedLines(o: Options, plan: ReadPlan): List[String] =
+    o.spec.byKey.toList.flatMap(k =>
+      plan.partitionCounts.toList.sorted.map { case (topic, count) =>
+        val p = plan.ranges.keys.filter(_.topic == topic).map(_.partition).mkString(", ")
+        s"inspect: key '$k' goes to partition $p of $topic (of $count, by Kafka's default partitioner); reading only that one " +
+          "(--all-partitions reads all)"
+      })
 
   def run(o: Options)(shell: Shell): IO[ExitCode] = {
     val format = InspectFormat.resolve(o.format, shell)
@@ -36,8 +56,8 @@ object InspectCommand {
       stats <- Ref.of[IO, InspectStats](InspectStats.empty)
       writer = new java.io.BufferedWriter(new java.io.OutputStreamWriter(shell.out, java.nio.charset.StandardCharsets.UTF_8), 1 << 16)
       opened = (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit), RegistryClient.resource(settings, o.timeout)).tupled
-      _ <- opened.use { case (ctrlC, (plan, records), registry) =>
-        val decoder = new RecordDecoder(new SchemaResolver(registry), Decoded.needsPlainValues(o.filter, o.fields))
+      plan <- opened.use { case (ctrlC, (plan, records), registry) =>
+        val decoder = new RecordDecoder(new SchemaResolver(registry), Decoded.needsPlainValues(o.filter, o.fields.isDefined))
         val progress = plan.total.filter(_ => shell.stderrIsTerminal).fold(Stream.empty.covaryAll[IO, Unit])(total =>
           Stream.awakeEvery[IO](1.second).evalMap(_ =>
             stats.get.flatMap(s =>
@@ -46,32 +66,37 @@ object InspectCommand {
               })))
         // Decode, filter and render in parallel per chunk; count, limit and write in order. Lines are kept as
         // separate small strings: one multi-megabyte builder per chunk would be a humongous allocation for G1.
-        records.chunks
-          .parEvalMap(2)(chunk =>
-            decoder.decodeChunk(chunk).map { decoded =>
-              val sb = new java.lang.StringBuilder(512)
-              val lines = decoded.map { d =>
-                if (o.filter.accepts(d.envelope)) { sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); sb.toString }
-                else null
-              }
-              (decoded, lines)
-            })
-          .evalMap { case (decoded, lines) =>
-            stats.modify { s0 =>
-              val (s, text, limitReached) = InspectStats.step(s0, decoded, lines, o.limit)
-              (s, (text, limitReached))
-            }.flatTap { case (text, _) => IO.blocking { text.foreach(writer.write); writer.flush() }.whenA(text.nonEmpty) }
-          }
-          .takeThrough { case (_, limitReached) => !limitReached }
-          .concurrently(progress)
-          .interruptWhen(ctrlC.attempt)
-          .compile.drain
-          .guarantee(IO.blocking { shell.err.print("\r\u001b[K"); shell.err.flush() }.whenA(shell.stderrIsTerminal && plan.total.isDefined))
+        keyedLines(o, plan).traverse_(shell.info) >>
+          records.chunks
+            .parEvalMap(2)(chunk =>
+              decoder.decodeChunk(chunk).map { decoded =>
+                val sb = new java.lang.StringBuilder(512)
+                val lines = decoded.map { d =>
+                  if (o.filter.accepts(d.envelope)) { sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); sb.toString }
+                  else null
+                }
+                (decoded, lines)
+              })
+            .evalMap { case (decoded, lines) =>
+              stats.modify { s0 =>
+                val (s, text, limitReached) = InspectStats.step(s0, decoded, lines, o.limit)
+                (s, (text, limitReached))
+              }.flatTap { case (text, _) => IO.blocking { text.foreach(writer.write); writer.flush() }.whenA(text.nonEmpty) }
+            }
+            .takeThrough { case (_, limitReached) => !limitReached }
+            .concurrently(progress)
+            .interruptWhen(ctrlC.attempt)
+            .compile.drain
+            .guarantee(IO.blocking { shell.err.print("\r\u001b[K"); shell.err.flush() }.whenA(shell.stderrIsTerminal && plan.total.isDefined))
+            .as(plan)
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       s <- stats.get
-      _ <- shell.info(s"inspect: ${s.summary}")
-      _ <- s.filterWarnings(o.filter).traverse_(shell.warn)
-      _ <- StepSummary.write(shell, s.stepSummary(o.spec.topics, o.strict))
+      partitions = plan.ranges.size
+      _ <- shell.info(s"inspect: ${s.summary}; $partitions partition${if (partitions == 1) "" else "s"} read")
+      _ <- shell.info(s"inspect: nothing matched in the key's partition; a producer with another partitioner (librdkafka's " +
+        "default hashes keys with CRC32) puts keys elsewhere: --all-partitions reads all").whenA(o.spec.byKey.isDefined && s.shown == 0)
+      _ <- s.filterWarnings(o.filter, o.fields).traverse_(shell.warn)
+      _ <- StepSummary.write(shell, s.stepSummary(o.spec.topics, o.strict, partitions))
     } yield if (o.strict && s.undecodable > 0) Exit.Difference else ExitCode.Success
   }
 

@@ -27,15 +27,10 @@ object InspectFormat {
 
   def resolve(chosen: Option[InspectFormat], shell: Shell): InspectFormat = chosen.getOrElse(if (shell.stdoutIsTerminal) Pretty else JsonLines)
 
-  val fields: Opts[Option[List[String]]] =
-    Opts.option[String]("fields", "Keep only these value fields (comma-separated).", metavar = "A,B").map(
-      _.split(",").toList.map(_.trim).filter(_.nonEmpty)).orNone
-
-  private def only(fields: Option[List[String]])(j: Json): Json =
-    fields.fold(j)(fs => j.mapObject(_.filterKeys(fs.contains)))
+  private def only(fields: Option[FieldSelection])(j: Json): Json = fields.fold(j)(_(j))
 
   /** The value as the chosen format shows it. */
-  def value(format: InspectFormat, d: Decoded, fields: Option[List[String]]): Option[Json] =
+  def value(format: InspectFormat, d: Decoded, fields: Option[FieldSelection]): Option[Json] =
     (format, d.datum, d.schema) match {
       case (AvroJsonLines, Some(datum), Some(schema)) => Some(only(fields)(AvroJson.avroJson(datum, schema)))
       case (_, Some(datum), Some(schema)) => Some(only(fields)(d.envelope.value.getOrElse(AvroJson.plain(datum, schema))))
@@ -43,7 +38,7 @@ object InspectFormat {
     }
 
   /** Appends the record as one line (JSON) or block (pretty), newline included. */
-  def renderTo(format: InspectFormat, d: Decoded, fields: Option[List[String]], sb: java.lang.StringBuilder): Unit = {
+  def renderTo(format: InspectFormat, d: Decoded, fields: Option[FieldSelection], sb: java.lang.StringBuilder): Unit = {
     format match {
       case Pretty => sb.append(pretty(d.envelope, value(format, d, fields)))
       case JsonLines if fields.isEmpty && d.envelope.value.isEmpty && d.datum.isDefined =>

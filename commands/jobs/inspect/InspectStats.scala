@@ -22,7 +22,7 @@ final case class InspectStats(read: Long, shown: Long, undecodable: Long, byReco
       })
 
   /** Filters that can match none of the decoded records read: a record type not among them, a field none of them has. */
-  def filterWarnings(filter: RecordFilter): List[String] =
+  def filterWarnings(filter: RecordFilter, selected: Option[FieldSelection] = None): List[String] =
     if (byRecord.isEmpty) Nil
     else {
       val seen = byRecord.keys.toList.sorted
@@ -33,7 +33,10 @@ final case class InspectStats(read: Long, shown: Long, undecodable: Long, byReco
       val wheres = filter.where.map(_.path).distinct.filterNot(f => allFields.contains(f.head)).map { f =>
         s"--where: no record read has a field '${f.mkString(".")}' (fields: ${allFields.toList.sorted.mkString(", ")})"
       }
-      records ++ wheres
+      val kept = selected.toList.flatMap(_.heads.toList.sorted).filterNot(allFields.contains).map { f =>
+        s"--fields: no record read has a field '$f' (fields: ${allFields.toList.sorted.mkString(", ")})"
+      }
+      records ++ wheres ++ kept
     }
 
   def summary: String = {
@@ -42,10 +45,11 @@ final case class InspectStats(read: Long, shown: Long, undecodable: Long, byReco
   }
 
   /** For `$GITHUB_STEP_SUMMARY`: the counts and the records per type; undecodable records need a look (fail with --strict). */
-  def stepSummary(topics: List[String], strict: Boolean): StepSummary =
+  def stepSummary(topics: List[String], strict: Boolean, partitions: Int): StepSummary =
     StepSummary("inspect", s"$read records read from ${topics.mkString(", ")}, $shown shown",
       if (undecodable == 0) StepSummary.Outcome.Ok else if (strict) StepSummary.Outcome.Failed else StepSummary.Outcome.Attention,
-      facts = List("topics" -> topics.mkString(", "), "read" -> read.toString, "shown" -> shown.toString, "undecodable" -> undecodable.toString),
+      facts = List("topics" -> topics.mkString(", "), "read" -> read.toString, "shown" -> shown.toString, "partitions read" -> partitions.toString,
+        "undecodable" -> undecodable.toString),
       tables = List(StepSummary.Table(List("record", "count"),
           byRecord.toList.sortBy { case (r, n) => (-n, r) }.map { case (r, n) => List(r, n.toString) },
           numeric = Set(1))))

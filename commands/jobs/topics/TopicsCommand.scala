@@ -4,23 +4,19 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import scala.concurrent.duration._
-
-import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, Flags}
-import bankops.services.config.{ConnectionFlags, Connections}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Shell}
+import bankops.services.config.Connections
 import bankops.services.contracts.{Topology, TopologyOpts}
 import bankops.services.plan.{Outcome, TopicAdmin, TopicPlan, TopicSync}
 
-/** `bankops topics plan|apply`: the topology's topics on the cluster, as code. */
+/** `bankops topics plan|apply`: the topology's topics on the cluster, as code; `list|describe` in [[TopicsReading]]. */
 object TopicsCommand {
 
-  private final case class Common(flags: ConnectionFlags, topology: Option[os.Path], output: Option[OutputFormat], timeout: FiniteDuration)
-
-  private val common: Opts[Common] = (ConnectionFlags.opts, TopologyOpts.file, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
+  private val common = TopicsFlags.common
 
   private val deleteUnlisted = Opts.flag("delete-unlisted", "Also delete topics the topology does not list (never names starting with '_').").orFalse
 
-  private def prepared[A](c: Common, shell: Shell)(f: (Topology, TopicAdmin) => IO[A]): IO[A] =
+  private def prepared[A](c: TopicsFlags, shell: Shell)(f: (Topology, TopicAdmin) => IO[A]): IO[A] =
     for {
       topology <- TopologyOpts.load(c.topology, shell)
       settings <- Connections.load(c.flags, shell)
@@ -42,7 +38,7 @@ object TopicsCommand {
     }
   )
 
-  private def apply(c: Common, delete: Boolean, dryRun: Boolean)(shell: Shell): IO[ExitCode] = {
+  private def apply(c: TopicsFlags, delete: Boolean, dryRun: Boolean)(shell: Shell): IO[ExitCode] = {
     val format = OutputFormat.resolve(c.output, shell)
     prepared(c, shell) { (topology, admin) =>
       TopicSync.plan(admin, topology, delete).flatMap { plan =>
@@ -90,8 +86,8 @@ object TopicsCommand {
 
   val job: Job = Job(
     "topics",
-    "Topics as code: plan (exit 1 when changes are pending) and apply the topology's topics over SSL.",
-    "bankops topics plan --topology schemas/topology.json",
-    planCmd orElse applyCmd
+    "Topics as code: plan (exit 1 when changes are pending) and apply the topology's topics; list and describe what the cluster has.",
+    "bankops topics describe commands --fail-under-replicated",
+    planCmd orElse applyCmd orElse TopicsReading.listCmd orElse TopicsReading.describeCmd
   )
 }

@@ -9,5 +9,5 @@ final case class Decoded(envelope: Envelope, schema: Option[Schema], datum: Opti
 
 object Decoded {
   /** When only printing needs the value, the decoder skips building it as JSON; printing writes it directly. */
-  def needsPlainValues(filter: RecordFilter, fields: Option[List[String]]): Boolean = filter.where.nonEmpty || fields.isDefined
+  def needsPlainValues(filter: RecordFilter, selectsFields: Boolean): Boolean = filter.where.nonEmpty || selectsFields
 }

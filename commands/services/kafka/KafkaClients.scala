@@ -36,6 +36,10 @@ object KafkaClients {
     Resource.make(IO.blocking(Admin.create(javaProperties(adminSettings(kafka, timeout).properties))))(a =>
       IO.blocking(a.close(java.time.Duration.ofSeconds(5))))
 
+  /** A Java admin session bounded by `timeout`: an unreachable broker is exit 3 naming it, never a hang. */
+  def withAdmin[A](kafka: KafkaSettings, timeout: FiniteDuration)(f: Admin => IO[A]): IO[A] =
+    javaAdmin(kafka, timeout).use(f).adaptError(unreachable(kafka, timeout))
+
   /** A Java client future as an effect; cancelling the effect cancels the future. */
   def await[A](future: => KafkaFuture[A]): IO[A] =
     IO.fromCompletableFuture(IO(future.toCompletionStage.toCompletableFuture))

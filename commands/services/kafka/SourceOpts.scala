@@ -48,6 +48,8 @@ object SourceOpts {
     Opts.options[String]("record", "Only records of this type (simple or full name; repeatable).", metavar = "NAME").orEmpty,
     Opts.option[String]("key", "Only records with this key (UTF-8 text).", metavar = "TEXT").orNone,
     Opts.options[String]("where", "Only records whose value matches: field=value, field!=value, field>N, <, <=, >= (repeatable).", metavar = "EXPR")
-      .mapValidated(_.traverse(Condition.parse).toValidatedNel).orNone.map(_.fold(List.empty[Condition])(_.toList))
+      .mapValidated(_.traverse(Condition.parse).toValidatedNel).orNone.map(_.fold(List.empty[Condition])(_.toList)),
+    Opts.options[String]("header", "Only records with this header, its value as UTF-8 text (KEY=VALUE; repeatable: all must match).",
+      metavar = "KEY=VALUE").mapValidated(_.traverse(HeaderMatch.parse).toValidatedNel).orNone.map(_.fold(List.empty[HeaderMatch])(_.toList))
   ).mapN(RecordFilter.apply)
 }

@@ -10,9 +10,14 @@ import org.apache.kafka.common.internals.Topic
   * otherwise reach the broker as a metadata error or a wait until the timeout.
   */
 object TopicName {
-  def check(flag: String)(name: String): ValidatedNel[String, String] =
+  def check(flag: String)(name: String): ValidatedNel[String, String] = named(s"--$flag")(name)
+
+  private def named(label: String)(name: String): ValidatedNel[String, String] =
     try { Topic.validate(name); name.validNel }
-    catch { case e: InvalidTopicException => s"--$flag: ${e.getMessage}".invalidNel }
+    catch { case e: InvalidTopicException => s"$label: ${e.getMessage}".invalidNel }
+
+  /** Topics as positional arguments. */
+  def arguments(metavar: String): Opts[NonEmptyList[String]] = Opts.arguments[String](metavar).mapValidated(_.traverse(named(metavar)))
 
   def option(flag: String, help: String): Opts[String] = Opts.option[String](flag, help, metavar = "TOPIC").mapValidated(check(flag))
 

@@ -13,11 +13,15 @@ import scala.jdk.CollectionConverters._
 import bankops.base.Failure
 import bankops.services.config.KafkaSettings
 
-/** What to read: topics, optionally some partitions, and where to start and stop. */
-final case class ReadSpec(topics: List[String], partitions: Option[List[Int]], start: StartAt, stop: StopAt)
+/** What to read: topics, optionally some partitions, and where to start and stop. `byKey`: without `partitions`, only
+  * the partition the default partitioner gives this key in each topic ([[KeyPartition]]).
+  */
+final case class ReadSpec(topics: List[String], partitions: Option[List[Int]], start: StartAt, stop: StopAt, byKey: Option[String] = None)
 
-/** The ranges a read covers, fixed when it starts (so `--to end` means the end at that moment). */
-final case class ReadPlan(ranges: Map[TopicPartition, PartitionRange]) {
+/** The ranges a read covers, fixed when it starts (so `--to end` means the end at that moment), and each topic's
+  * partition count.
+  */
+final case class ReadPlan(ranges: Map[TopicPartition, PartitionRange], partitionCounts: Map[String, Int] = Map.empty) {
   def total: Option[Long] = ranges.values.toList.traverse(_.size).map(_.sum)
 }
 
@@ -45,16 +49,17 @@ object TopicReader {
     }
 
   private def plan(consumer: KafkaConsumer[Array[Byte], Array[Byte]], spec: ReadSpec): Either[Failure, ReadPlan] =
-    spec.topics.flatTraverse { t =>
+    spec.topics.traverse { t =>
       val all = Option(consumer.partitionsFor(t)).map(_.asScala.toList.map(_.partition).sorted).getOrElse(Nil)
       if (all.isEmpty) Left(Failure.BadInput(s"topic $t does not exist"))
-      else spec.partitions match {
-        case None => Right(all.map(new TopicPartition(t, _)))
+      else (spec.partitions match {
+        case None => Right(spec.byKey.fold(all)(k => List(KeyPartition.of(k, all.size))).map(new TopicPartition(t, _)))
         case Some(ps) => ps.find(p => !all.contains(p))
             .map(bad => Failure.BadInput(s"topic $t has no partition $bad (it has ${all.mkString(", ")})")).toLeft(
               ps.distinct.map(new TopicPartition(t, _)))
-      }
-    }.map { tps =>
+      }).map(tps => (t -> all.size, tps))
+    }.map { perTopic =>
+      val tps = perTopic.flatMap(_._2)
       val set = tps.asJava
       val beginning = consumer.beginningOffsets(set).asScala
       val end = consumer.endOffsets(set).asScala
@@ -66,9 +71,9 @@ object TopicReader {
       val startTimes = times(spec.start match { case StartAt.Time(at) => Some(at.toEpochMilli); case _ => None })
       val stopTimes = times(spec.stop match { case StopAt.Time(at) => Some(at.toEpochMilli); case _ => None })
       ReadPlan(tps.map { tp =>
-        val start = spec.start match { case StartAt.Offsets(m) => StartAt.Offset(m.getOrElse(tp, 0L)); case s => s }
-        tp -> Position.range(start, spec.stop, beginning(tp).longValue, end(tp).longValue, startTimes.get(tp).flatten, stopTimes.get(tp).flatten)
-      }.toMap)
+          val start = spec.start match { case StartAt.Offsets(m) => StartAt.Offset(m.getOrElse(tp, 0L)); case s => s }
+          tp -> Position.range(start, spec.stop, beginning(tp).longValue, end(tp).longValue, startTimes.get(tp).flatten, stopTimes.get(tp).flatten)
+        }.toMap, perTopic.map(_._1).toMap)
     }
 
   /** Polls until every bounded partition's position reaches its end (never, when following). */

@@ -22,7 +22,7 @@ object TopicSync {
 
   /** An admin session bounded by `timeout`: an unreachable broker is exit 3, never a hang. */
   def session[A](kafka: KafkaSettings, timeout: FiniteDuration)(f: TopicAdmin => IO[A]): IO[A] =
-    KafkaClients.javaAdmin(kafka, timeout).use(a => f(new TopicAdmin(a))).adaptError(KafkaClients.unreachable(kafka, timeout))
+    KafkaClients.withAdmin(kafka, timeout)(a => f(new TopicAdmin(a)))
 
   def plan(admin: TopicAdmin, topology: Topology, deleteUnlisted: Boolean): IO[TopicPlan] =
     admin.cluster(topology.names).map(TopicPlanner.plan(topology, _, deleteUnlisted))

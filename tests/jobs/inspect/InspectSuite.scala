@@ -8,7 +8,7 @@ import java.time.Instant
 import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
-import bankops.support.{CliProcess, PythonClients, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{CliProcess, PythonClients, SandboxFixture, Setup, TestShell, TopologyFixture}
 
 class InspectSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -121,6 +121,53 @@ class InspectSuite extends munit.CatsEffectSuite {
       assertEquals(offsets(cash), List(1L, 2))
       assertEquals(offsets(not), List(2L, 4))
       assertEquals(parse(fields.outLines.head).toOption.get.hcursor.get[Json]("value"), Right(Json.obj("amount" -> Json.fromLong(2500))))
+    }
+  }
+
+  test("--header filters on a header's text value (all must match); --fields keeps the fields named, warning of one no record has") {
+    for {
+      one <- inspect("--header", "n=3", "-o", "json")
+      both <- inspect("--header", "n=3", "--header", "n=4", "-o", "json")
+      other <- inspect("--header", "m=3", "-o", "json")
+      fields <- inspect("--fields", "amount,from,nosuch", "--key", ids(5), "-o", "json")
+    } yield {
+      assertEquals(offsets(one), List(3L))
+      assert(one.err.contains("6 read, 1 shown"), one.err)
+      assertEquals(offsets(both), Nil)
+      assertEquals(offsets(other), Nil)
+      assertEquals(parse(fields.outLines.head).toOption.get.hcursor.get[Json]("value"),
+        Right(Json.obj("amount" -> Json.fromLong(2500), "from" -> Json.fromString("NL66OPEN0000000000"))))
+      assert(fields.err.contains("--fields: no record read has a field 'nosuch'"), fields.err)
+    }
+  }
+
+  test("--key reads only the partition Kafka's default partitioner gives the key, and finds what a scan of all partitions finds") {
+    val keyed = TopologyFixture.unique("keyed")
+    val topology = TopologyFixture.write(TopologyFixture.topology((keyed, 6, Map.empty, "ConfirmAccountCreation", "id")))
+    // Sent by bankops replay, whose Java producer puts each record where Kafka's default partitioner says.
+    val data = os.temp((0 until 40).map { i =>
+      s"""{"record": "ConfirmAccountCreation", "key": "k${i % 10}", "value": {"id": "${ids(i % 6)}", "a_type": "AUTO"}}"""
+    }.mkString("", "\n", "\n"))
+    for {
+      _ <- Setup.cli("apply the topic and its subjects", "apply", "--topology", topology.toString)
+      _ <- Setup.cli("send the records", "replay", "--from-file", data.toString, "--to-topic", keyed)
+      full <- SandboxFixture.cli("inspect", "--topic", keyed, "-o", "json")
+      one <- SandboxFixture.cli("inspect", "--topic", keyed, "--key", "k3", "-o", "json")
+      all <- SandboxFixture.cli("inspect", "--topic", keyed, "--key", "k3", "--all-partitions", "-o", "json")
+    } yield {
+      val lines = full.outLines.map(l => l -> parse(l).toOption.get.hcursor)
+      val k3 = lines.filter(_._2.get[String]("key").contains("k3"))
+      val partitions = k3.map(_._2.get[Int]("partition").toOption.get).distinct
+      assertEquals(partitions.size, 1, k3.toString)
+      val inPartition = lines.count(_._2.get[Int]("partition").toOption == partitions.headOption)
+      assert(inPartition < 40, "every key in one partition: the test shows nothing")
+      assertEquals(one.code, 0, one.err)
+      assertEquals(one.outLines, k3.map(_._1))
+      assert(one.err.contains(s"inspect: $inPartition read, 4 shown"), one.err)
+      assert(one.err.contains(s"key 'k3' goes to partition ${partitions.head} of $keyed (of 6"), one.err)
+      assert(one.err.contains("; 1 partition read"), one.err)
+      assertEquals(all.outLines, k3.map(_._1))
+      assert(all.err.contains("inspect: 40 read, 4 shown") && all.err.contains("; 6 partitions read"), all.err)
     }
   }
 

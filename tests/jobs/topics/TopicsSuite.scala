@@ -1,13 +1,17 @@
 package bankops.jobs.topics
 
 import cats.effect.IO
+import io.circe.Json
+import io.circe.parser.parse
 import org.apache.kafka.clients.admin.{AlterConfigOp, ConfigEntry}
 import org.apache.kafka.common.config.ConfigResource
 
+import java.time.Instant
+import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
-import bankops.support.{RefusedClient, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.{PythonClients, RefusedClient, SandboxFixture, Setup, TestShell, TopologyFixture}
 
 class TopicsSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -22,6 +26,113 @@ class TopicsSuite extends munit.CatsEffectSuite {
         "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic", topic)
         .call(stderr = os.Pipe).out.text()
     })
+
+  /** Kafka's own LogDirsCommand: each replica's size, by (partition, broker). */
+  private def logDirs(topic: String): IO[Map[(Int, Int), Long]] = SandboxFixture.connection.flatMap(c =>
+    IO.blocking {
+      val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
+      os.proc("java", "-cp", cp, "org.apache.kafka.tools.LogDirsCommand", "--bootstrap-server", c.bootstrapServers,
+        "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic-list", topic)
+        .call(stderr = os.Pipe).out.text()
+    }).map { out =>
+    val json = parse(out.linesIterator.filter(_.startsWith("{")).toList.last).fold(throw _, identity)
+    (for {
+      broker <- json.hcursor.downField("brokers").as[List[Json]].toOption.get
+      id = broker.hcursor.get[Int]("broker").toOption.get
+      dir <- broker.hcursor.downField("logDirs").as[List[Json]].toOption.get
+      p <- dir.hcursor.downField("partitions").as[List[Json]].toOption.get
+      name = p.hcursor.get[String]("partition").toOption.get if name.startsWith(topic + "-")
+    } yield (name.drop(topic.length + 1).toInt, id) -> p.hcursor.get[Long]("size").toOption.get).toMap
+  }
+
+  /** TopicCommand's partition lines: partition -> (leader, replicas, in-sync replicas). */
+  private def kafkaPartitions(described: String): Map[Int, (String, String, String)] = {
+    val line = """.*Partition: (\d+)\s+Leader: (\S+)\s+Replicas: (\S*)\s+Isr: (\S*).*""".r
+    described.linesIterator.collect { case line(p, l, r, i) => p.toInt -> (l, r, i) }.toMap
+  }
+
+  test("describe agrees with Kafka's TopicCommand and LogDirsCommand; offsets, record times, config sources, drift from the topology") {
+    val t = TopologyFixture.unique("described")
+    val file = TopologyFixture.write(TopologyFixture.topology((t, 3, Map("retention.ms" -> "2d"), "ConfirmAccountCreation", "id")))
+    val base = Instant.now().minus(10, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.MILLIS)
+    val lines = (0 until 12).map(i =>
+      s"""{"topic": "$t", "key": "k$i", "timestamp": ${base.plusSeconds(i.toLong).toEpochMilli}, "record": "ConfirmAccountCreation",
+         | "value": {"id": "6f1c2d3e-0000-4000-8000-0000000000${"%02d".format(i)}", "a_type": "AUTO"}}""".stripMargin.replace("\n", ""))
+    for {
+      _ <- Setup.cli("apply the topic and its subject", "apply", "--topology", file.toString)
+      _ <- PythonClients.produce(lines)
+      settings <- SandboxFixture.settings
+      _ <- KafkaClients.admin(settings.kafka).use(_.alterConfigs(Map(new ConfigResource(ConfigResource.Type.TOPIC, t) ->
+            List(new AlterConfigOp(new ConfigEntry("retention.ms", "259200000"), AlterConfigOp.OpType.SET)))))
+      r <- bankops("topics", "describe", t, "--topology", file.toString, "-o", "json")
+      kafka <- describe(t)
+      sizes <- logDirs(t)
+      table <- bankops("topics", "describe", t, "--topology", file.toString, "-o", "table")
+    } yield {
+      assertEquals(r.code, 0, r.err)
+      assertEquals(r.outLines.size, 1, r.out)
+      val topic = parse(r.out).fold(throw _, identity).hcursor
+      val parts = topic.downField("partitions").as[List[Json]].toOption.get.map(_.hcursor)
+      def ints(c: io.circe.HCursor, f: String) = c.get[List[Int]](f).toOption.get.mkString(",")
+      assertEquals(
+        parts.map(p =>
+          p.get[Int]("partition").toOption.get ->
+            (p.get[Int]("leader").fold(_ => "none", _.toString), ints(p, "replicas"),
+              ints(p, "isr"))).toMap, kafkaPartitions(kafka), kafka)
+      assertEquals(
+        parts.flatMap(p =>
+          p.downField("replicaSizes").as[Map[String, Long]].toOption.get.map { case (b, s) =>
+            (p.get[Int]("partition").toOption.get, b.toInt) -> s
+          }).toMap, sizes)
+      assert(sizes.values.exists(_ > 0), sizes.toString)
+      def longs(f: String) = parts.map(_.get[Long](f).toOption.get)
+      assertEquals(longs("logStart"), List(0L, 0L, 0L))
+      assertEquals(longs("end").sum, 12L)
+      assertEquals(longs("lastStable"), longs("end"))
+      val firsts = parts.flatMap(_.get[String]("firstRecord").toOption).map(Instant.parse)
+      val lasts = parts.flatMap(_.get[String]("lastRecord").toOption).map(Instant.parse)
+      assertEquals(firsts.size, longs("end").count(_ > 0))
+      assertEquals(firsts.min, base)
+      assertEquals(lasts.max, base.plusSeconds(11))
+      val configs = topic.downField("configs").as[List[Json]].toOption.get.map(_.hcursor)
+      val retention = configs.find(_.get[String]("name").contains("retention.ms")).get
+      assertEquals((retention.get[String]("value"), retention.get[String]("source")), (Right("259200000"), Right("topic")))
+      assert(configs.exists(_.get[String]("source").contains("default")), configs.toString)
+      assertEquals(topic.get[Boolean]("declared"), Right(true))
+      assertEquals(topic.downField("differences").as[List[Json]].map(_.map(_.noSpaces)),
+        Right(List("""{"kind":"set-config","detail":"retention.ms: 259200000 -> 172800000"}""")))
+      assertEquals(topic.get[List[Int]]("underReplicated"), Right(Nil))
+      assertEquals(table.code, 0, table.err)
+      assert(table.out.startsWith(s"topic $t: 3 partitions, replication 1, declared in the topology"), table.out)
+      assert(table.out.linesIterator.exists(_.split("\\s+").toList == List("retention.ms", "259200000", "topic")), table.out)
+      assert(table.out.contains("\n  set-config  retention.ms: 259200000 -> 172800000"), table.out)
+    }
+  }
+
+  test("list: the topology's topics with partitions and replication; internal ones only with --internal; an unknown topic to describe is exit 2") {
+    val t = TopologyFixture.unique("listed")
+    val file = TopologyFixture.write(TopologyFixture.topology((t, 2, Map.empty, "Heartbeat", "time")))
+    for {
+      _ <- Setup.cli("apply the topic", "topics", "apply", "--topology", file.toString)
+      listed <- bankops("topics", "list", "--topology", file.toString, "-o", "json", "--fail-under-replicated")
+      internal <- bankops("topics", "list", "--topology", file.toString, "-o", "json", "--internal")
+      unknown <- bankops("topics", "describe", t, s"$t-nope", "--topology", file.toString)
+      monitored <- bankops("topics", "describe", t, "--topology", file.toString, "-o", "json", "--fail-under-replicated")
+    } yield {
+      assertEquals(listed.code, 0, listed.err)
+      val lines = listed.outLines.map(l => parse(l).fold(throw _, identity))
+      val mine = lines.find(_.hcursor.get[String]("topic").contains(t)).map(_.noSpaces)
+      assertEquals(mine,
+        Some(s"""{"topic":"$t","internal":false,"partitions":2,"replicationFactor":1,""" + """"declared":true,"underReplicated":0,"offline":0}"""))
+      assert(lines.forall(_.hcursor.get[Boolean]("internal").contains(false)), listed.out)
+      assert(!listed.out.contains("__consumer_offsets"), listed.out)
+      assert(internal.outLines.exists(l => l.contains("\"topic\":\"__consumer_offsets\"") && l.contains("\"internal\":true")), internal.out)
+      assertEquals(unknown.code, 2, unknown.err)
+      assertEquals(unknown.err.trim, s"bankops: topic $t-nope does not exist")
+      assertEquals(unknown.out, "")
+      assertEquals(monitored.code, 0, monitored.err)
+    }
+  }
 
   test("apply creates the declared topics (checked with Kafka's TopicCommand); a second apply changes nothing") {
     val (hb, cmd) = (TopologyFixture.unique("heartbeat"), TopologyFixture.unique("commands"))
