@@ -3,6 +3,7 @@ package bankops
 import bankops.base.Job
 import bankops.jobs.balances.BalancesCommand
 import bankops.jobs.config.ConfigCommand
+import bankops.jobs.context.ContextCommand
 import bankops.jobs.deploy.DeployCommand
 import bankops.jobs.handler.HandlerCommand
 import bankops.jobs.doctor.DoctorCommand
@@ -17,8 +18,9 @@ import bankops.jobs.topics.TopicsCommand
 
 /** Every job the CLI offers; a job is listed here only once it works. */
 object Jobs {
-  val all: List[Job] = List(
+  lazy val all: List[Job] = List(
     ConfigCommand.job,
+    ContextCommand.job,
     SandboxCommand.job(SandboxProvision.applyTopology),
     DoctorCommand.job,
     TopicsCommand.job,

@@ -37,6 +37,10 @@ class BadInputSuite extends CatsEffectSuite {
 
   private val secret = "Sup3rSecretPassw0rd"
 
+  /** A config directory of the suite's own, for the context rows. */
+  private val xdg = Map("XDG_CONFIG_HOME" -> (dir / "xdg").toString)
+  private val contexts = dir / "xdg" / "bankops" / "contexts.json"
+
   private def rows(webServer: Int): List[Row] = {
     val truststore = SandboxFixture.layout.dir / "tls" / "truststore.p12"
     val line = """{"record":"Heartbeat","key":null,"value":{"beat":1}}"""
@@ -133,7 +137,13 @@ class BadInputSuite extends CatsEffectSuite {
       // The port of the sandbox's PostgreSQL speaks no Kafka: the TLS handshake fails (the clients log it with a trace).
       Row("Kafka pointed at a port that speaks another protocol",
         List("inspect", "--topic", "heartbeat", "--timeout", "5", "--bootstrap-server",
-          s"localhost:${SandboxFixture.sandboxSettings.dbPort}"), 3, s"localhost:${SandboxFixture.sandboxSettings.dbPort}")
+          s"localhost:${SandboxFixture.sandboxSettings.dbPort}"), 3, s"localhost:${SandboxFixture.sandboxSettings.dbPort}"),
+      Row("a password in clear for a context", List("context", "add", "c", "--db-password", secret), 2,
+        "--db-password: a context keeps no secret in clear", env = xdg, absent = List(contexts)),
+      Row("credentials in a context's registry URL", List("context", "add", "c", "--registry-url", s"https://me:$secret@reg:8081"), 2,
+        "--registry-url holds credentials", env = xdg, absent = List(contexts)),
+      Row("a context name that is a path", List("context", "add", "../c"), 2, "context name '../c' must be", env = xdg, absent = List(contexts)),
+      Row("an unknown context", List("inspect", "--topic", "heartbeat", "--context", "prod"), 2, "unknown context 'prod'", env = xdg)
     )
   }
 
