@@ -2,6 +2,7 @@ package bankops
 
 import bankops.base.Job
 import bankops.jobs.balances.BalancesCommand
+import bankops.jobs.completion.CompletionCommand
 import bankops.jobs.config.ConfigCommand
 import bankops.jobs.context.ContextCommand
 import bankops.jobs.deploy.DeployCommand
@@ -34,6 +35,7 @@ object Jobs {
     HandlerCommand.job,
     GroupsCommand.job,
     LatencyCommand.job,
-    Demo.job
+    Demo.job,
+    CompletionCommand.job(() => all)
   )
 }
