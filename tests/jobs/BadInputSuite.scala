@@ -55,6 +55,8 @@ class BadInputSuite extends CatsEffectSuite {
     os.list(Repo.root / "schemas").filter(_.ext == "avsc").foreach(f => os.copy.over(f, unknownConfig / os.up / f.last))
     os.write.over(unknownConfig, topology.replaceFirst("\"config\"\\s*:\\s*\\{", "\"config\": { \"no.such.setting\": \"1\","))
     val toFile = dir / "out.jsonl"
+    val badContexts = dir / "bad-xdg"
+    os.write.over(badContexts / "bankops" / "contexts.json", "{oops", createFolders = true)
     val apicurioRoot = s"http://localhost:${SandboxFixture.sandboxSettings.registryPort}"
     List(
       Row("wrong truststore password",
@@ -143,7 +145,11 @@ class BadInputSuite extends CatsEffectSuite {
       Row("credentials in a context's registry URL", List("context", "add", "c", "--registry-url", s"https://me:$secret@reg:8081"), 2,
         "--registry-url holds credentials", env = xdg, absent = List(contexts)),
       Row("a context name that is a path", List("context", "add", "../c"), 2, "context name '../c' must be", env = xdg, absent = List(contexts)),
-      Row("an unknown context", List("inspect", "--topic", "heartbeat", "--context", "prod"), 2, "unknown context 'prod'", env = xdg)
+      Row("an unknown context", List("inspect", "--topic", "heartbeat", "--context", "prod"), 2, "unknown context 'prod'", env = xdg),
+      Row("a context naming a file that is not there", List("context", "add", "c", "--command-config", (dir / "none.properties").toString), 2,
+        s"--command-config ${dir / "none.properties"} is not a file", env = xdg, absent = List(contexts)),
+      Row("a contexts file that is not JSON", List("inspect", "--topic", "heartbeat"), 2, "not a contexts file",
+        env = Map("XDG_CONFIG_HOME" -> badContexts.toString))
     )
   }
 
