@@ -80,7 +80,7 @@ object Demo {
       _ <- if (up) shell.info("demo: the sandbox is running (postgres, kafka, registry, handler)")
       else shell.info("demo: starting the sandbox") >>
         IO.fromEither(SandboxSettings.fromEnv(shell.env).left.map(Failure.BadInput(_))).flatMap(sandbox.up(_)).void
-      settings <- Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
+      settings <- Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false), shell)
       _ <- RegistryClient.resource(settings, 30.seconds).use(registry =>
         steps(o, shell, layout, settings, new RecordDecoder(new SchemaResolver(registry))))
       done <- IO.monotonic
@@ -102,7 +102,7 @@ object Demo {
 
   /** Fixtures, load, validation: each step fails the demo (exit 1, or 3 for a service) naming what did not hold. */
   private def steps(o: Options, shell: Shell, layout: SandboxLayout, settings: ConnectionSettings, decoder: RecordDecoder): IO[Unit] = {
-    val flags = ConnectionFlags(sandboxDir = Some(layout.dir))
+    val flags = ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false)
     val fixtures = shell.home / "fixtures" / "commands.jsonl"
     for {
       want <- expected(shell.home / "fixtures" / "expected-feedback.jsonl")

@@ -2,7 +2,9 @@ package bankops
 
 import bankops.base.Job
 import bankops.jobs.balances.BalancesCommand
+import bankops.jobs.completion.CompletionCommand
 import bankops.jobs.config.ConfigCommand
+import bankops.jobs.context.ContextCommand
 import bankops.jobs.deploy.DeployCommand
 import bankops.jobs.handler.HandlerCommand
 import bankops.jobs.doctor.DoctorCommand
@@ -17,8 +19,9 @@ import bankops.jobs.topics.TopicsCommand
 
 /** Every job the CLI offers; a job is listed here only once it works. */
 object Jobs {
-  val all: List[Job] = List(
+  lazy val all: List[Job] = List(
     ConfigCommand.job,
+    ContextCommand.job,
     SandboxCommand.job(SandboxProvision.applyTopology),
     DoctorCommand.job,
     TopicsCommand.job,
@@ -32,6 +35,7 @@ object Jobs {
     HandlerCommand.job,
     GroupsCommand.job,
     LatencyCommand.job,
-    Demo.job
+    Demo.job,
+    CompletionCommand.job(() => all)
   )
 }

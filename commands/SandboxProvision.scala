@@ -15,7 +15,8 @@ import scala.concurrent.duration._
   */
 object SandboxProvision {
   val applyTopology: Sandbox.Provision = (layout, shell) => {
-    val common = SchemaFlow.Common(ConnectionFlags(sandboxDir = Some(layout.dir)), None, None, Some(OutputFormat.Json), 30.seconds)
+    val common =
+      SchemaFlow.Common(ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false), None, None, Some(OutputFormat.Json), 30.seconds)
     // Provisioning, not an apply the operator asked for: its plan stays out of the output and of a GitHub job summary.
     def failed(why: String) = IO.raiseError[String](Failure.Unavailable(s"applying the bank's topology failed: $why"))
     Shell.captured(shell)(DeployCommand.applyAll(common, None, _)).attempt.flatMap {

@@ -23,6 +23,9 @@ object Cli {
     Command("bankops", header)(version orElse (verbose, job).mapN((_, j) => j))
   }
 
+  /** The whole command line's shape, for shell completion. */
+  def tree(jobs: List[Job]): CommandTree = CommandTree.of(command(jobs))
+
   def run(args: List[String], shell: Shell, jobs: List[Job]): IO[ExitCode] = {
     // --verbose is global; take it wherever it appears.
     val rest = args.filterNot(_ == "--verbose")

@@ -14,7 +14,7 @@ object OutputFormat {
   val opts: Opts[Option[OutputFormat]] =
     Opts
       .option[String]("output", "Output format: table (for people) or json (JSON lines). Default: table on a terminal, json otherwise.", "o",
-        "FORMAT")
+        "table|json")
       .mapValidated {
         case "table" => Table.validNel
         case "json" => Json.validNel

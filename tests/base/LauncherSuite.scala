@@ -20,7 +20,10 @@ class LauncherSuite extends munit.FunSuite {
 
   private def run(args: Seq[String], env: Map[String, String] = Map.empty) =
     os.proc(launcher, args).call(cwd = Repo.root, check = false, stderr = os.Pipe,
-      env = Map("BANKOPS_CDS" -> "on", "BANKOPS_JAVA_OPTS" -> "") ++ env)
+      env = Map("BANKOPS_CDS" -> "on", "BANKOPS_JAVA_OPTS" -> "", "XDG_CONFIG_HOME" -> configHome.toString) ++ env)
+
+  // The user's contexts stay out of the runs (and out of reach).
+  private lazy val configHome = os.temp.dir(prefix = "bankops-launcher-config")
 
   private def configArchives = if (os.exists(archives)) os.list(archives).map(_.last).filter(_.startsWith("config-")) else Nil
 

@@ -37,6 +37,10 @@ class BadInputSuite extends CatsEffectSuite {
 
   private val secret = "Sup3rSecretPassw0rd"
 
+  /** A config directory of the suite's own, for the context rows. */
+  private val xdg = Map("XDG_CONFIG_HOME" -> (dir / "xdg").toString)
+  private val contexts = dir / "xdg" / "bankops" / "contexts.json"
+
   private def rows(webServer: Int): List[Row] = {
     val truststore = SandboxFixture.layout.dir / "tls" / "truststore.p12"
     val line = """{"record":"Heartbeat","key":null,"value":{"beat":1}}"""
@@ -51,6 +55,8 @@ class BadInputSuite extends CatsEffectSuite {
     os.list(Repo.root / "schemas").filter(_.ext == "avsc").foreach(f => os.copy.over(f, unknownConfig / os.up / f.last))
     os.write.over(unknownConfig, topology.replaceFirst("\"config\"\\s*:\\s*\\{", "\"config\": { \"no.such.setting\": \"1\","))
     val toFile = dir / "out.jsonl"
+    val badContexts = dir / "bad-xdg"
+    os.write.over(badContexts / "bankops" / "contexts.json", "{oops", createFolders = true)
     val apicurioRoot = s"http://localhost:${SandboxFixture.sandboxSettings.registryPort}"
     List(
       Row("wrong truststore password",
@@ -140,7 +146,17 @@ class BadInputSuite extends CatsEffectSuite {
       // The port of the sandbox's PostgreSQL speaks no Kafka: the TLS handshake fails (the clients log it with a trace).
       Row("Kafka pointed at a port that speaks another protocol",
         List("inspect", "--topic", "heartbeat", "--timeout", "5", "--bootstrap-server",
-          s"localhost:${SandboxFixture.sandboxSettings.dbPort}"), 3, s"localhost:${SandboxFixture.sandboxSettings.dbPort}")
+          s"localhost:${SandboxFixture.sandboxSettings.dbPort}"), 3, s"localhost:${SandboxFixture.sandboxSettings.dbPort}"),
+      Row("a password in clear for a context", List("context", "add", "c", "--db-password", secret), 2,
+        "--db-password: a context keeps no secret in clear", env = xdg, absent = List(contexts)),
+      Row("credentials in a context's registry URL", List("context", "add", "c", "--registry-url", s"https://me:$secret@reg:8081"), 2,
+        "--registry-url holds credentials", env = xdg, absent = List(contexts)),
+      Row("a context name that is a path", List("context", "add", "../c"), 2, "context name '../c' must be", env = xdg, absent = List(contexts)),
+      Row("an unknown context", List("inspect", "--topic", "heartbeat", "--context", "prod"), 2, "unknown context 'prod'", env = xdg),
+      Row("a context naming a file that is not there", List("context", "add", "c", "--command-config", (dir / "none.properties").toString), 2,
+        s"--command-config ${dir / "none.properties"} is not a file", env = xdg, absent = List(contexts)),
+      Row("a contexts file that is not JSON", List("inspect", "--topic", "heartbeat"), 2, "not a contexts file",
+        env = Map("XDG_CONFIG_HOME" -> badContexts.toString))
     )
   }
 

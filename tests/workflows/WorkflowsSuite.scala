@@ -24,7 +24,9 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
     * `sandbox up` then reuses it).
     */
   private val base: Map[String, String] =
-    sys.env.filter { case (k, _) => Set("PATH", "HOME", "JAVA_HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "BANKOPS_CDS")(k) } ++ SandboxFixture.env
+    sys.env.filter { case (k, _) => Set("PATH", "HOME", "JAVA_HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "BANKOPS_CDS")(k) } ++ SandboxFixture.env +
+      // `sandbox up` registers the context `sandbox`: in a config directory of the suite's own, never the user's.
+      ("XDG_CONFIG_HOME" -> os.temp.dir(prefix = "bankops-workflows-config").toString)
 
   private def run(name: String, inputs: Map[String, String] = Map.empty, env: Map[String, String] = Map.empty,
                   vars: Map[String, String] = Map.empty, secrets: Map[String, String] = Map.empty, sandbox: Boolean = true,

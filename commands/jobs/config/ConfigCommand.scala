@@ -47,7 +47,7 @@ object ConfigCommand {
     "config",
     "Show the effective connection settings and where each came from (secrets masked).",
     "bankops config show --output json",
-    Opts.subcommand("show", "Print each connection setting, its value and its source: flag, env, file, sandbox or default.")(
+    Opts.subcommand("show", "Print each connection setting, its value and its source: flag, env, context, file, sandbox or default.")(
       (ConnectionFlags.opts, OutputFormat.opts).mapN((f, o) => show(f, o) _)
     )
   )

@@ -17,7 +17,8 @@ object InspectFormat {
 
   val opts: Opts[Option[InspectFormat]] =
     Opts.option[String]("output",
-      "json (one JSON object per line; default when stdout is not a terminal), pretty (default on a terminal) or avro-json.", "o", "FORMAT")
+      "json (one JSON object per line; default when stdout is not a terminal), pretty (default on a terminal) or avro-json.", "o",
+      "json|pretty|avro-json")
       .mapValidated {
         case "json" => (JsonLines: InspectFormat).validNel
         case "pretty" => (Pretty: InspectFormat).validNel

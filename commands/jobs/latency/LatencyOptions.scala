@@ -43,7 +43,8 @@ object LatencyOptions {
     ConnectionFlags.opts,
     steps,
     Flags.duration("step-duration", "How long each step's load is held (default 30s).").withDefault(D.stepDuration),
-    Opts.option[String]("load-kind", "Background load: commands (default; accounts learned from the handler), heartbeat, or mixed.", metavar = "KIND")
+    Opts.option[String]("load-kind", "Background load: commands (default; accounts learned from the handler), heartbeat, or mixed.",
+      metavar = "commands|heartbeat|mixed")
       .mapValidated(k => LoadKind.parse(k).leftMap(e => s"--load-kind $e").toValidatedNel).withDefault(D.loadKind),
     Flags.duration("interval", "Time between probes (default 1s).").withDefault(D.interval),
     Flags.duration("timeout", "A probe not answered within this long is a timeout (default 5s).").withDefault(D.timeout),

@@ -67,6 +67,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       _ <- services.infrastructure.traverse_(ensureAll)
       conn = SandboxConnection(settings.bootstrap, layout.clientProperties, settings.registryUrl, settings.dbUrl, SandboxSettings.DbUser,
         ctx.secrets.dbPassword)
+      _ <- IO.blocking(os.write.over(layout.dbPasswordFile, ctx.secrets.dbPassword, perms = "rw-------"))
       _ <- SandboxConnection.write(layout.dir, conn)
       _ <- timed("topology", provision(layout, shell))(identity)
       _ <- if (handler) ensureAll(services.bank) else IO.unit

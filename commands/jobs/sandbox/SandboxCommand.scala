@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import io.circe.Json
 
 import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, Table}
-import bankops.services.config.{ConnectionFlags, Connections}
+import bankops.services.config.{ConnectionContext, ConnectionFlags, Connections, ContextStore}
 
 /** `bankops sandbox up|status|down|restart|stop|start|logs|env`. */
 object SandboxCommand {
@@ -21,10 +21,22 @@ object SandboxCommand {
       "subjects, and start its command handler.")(
     (dirOpt, SandboxSettings.opts, Opts.flag("no-handler", "Leave the command handler out (a quiet commands topic).").orFalse).mapN {
       (dir, settings, noHandler) => (shell: Shell) =>
-        sandbox(dir, shell, provision).up(settings, handler = !noHandler)
-          .flatMap(_ => shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")).as(ExitCode.Success)
+        val box = sandbox(dir, shell, provision)
+        box.up(settings, handler = !noHandler).flatMap { conn =>
+          val context = ContextStore.sandboxContext(box.layout.dir, conn, box.layout.dbPasswordFile)
+          register(shell, box.layout.dir, Some(context), s"context ${ContextStore.SandboxName} registered") >>
+            shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")
+        }.as(ExitCode.Success)
     }
   )
+
+  /** The context `sandbox` follows the sandbox; a contexts file that cannot be written only costs a warning. */
+  private def register(shell: Shell, dir: os.Path, context: Option[ConnectionContext], done: String): IO[Unit] =
+    ContextStore.registerSandbox(shell.env, dir, context).attempt.flatMap {
+      case Right(true) => shell.info(done)
+      case Right(false) => IO.unit
+      case Left(e) => shell.warn(s"context ${ContextStore.SandboxName} not updated: ${e.getMessage}")
+    }
 
   private val status = Opts.subcommand("status", "Per service: up or down, address, pid, version. Exit 3 when any is down.")(
     (dirOpt, OutputFormat.opts).mapN { (dir, output) => (shell: Shell) =>
@@ -42,10 +54,12 @@ object SandboxCommand {
 
   private val down = Opts.subcommand("down", "Stop every sandbox service; --wipe also deletes their data.")(
     (dirOpt, Opts.flag("wipe", "Delete the sandbox's data, certificates and logs too.").orFalse).mapN { (dir, wipe) => (shell: Shell) =>
-      sandbox(dir, shell).down(wipe).flatMap {
+      val box = sandbox(dir, shell)
+      box.down(wipe).flatMap {
         case Nil => shell.info(s"nothing was running${if (wipe) "; data wiped" else ""}")
         case stopped => shell.info(s"stopped ${stopped.mkString(", ")}${if (wipe) "; data wiped" else ""}")
-      }.as(ExitCode.Success)
+      }.flatMap(_ => if (wipe) register(shell, box.layout.dir, None, s"context ${ContextStore.SandboxName} removed") else IO.unit)
+        .as(ExitCode.Success)
     }
   )
 

@@ -5,6 +5,8 @@ final case class SandboxLayout(dir: os.Path) {
   val tls: TlsFiles = TlsFiles(dir / "tls")
   val secretsFile: os.Path = dir / "secrets.json"
   val clientProperties: os.Path = dir / "client.properties"
+  /** The database password alone, for the context `sandbox` to name (by file, as every context keeps its secrets). */
+  val dbPasswordFile: os.Path = dir / "db-password"
   val kafkaDir: os.Path = dir / "kafka"
   val registryDir: os.Path = dir / "registry"
   val postgresDir: os.Path = dir / "postgres"

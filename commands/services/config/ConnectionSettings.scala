@@ -5,12 +5,16 @@ sealed abstract class Source(val describe: String)
 object Source {
   final case class Flag(name: String) extends Source(s"flag --$name")
   final case class Env(name: String) extends Source(s"env $name")
+  final case class Context(name: String) extends Source(s"context $name")
   final case class File(path: os.Path) extends Source(s"file $path")
   case object Sandbox extends Source("sandbox")
   case object Default extends Source("default")
 }
 
 final case class Sourced[A](value: A, source: Source)
+
+/** The chosen context with its secrets read ([[Connections.load]] reads them; [[ConnectionSettings.resolve]] stays pure). */
+final case class ChosenContext(name: String, context: ConnectionContext, registryUserInfo: Option[String] = None, dbPassword: Option[String] = None)
 
 final case class KafkaSettings(
     bootstrapServers: Sourced[String],
@@ -47,27 +51,34 @@ object ConnectionSettings {
   val DefaultDbUrl = "jdbc:postgresql://localhost:5432/balancedb"
   val DefaultDbUser = "postgres"
 
-  /** Flag, then environment, then the running sandbox, then the default: a pure function of its inputs.
-    * The command-config file is chosen by the same rule; its properties are read afterwards ([[withProperties]]).
+  /** Flag, then environment, then the chosen context, then the running sandbox, then the default: a pure function of its
+    * inputs. The command-config file is chosen by the same rule; its properties are read afterwards ([[withProperties]]).
     */
-  def resolve(flags: ConnectionFlags, env: Map[String, String], sandbox: Option[SandboxConnection]): ConnectionSettings = {
-    def pick[A](flag: Option[A], flagName: String, envName: String, parse: String => A, fromSandbox: SandboxConnection => Option[A])
-        : Option[Sourced[A]] =
+  def resolve(flags: ConnectionFlags, env: Map[String, String], sandbox: Option[SandboxConnection],
+              context: Option[ChosenContext] = None): ConnectionSettings = {
+    def pick[A](flag: Option[A], flagName: String, envName: String, parse: String => A, fromSandbox: SandboxConnection => Option[A],
+                fromContext: ChosenContext => Option[A]): Option[Sourced[A]] =
       flag.map(Sourced(_, Source.Flag(flagName)))
         .orElse(env.get(envName).filter(_.nonEmpty).map(v => Sourced(parse(v), Source.Env(envName))))
+        .orElse(context.flatMap(c => fromContext(c).map(Sourced(_, Source.Context(c.name)))))
         .orElse(sandbox.flatMap(fromSandbox).map(Sourced(_, Source.Sandbox)))
     def orDefault[A](s: Option[Sourced[A]], default: A): Sourced[A] = s.getOrElse(Sourced(default, Source.Default))
     val asPath = (s: String) => os.Path(s, os.pwd)
 
-    val bootstrap =
-      orDefault(pick(flags.bootstrapServer, "bootstrap-server", "KAFKA_BROKERS", identity, s => Some(s.bootstrapServers)), DefaultBootstrap)
-    val commandConfig = pick(flags.commandConfig, "command-config", "BANKOPS_COMMAND_CONFIG", asPath, s => Some(s.commandConfig))
-    val registryUrl = orDefault(pick(flags.registryUrl, "registry-url", "SCHEMA_REGISTRY_URL", identity, s => Some(s.registryUrl)), DefaultRegistry)
-    val userInfo = pick(flags.registryUserInfo, "registry-user-info", "SCHEMA_REGISTRY_USER_INFO", identity, _ => None)
-    val ca = pick(flags.registryCa, "registry-ca", "SCHEMA_REGISTRY_CA_LOCATION", asPath, _ => None)
-    val dbUrl = orDefault(pick(flags.dbUrl, "db-url", "DB_URL", identity, s => Some(s.dbUrl)), DefaultDbUrl)
-    val dbUser = orDefault(pick(flags.dbUser, "db-user", "DB_USER", identity, s => Some(s.dbUser)), DefaultDbUser)
-    val dbPassword = pick(None, "", "DB_PASSWORD", identity, s => Some(s.dbPassword))
+    val bootstrap = orDefault(
+      pick(flags.bootstrapServer, "bootstrap-server", "KAFKA_BROKERS", identity, s => Some(s.bootstrapServers), _.context.bootstrapServer),
+      DefaultBootstrap)
+    val commandConfig =
+      pick(flags.commandConfig, "command-config", "BANKOPS_COMMAND_CONFIG", asPath, s => Some(s.commandConfig), _.context.commandConfig)
+    val registryUrl = orDefault(
+      pick(flags.registryUrl, "registry-url", "SCHEMA_REGISTRY_URL", identity, s => Some(s.registryUrl), _.context.registryUrl), DefaultRegistry)
+    val userInfo = pick(flags.registryUserInfo, "registry-user-info", "SCHEMA_REGISTRY_USER_INFO", identity, _ => None, _.registryUserInfo)
+    val ca = pick(flags.registryCa, "registry-ca", "SCHEMA_REGISTRY_CA_LOCATION", asPath, _ => None, _.context.registryCa)
+    val dbUrl = orDefault(pick(flags.dbUrl, "db-url", "DB_URL", identity, s => Some(s.dbUrl), _.context.dbUrl), DefaultDbUrl)
+    val dbUser = orDefault(pick(flags.dbUser, "db-user", "DB_USER", identity, s => Some(s.dbUser), _.context.dbUser), DefaultDbUser)
+    // The sandbox's password is never offered to a database a context names.
+    val dbPassword = pick(None, "", "DB_PASSWORD", identity, s => Some(s.dbPassword), _.dbPassword)
+      .filterNot(p => p.source == Source.Sandbox && dbUrl.source.isInstanceOf[Source.Context])
 
     ConnectionSettings(
       KafkaSettings(bootstrap, commandConfig, Map.empty),

@@ -1,26 +1,45 @@
 package bankops.services.config
 
 import cats.effect.IO
+import cats.syntax.all._
 
 import bankops.base.{Failure, Shell}
 
 /** Builds the effective [[ConnectionSettings]] of a run: the one place that reads
-  * the environment, the sandbox's state and the command-config file.
+  * the environment, the chosen context, the sandbox's state and the command-config file.
   */
 object Connections {
 
-  def sandboxDir(flag: Option[os.Path], shell: Shell): os.Path =
+  def sandboxDir(flag: Option[os.Path], shell: Shell): os.Path = sandboxDir(flag, None, shell)
+
+  private def sandboxDir(flag: Option[os.Path], context: Option[os.Path], shell: Shell): os.Path =
     flag
       .orElse(shell.env.get("BANKOPS_SANDBOX_DIR").filter(_.nonEmpty).map(os.Path(_, os.pwd)))
+      .orElse(context)
       .getOrElse(shell.home / ".bankops" / "sandbox")
+
+  /** The context the flags and environment choose, its secrets read: an unknown name, a variable that is not set or a
+    * file that cannot be read is exit 2 naming it.
+    */
+  def context(flags: ConnectionFlags, shell: Shell): IO[Option[ChosenContext]] =
+    if (!flags.useContexts) IO.pure(None)
+    else ContextStore.read(shell.env).flatMap { contexts =>
+      IO.fromEither(ContextStore.chosen(flags.context, shell.env, contexts).left.map(Failure.BadInput(_))).flatMap(_.traverse {
+        case (name, c) =>
+          def secret(what: String, ref: Option[SecretRef]) =
+            ref.traverse(r => SecretRef.read(r, shell.env).left.map(why => Failure.BadInput(s"context $name: $what: $why")))
+          IO.fromEither((secret("registry user info", c.registryUserInfo), secret("db password", c.dbPassword)).mapN(ChosenContext(name, c, _, _)))
+      })
+    }
 
   /** The settings, their Kafka part checked ([[KafkaCheck]]): a bad value is exit 2 naming it before any client is made.
     * `checked = false` for the jobs that report on settings rather than use them (`config show`, `doctor`).
     */
   def load(flags: ConnectionFlags, shell: Shell, checked: Boolean = true): IO[ConnectionSettings] =
     for {
-      sandbox <- SandboxConnection.read(sandboxDir(flags.sandboxDir, shell))
-      settings = ConnectionSettings.resolve(flags, shell.env, sandbox)
+      chosen <- context(flags, shell)
+      sandbox <- SandboxConnection.read(sandboxDir(flags.sandboxDir, chosen.flatMap(_.context.sandboxDir), shell))
+      settings = ConnectionSettings.resolve(flags, shell.env, sandbox, chosen)
       props <- settings.kafka.commandConfig.fold(IO.pure(Map.empty[String, String]))(c => ClientProperties.load(c.value))
       loaded = ConnectionSettings.withProperties(settings, props)
       _ <- IO(Secrets.remember(loaded))

@@ -15,7 +15,8 @@ object TopologyOpts {
 
   val strategy: Opts[Option[SubjectNameStrategy]] =
     Opts.option[String]("subject-strategy",
-      "Subject naming: TopicRecordNameStrategy (default), TopicNameStrategy or RecordNameStrategy; overrides the topology's.", metavar = "STRATEGY")
+      "Subject naming: TopicRecordNameStrategy (default), TopicNameStrategy or RecordNameStrategy; overrides the topology's.",
+      metavar = "TopicRecordNameStrategy|TopicNameStrategy|RecordNameStrategy")
       .mapValidated(s => SubjectNameStrategy.parse(s).toValidatedNel).orNone
 
   def load(flag: Option[os.Path], shell: Shell): IO[Topology] =

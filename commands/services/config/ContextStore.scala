@@ -1,0 +1,102 @@
+package bankops.services.config
+
+import cats.effect.IO
+import io.circe.generic.semiauto._
+import io.circe.parser.decode
+import io.circe.syntax._
+import io.circe.{Decoder, Encoder}
+
+import java.nio.file.{Files, StandardCopyOption}
+import java.nio.file.attribute.PosixFilePermissions
+
+import bankops.base.Failure
+
+/** The contexts file: every named context and the one `context use` chose. */
+final case class Contexts(current: Option[String] = None, contexts: Map[String, ConnectionContext] = Map.empty) {
+  def names: List[String] = contexts.keys.toList.sorted
+
+  /** `name`'s context, or why not: the known names, so a typo is seen at once. */
+  def named(name: String): Either[String, ConnectionContext] =
+    contexts.get(name).toRight(
+      if (contexts.isEmpty) s"unknown context '$name': no context is defined (add one with `bankops context add`)"
+      else s"unknown context '$name' (known: ${names.mkString(", ")})")
+
+  def updated(name: String, context: ConnectionContext): Contexts = copy(contexts = contexts.updated(name, context))
+
+  /** Removing the current context leaves none chosen rather than a name that no longer resolves. */
+  def removed(name: String): Contexts = Contexts(current.filterNot(_ == name), contexts - name)
+}
+
+object Contexts {
+  implicit val encoder: Encoder[Contexts] = deriveEncoder[Contexts].mapJson(_.dropNullValues)
+  implicit val decoder: Decoder[Contexts] = deriveDecoder
+}
+
+/** Where contexts are kept: `$XDG_CONFIG_HOME/bankops/contexts.json` (default `~/.config/...`), readable by its owner
+  * only, replaced whole on every change. Located from the job's environment alone, so a test's never reaches a user's.
+  */
+object ContextStore {
+  val Variable = "BANKOPS_CONTEXT"
+  val FileName = "contexts.json"
+  val SandboxName = "sandbox"
+
+  /** The context a running sandbox registers as [[SandboxName]]: its addresses, its command-config and its password
+    * file by reference, and its directory.
+    */
+  def sandboxContext(dir: os.Path, connection: SandboxConnection, dbPasswordFile: os.Path): ConnectionContext =
+    ConnectionContext(Some(connection.bootstrapServers), Some(connection.commandConfig), Some(connection.registryUrl), None, None,
+      Some(connection.dbUrl), Some(connection.dbUser), Some(SecretRef.File(dbPasswordFile)), Some(dir))
+
+  /** Registers (`Some`) or unregisters (`None`) the sandbox in `dir`; only a registration of that directory is removed.
+    * Nothing when there is no configuration directory. Returns whether the file changed.
+    */
+  def registerSandbox(env: Map[String, String], dir: os.Path, context: Option[ConnectionContext]): IO[Boolean] = {
+    def registered(cs: Contexts) = cs.contexts.get(SandboxName).exists(_.sandboxDir.contains(dir))
+    (file(env), context) match {
+      case (None, _) => IO.pure(false)
+      case (_, Some(c)) => update(env)(cs => Right(cs.updated(SandboxName, c) -> true))
+      case (_, None) => read(env).map(registered).ifM(update(env)(cs => Right(cs.removed(SandboxName) -> true)), IO.pure(false))
+    }
+  }
+
+  def file(env: Map[String, String]): Option[os.Path] = {
+    def absolute(v: String) = scala.util.Try(os.Path(v)).toOption
+    env.get("XDG_CONFIG_HOME").filter(_.nonEmpty).flatMap(absolute)
+      .orElse(env.get("HOME").filter(_.nonEmpty).flatMap(absolute).map(_ / ".config"))
+      .map(_ / "bankops" / FileName)
+  }
+
+  /** The contexts; none when there is no file (or no config directory). A file that does not parse is exit 2. */
+  def read(env: Map[String, String]): IO[Contexts] = IO.blocking {
+    file(env).filter(os.exists(_)) match {
+      case None => Contexts()
+      case Some(f) =>
+        if (!os.isFile(f)) throw Failure.BadInput(s"$f is not a regular file")
+        decode[Contexts](os.read(f)).fold(e => throw Failure.BadInput(s"$f: not a contexts file (${e.getMessage})"), identity)
+    }
+  }
+
+  /** Reads, changes and writes the contexts: written to a private file beside it, then moved over it. */
+  def update[A](env: Map[String, String])(change: Contexts => Either[String, (Contexts, A)]): IO[A] =
+    IO.fromOption(file(env))(Failure.BadInput("no configuration directory for contexts: set XDG_CONFIG_HOME or HOME")).flatMap { f =>
+      read(env).flatMap(cs => IO.fromEither(change(cs).left.map(Failure.BadInput(_)))).flatMap { case (changed, a) =>
+        IO.blocking(write(f, changed)).as(a)
+      }
+    }
+
+  private def write(f: os.Path, contexts: Contexts): Unit = {
+    if (!os.exists(f / os.up)) os.makeDir.all(f / os.up, perms = "rwx------")
+    val partial = f / os.up / s".${f.last}.partial"
+    os.remove(partial, checkExists = false)
+    val attrs = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
+    Files.write(Files.createFile(partial.toNIO, attrs), (contexts.asJson.spaces2 + "\n").getBytes("UTF-8"))
+    Files.move(partial.toNIO, f.toNIO, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
+  }
+
+  /** The context a job uses: `--context`, else `BANKOPS_CONTEXT`, else the current one; None when none is chosen. */
+  def chosen(flag: Option[String], env: Map[String, String], contexts: Contexts): Either[String, Option[(String, ConnectionContext)]] =
+    flag.orElse(env.get(Variable).filter(_.nonEmpty)).orElse(contexts.current) match {
+      case None => Right(None)
+      case Some(name) => contexts.named(name).map(c => Some(name -> c))
+    }
+}

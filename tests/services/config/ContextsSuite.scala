@@ -1,0 +1,83 @@
+package bankops.services.config
+
+import munit.CatsEffectSuite
+
+import bankops.base.Failure
+
+class ContextsSuite extends CatsEffectSuite {
+  private val sandbox = SandboxConnection("localhost:19093", os.Path("/sb/client.properties"), "http://localhost:18081/apis/ccompat/v7",
+    "jdbc:postgresql://localhost:15432/balancedb", "bank", "pw-from-sandbox")
+  private val prod = ConnectionContext(bootstrapServer = Some("prod:9093"), registryUrl = Some("https://reg.prod"),
+    dbUrl = Some("jdbc:postgresql://db.prod/balancedb"), dbPassword = Some(SecretRef.Env("PROD_DB_PASSWORD")))
+  private val chosen = ChosenContext("prod", prod, dbPassword = Some("pw-from-context"))
+
+  test("flag beats environment beats context beats sandbox beats default; each named by its source") {
+    val env = Map("SCHEMA_REGISTRY_URL" -> "http://env:8081")
+    val s = ConnectionSettings.resolve(ConnectionFlags(dbUser = Some("me")), env, Some(sandbox), Some(chosen))
+    assertEquals(s.kafka.bootstrapServers, Sourced("prod:9093", Source.Context("prod")))
+    assertEquals(s.registry.url, Sourced("http://env:8081", Source.Env("SCHEMA_REGISTRY_URL")))
+    assertEquals(s.database.user, Sourced("me", Source.Flag("db-user")))
+    assertEquals(s.database.password, Some(Sourced("pw-from-context", Source.Context("prod"))))
+    assertEquals(s.kafka.commandConfig, Some(Sourced(sandbox.commandConfig, Source.Sandbox)))
+    assertEquals(Source.Context("prod").describe, "context prod")
+  }
+
+  test("the sandbox's password is never offered to a database the context names") {
+    val s = ConnectionSettings.resolve(ConnectionFlags(), Map.empty, Some(sandbox), Some(chosen.copy(dbPassword = None)))
+    assertEquals(s.database.url.source, Source.Context("prod"))
+    assertEquals(s.database.password, None)
+    val sandboxDb = ConnectionSettings.resolve(ConnectionFlags(), Map.empty, Some(sandbox), Some(ChosenContext("k", ConnectionContext())))
+    assertEquals(sandboxDb.database.password.map(_.value), Some("pw-from-sandbox"))
+  }
+
+  test("secret references: a variable's name or a file, never both; read when used") {
+    val f = os.temp("s3cret\n")
+    assertEquals(SecretRef.of("db password", Some("DB_PW"), None), Right(Some(SecretRef.Env("DB_PW"))))
+    assert(SecretRef.of("db password", Some("DB_PW"), Some(f)).isLeft)
+    assert(SecretRef.of("db password", Some("hunter 2!"), None).left.exists(_.contains("not an environment variable name")))
+    assertEquals(SecretRef.read(SecretRef.File(f), Map.empty), Right("s3cret"))
+    assertEquals(SecretRef.read(SecretRef.Env("DB_PW"), Map("DB_PW" -> "x")), Right("x"))
+    assertEquals(SecretRef.read(SecretRef.Env("DB_PW"), Map.empty), Left("variable DB_PW is not set"))
+    assert(SecretRef.read(SecretRef.File(f / os.up / "missing"), Map.empty).isLeft)
+  }
+
+  test("a context refuses passwords written into its URLs") {
+    assert(ConnectionContext(registryUrl = Some("https://me:pw@reg:8081/x")).check.isLeft)
+    assert(ConnectionContext(dbUrl = Some("jdbc:postgresql://db/x?user=a&password=pw")).check.isLeft)
+    assert(ConnectionContext(registryUrl = Some("https://reg:8081/path@x"), dbUrl = Some("jdbc:postgresql://db/x")).check.isRight)
+  }
+
+  test("the file lives under XDG_CONFIG_HOME, else HOME/.config, else nowhere (a test's empty environment)") {
+    assertEquals(ContextStore.file(Map("XDG_CONFIG_HOME" -> "/x", "HOME" -> "/h")), Some(os.Path("/x/bankops/contexts.json")))
+    assertEquals(ContextStore.file(Map("XDG_CONFIG_HOME" -> "relative", "HOME" -> "/h")), Some(os.Path("/h/.config/bankops/contexts.json")))
+    assertEquals(ContextStore.file(Map.empty), None)
+  }
+
+  test("update writes a private file atomically; an unknown name lists the known ones; --context beats BANKOPS_CONTEXT beats current") {
+    val env = Map("XDG_CONFIG_HOME" -> os.temp.dir().toString)
+    val file = ContextStore.file(env).get
+    for {
+      _ <- ContextStore.update(env)(cs => Right(cs.updated("prod", prod).updated("dev", ConnectionContext()).copy(current = Some("prod")) -> ()))
+      read <- ContextStore.read(env)
+      refused <- ContextStore.update(env)(_ => Left("no")).attempt
+    } yield {
+      assertEquals(os.perms(file).toString, "rw-------")
+      assertEquals(os.list(file / os.up).map(_.last), IndexedSeq("contexts.json"))
+      assertEquals(read.contexts("prod"), prod)
+      assertEquals(refused, Left(Failure.BadInput("no")))
+      assertEquals(ContextStore.chosen(None, Map.empty, read).map(_.map(_._1)), Right(Some("prod")))
+      assertEquals(ContextStore.chosen(None, Map("BANKOPS_CONTEXT" -> "dev"), read).map(_.map(_._1)), Right(Some("dev")))
+      assertEquals(ContextStore.chosen(Some("prod"), Map("BANKOPS_CONTEXT" -> "dev"), read).map(_.map(_._1)), Right(Some("prod")))
+      assertEquals(ContextStore.chosen(Some("qa"), Map.empty, read), Left("unknown context 'qa' (known: dev, prod)"))
+      assertEquals(read.removed("prod").current, None)
+    }
+  }
+
+  test("a contexts file that does not parse is exit 2 naming it") {
+    val env = Map("XDG_CONFIG_HOME" -> os.temp.dir().toString)
+    val file = ContextStore.file(env).get
+    os.write(file, "{not json", createFolders = true)
+    ContextStore.read(env).attempt.map(r => assert(r.left.exists(e => e.isInstanceOf[Failure.BadInput] && e.getMessage.contains(file.toString))))
+  }
+
+}
