@@ -6,6 +6,7 @@ import fs2.{Chunk, Stream}
 import io.circe.Json
 import org.apache.avro.Schema
 import org.apache.kafka.clients.producer.RecordMetadata
+import org.apache.kafka.common.errors.RecordTooLargeException
 
 import java.time.Instant
 import java.util.UUID
@@ -125,12 +126,14 @@ object ProduceRun {
     }
   }
 
-  /** Sends the records, then reports each acknowledged one in order; a record Kafka refused is exit 3 naming it. */
+  /** Sends the records, then reports each acknowledged one in order; a record Kafka did not take is exit 3 naming it (2 when too large). */
   private def deliver(producer: ChunkProducer, records: List[Outbound], acked: Ref[IO, Vector[Acked]], onAck: Acked => IO[Unit]): IO[Unit] = {
     val results = new Array[Either[Exception, RecordMetadata]](records.size)
     producer.sendEach(Chunk.from(records.map(_.toRecord)))((i, m, e) => results(i) = if (e != null) Left(e) else Right(m)).flatten >>
       records.zip(results).traverse_ {
         case (ob, Right(m)) => val a = Acked(ob, m.partition, m.offset); acked.update(_ :+ a) >> onAck(a)
+        // Too large for the broker or the producer: the record is at fault, not the service.
+        case (ob, Left(e: RecordTooLargeException)) => IO.raiseError(Failure.BadInput(s"${ob.source}: Kafka refused the record: ${e.getMessage}"))
         case (ob, Left(e)) => IO.raiseError(Failure.Unavailable(s"${ob.source}: Kafka did not take the record: ${e.getMessage}", e))
       }
   }

@@ -124,6 +124,9 @@ class ProduceSuite extends munit.CatsEffectSuite {
       List("--topic", beats, "--schema-version", "99", "--value", """{"beat":1}""") -> s"subject $beats-nl.openweb.data.Heartbeat has no version 99",
       List("--topic", beats, "--partition", "1", "--value", """{"beat":1}""") -> s"--partition 1: topic $beats has 1 partition(s)",
       List("--topic", beats, "--value", "{beat: 1}") -> "--value: not JSON",
+      // Past the producer's max.request.size (1 MiB).
+      List("--topic", commands, "--record", "ConfirmMoneyTransfer", "--value", transfer.replace("café", "x" * 2000000)) ->
+        "--value: Kafka refused the record",
       List("--topic", beats, "--value", "@/nonexistent/value.json") -> "no such file"
     )
     for {
