@@ -12,6 +12,7 @@ import bankops.jobs.groups.GroupsCommand
 import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.inspect.InspectCommand
 import bankops.jobs.latency.LatencyCommand
+import bankops.jobs.produce.ProduceCommand
 import bankops.jobs.replay.ReplayCommand
 import bankops.jobs.sandbox.SandboxCommand
 import bankops.jobs.schemas.SchemasCommand
@@ -29,6 +30,7 @@ object Jobs {
     DeployCommand.plan,
     DeployCommand.apply,
     InspectCommand.job,
+    ProduceCommand.job,
     HeartbeatCommand.job,
     BalancesCommand.job,
     ReplayCommand.job,

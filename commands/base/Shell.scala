@@ -15,7 +15,10 @@ final case class Shell(
     stdoutIsTerminal: Boolean,
     stderrIsTerminal: Boolean,
     verbose: Boolean,
-    home: os.Path
+    home: os.Path,
+    // Standard input, for the jobs that read records from it (produce); tests give a buffer.
+    in: java.io.InputStream = System.in,
+    stdinIsTerminal: Boolean = false
 ) {
   def println(line: String): IO[Unit] = IO.blocking(out.println(line))
   // What goes to stderr quotes settings and library messages: secrets are masked there ([[Redact]]).
@@ -32,7 +35,8 @@ object Shell {
   def captured[A](shell: Shell)(f: Shell => IO[A]): IO[(A, List[String])] = IO.defer {
     val (out, err) = (new java.io.ByteArrayOutputStream(), new java.io.ByteArrayOutputStream())
     val quiet = shell.copy(out = new PrintStream(out, true, "UTF-8"), err = new PrintStream(err, true, "UTF-8"), stdoutIsTerminal = false,
-      stderrIsTerminal = false, env = shell.env - StepSummary.Variable)
+      stderrIsTerminal = false, in = new java.io.ByteArrayInputStream(Array.emptyByteArray), stdinIsTerminal = false,
+      env = shell.env - StepSummary.Variable)
     f(quiet).map(_ -> new String(err.toByteArray, java.nio.charset.StandardCharsets.UTF_8).linesIterator.toList)
   }
 
@@ -41,6 +45,6 @@ object Shell {
     def tty(name: String): Boolean =
       sys.props.get(s"bankops.tty.$name").map(_ == "true").getOrElse(System.console() != null)
     val home = sys.props.get("bankops.home").orElse(env.get("BANKOPS_HOME")).map(os.Path(_, os.pwd)).getOrElse(os.pwd)
-    Shell(env, System.out, System.err, tty("stdout"), tty("stderr"), verbose, home)
+    Shell(env, System.out, System.err, tty("stdout"), tty("stderr"), verbose, home, System.in, tty("stdin"))
   }
 }

@@ -19,7 +19,7 @@ class BadInputSuite extends CatsEffectSuite {
 
   /** `lines`: a file's checks name each bad line (up to 10), then say nothing was sent. */
   private final case class Row(name: String, args: List[String], code: Int, fragment: String, env: Map[String, String] = Map.empty,
-                               absent: List[os.Path] = Nil, lines: Int = 1)
+                               absent: List[os.Path] = Nil, lines: Int = 1, stdin: String = "")
 
   private val dir = os.temp.dir(prefix = "bad-input")
   private val sandboxEnv = SandboxFixture.env
@@ -105,6 +105,18 @@ class BadInputSuite extends CatsEffectSuite {
           text("magic.jsonl", """{"key":null,"raw":"AQAAAAEC"}""" + "\n"), "--to-topic", "heartbeat", "--exact"), 2, "not the magic byte", lines = 2),
       Row("--rate with --to-file", List("replay", "--from-topic", "heartbeat", "--to-file", toFile.toString, "--rate", "5"), 2,
         "--rate paces sending to a topic", absent = List(toFile)),
+      Row("produce: a value that does not fit the schema", List("produce", "--topic", "heartbeat", "--value", """{"beat":"x"}"""), 2,
+        """--value: beat: expected a long, got "x"; nothing was sent"""),
+      Row("produce: a field the record does not have", List("produce", "--topic", "heartbeat", "--value", """{"beat":1,"node":"a"}"""), 2,
+        "node: nl.openweb.data.Heartbeat has no such field"),
+      Row("produce: a record type the topic does not carry",
+        List("produce", "--topic", "heartbeat", "--record", "ConfirmMoneyTransfer", "--value", "{}"), 2,
+        "--record ConfirmMoneyTransfer: topic heartbeat carries Heartbeat"),
+      Row("produce: a tombstone without a key", List("produce", "--topic", "heartbeat", "--tombstone"), 2, "--tombstone needs --key"),
+      Row("produce: a subject the registry does not have",
+        List("produce", "--topic", "heartbeat", "--subject-strategy", "TopicNameStrategy", "--value", """{"beat":1}"""), 2,
+        "subject heartbeat-value does not exist"),
+      Row("produce: a bad line on standard input", List("produce", "--topic", "heartbeat"), 2, "stdin:2: not JSON", stdin = "\n{beat\n"),
       Row("a JDBC URL for another driver", List("balances", "validate", "--db-url", "jdbc:mysql://localhost/balancedb"), 2,
         "flag --db-url: 'jdbc:mysql://localhost/balancedb' is not a PostgreSQL JDBC URL"),
       Row("a key given twice in topology.json", List("topics", "plan", "--topology", dupTopology.toString), 2,
@@ -172,7 +184,7 @@ class BadInputSuite extends CatsEffectSuite {
         _ = assertEquals(seeded.code, 0, seeded.err)
         table = rows(webServer)
         before <- ends("heartbeat")
-        results <- table.traverse(r => TestShell.run(r.args, sandboxEnv ++ r.env, Repo.root).map(r -> _))
+        results <- table.traverse(r => TestShell.run(r.args, sandboxEnv ++ r.env, Repo.root, r.stdin).map(r -> _))
         after <- ends("heartbeat")
       } yield {
         val failures = results.flatMap { case (row, res) =>

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Independent reader: every record of a topic, from the beginning to the end offsets at start,
-decoded with confluent-kafka's AvroDeserializer; one JSON line per record (UUIDs as text).
+decoded with confluent-kafka's AvroDeserializer; one JSON line per record (UUIDs as text), with its headers
+(UTF-8 text), the schema id in its frame and the full name of the record that id names (null for a tombstone).
 
 argv: bootstrap ca.pem registry-url topic
 """
@@ -17,7 +18,8 @@ from avro_decode import plain
 
 def main():
     bootstrap, ca, registry, topic = sys.argv[1:5]
-    deserializer = AvroDeserializer(SchemaRegistryClient({"url": registry}))
+    client = SchemaRegistryClient({"url": registry})
+    deserializer = AvroDeserializer(client)
     consumer = Consumer({"bootstrap.servers": bootstrap, "security.protocol": "SSL", "ssl.ca.location": ca,
                          "group.id": "bankops-test-reader", "enable.auto.commit": False})
     partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
@@ -31,9 +33,17 @@ def main():
             sys.exit("timed out waiting for records")
         if msg.error():
             sys.exit(str(msg.error()))
-        value = deserializer(msg.value(), ctx)
+        raw = msg.value()
+        value = deserializer(raw, ctx) if raw is not None else None
+        schema_id = int.from_bytes(raw[1:5], "big") if raw is not None else None
+        record = None
+        if schema_id is not None:
+            parsed = json.loads(client.get_schema(schema_id).schema_str)
+            record = parsed["name"] if "." in parsed["name"] else parsed.get("namespace", "") + "." + parsed["name"]
+        headers = [[k, v.decode() if v is not None else None] for k, v in (msg.headers() or [])]
         print(json.dumps({"partition": msg.partition(), "offset": msg.offset(),
-                          "key": msg.key().decode() if msg.key() is not None else None, "value": plain(value)}, sort_keys=True))
+                          "key": msg.key().decode() if msg.key() is not None else None, "value": plain(value),
+                          "headers": headers, "schemaId": schema_id, "record": record}, sort_keys=True))
         if msg.offset() + 1 >= ends[msg.partition()]:
             pending.discard(msg.partition())
     consumer.close()

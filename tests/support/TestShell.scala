@@ -9,11 +9,12 @@ import bankops.Jobs
 import bankops.base.{Cli, Shell}
 
 /** A [[Shell]] over buffers, so tests see exactly what a command printed. */
-final class TestShell(env: Map[String, String], home: os.Path, stdoutIsTerminal: Boolean = false) {
+final class TestShell(env: Map[String, String], home: os.Path, stdoutIsTerminal: Boolean = false, stdin: String = "") {
   private val outBytes = new ByteArrayOutputStream()
   private val errBytes = new ByteArrayOutputStream()
   val shell: Shell =
-    Shell(env, new PrintStream(outBytes, true, "UTF-8"), new PrintStream(errBytes, true, "UTF-8"), stdoutIsTerminal, false, verbose = false, home)
+    Shell(env, new PrintStream(outBytes, true, "UTF-8"), new PrintStream(errBytes, true, "UTF-8"), stdoutIsTerminal, false, verbose = false, home,
+      new java.io.ByteArrayInputStream(stdin.getBytes(UTF_8)))
   def out: String = new String(outBytes.toByteArray, UTF_8)
   def err: String = new String(errBytes.toByteArray, UTF_8)
 }
@@ -23,9 +24,9 @@ object TestShell {
     def outLines: List[String] = out.linesIterator.filter(_.nonEmpty).toList
   }
 
-  /** Runs the CLI in this JVM with the given environment only (never the test process's own). */
-  def run(args: List[String], env: Map[String, String] = Map.empty, home: os.Path = os.temp.dir()): IO[Result] = {
-    val t = new TestShell(env, home)
+  /** Runs the CLI in this JVM with the given environment only (never the test process's own), `stdin` as its standard input. */
+  def run(args: List[String], env: Map[String, String] = Map.empty, home: os.Path = os.temp.dir(), stdin: String = ""): IO[Result] = {
+    val t = new TestShell(env, home, stdin = stdin)
     Cli.run(args, t.shell, Jobs.all).map(code => Result(code.code, t.out, t.err))
   }
 }

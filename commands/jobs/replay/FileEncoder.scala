@@ -8,7 +8,7 @@ import scala.collection.concurrent.TrieMap
 import bankops.services.avro.{AvroJsonRead, WireFormat}
 import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
 import bankops.services.kafka.RecordLine
-import bankops.services.registry.{RegisteredSchema, RegistryClient, SchemaResolver}
+import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** Turns file lines into values for the target topic: `--exact` sends the raw bytes; otherwise the line's
   * `value` is encoded with its record's schema on the target (the subject's latest version, or the `.avsc`
@@ -36,9 +36,9 @@ final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, t
                 case Left(_) => Left(s"$record's .avsc is not registered under $subject (bankops schemas register)")
               }
           }
-        case None => target.version(subject).flatMap {
-            case None => IO.pure(Left(s"subject $subject does not exist on the target registry"))
-            case Some(v) => resolver.parse(RegisteredSchema(v.schema, v.references)).map(s => Right((v.id, s)))
+        case None => resolver.subjectVersion(subject).map {
+            case None => Left(s"subject $subject does not exist on the target registry")
+            case Some((v, s)) => Right((v.id, s))
           }
       }
       found.flatTap(r => IO(schemas.put(record, r)))
@@ -56,8 +56,7 @@ final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, t
     else (l.record, l.value) match {
       case (Some(r), Some(v)) =>
         schemaFor(fullName(r)).map(_.flatMap { case (id, schema) =>
-          AvroJsonRead.fromPlain(v, schema).left.map(e => s"value.$e").flatMap(d =>
-            WireFormat.encodeGeneric(d, schema).map(WireFormat.frame(id, _)))
+          AvroJsonRead.framed(v, schema, id).left.map(e => s"value.$e")
         })
       case (None, _) if l.raw.isDefined => IO.pure(Right(l.raw.get))
       case (None, _) => IO.pure(Left("no record (the Avro record name of value)"))

@@ -5,25 +5,30 @@ import org.apache.avro.{LogicalTypes, Schema}
 import org.apache.avro.generic.GenericData
 
 import java.nio.ByteBuffer
-import java.time.{Instant, LocalDate}
+import java.time.{Instant, LocalDate, LocalTime}
 import java.util.{Base64, UUID}
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 /** The inverse of [[AvroJson.plain]]: a plain JSON value (as inspect prints it, or as a person writes a
-  * fixture) made into Avro generic data under a schema. Errors name the field path: `amount: expected a long`.
+  * fixture) made into Avro generic data under a schema. Errors name the field path, what it
+  * expects and what it got: `amount: expected a long, got "x"`.
   */
 object AvroJsonRead {
   private type R = Either[String, Any]
 
   def fromPlain(json: Json, schema: Schema): R = read(json, schema, "")
 
+  /** A plain JSON value as a framed value (Confluent wire format) under `schema`, registered as `schemaId`. */
+  def framed(json: Json, schema: Schema, schemaId: Int): Either[String, Array[Byte]] =
+    fromPlain(json, schema).flatMap(WireFormat.encodeGeneric(_, schema)).map(WireFormat.frame(schemaId, _))
+
   private def at(path: String, msg: String) = Left(if (path.isEmpty) msg else s"$path: $msg")
   private def sub(path: String, name: String) = if (path.isEmpty) name else s"$path.$name"
 
   private def read(j: Json, s: Schema, path: String): R = s.getType match {
     case Schema.Type.RECORD =>
-      j.asObject.fold[R](at(path, s"expected an object for ${s.getName}")) { o =>
+      j.asObject.fold[R](Left(want(path, s"an object for ${s.getName}", j))) { o =>
         val unknown = o.keys.filterNot(k => s.getField(k) != null).toList
         if (unknown.nonEmpty) at(sub(path, unknown.head), s"${s.getFullName} has no such field")
         else {
@@ -43,36 +48,44 @@ object AvroJsonRead {
       val branches = s.getTypes.asScala.toList
       if (j.isNull && branches.exists(_.getType == Schema.Type.NULL)) Right(null)
       else branches.filterNot(_.getType == Schema.Type.NULL).iterator.map(b => read(j, b, path)).find(_.isRight)
-        .getOrElse(at(path, s"fits none of ${branches.map(b => Option(b.getName).getOrElse(b.getType.getName)).mkString(", ")}"))
-    case Schema.Type.NULL => if (j.isNull) Right(null) else at(path, "expected null")
-    case Schema.Type.BOOLEAN => j.asBoolean.toRight(s"${prefix(path)}expected true or false")
-    case Schema.Type.STRING => j.asString.toRight(s"${prefix(path)}expected a string")
+        .getOrElse(Left(want(path, s"one of ${branches.map(b => Option(b.getName).getOrElse(b.getType.getName)).mkString(", ")}", j)))
+    case Schema.Type.NULL => if (j.isNull) Right(null) else Left(want(path, "null", j))
+    case Schema.Type.BOOLEAN => j.asBoolean.toRight(want(path, "true or false", j))
+    case Schema.Type.STRING => j.asString.toRight(want(path, "a string", j))
     case Schema.Type.ENUM =>
       j.asString.filter(s.hasEnumSymbol).map(new GenericData.EnumSymbol(s, _))
-        .toRight(s"${prefix(path)}expected one of ${s.getEnumSymbols.asScala.mkString(", ")}")
+        .toRight(want(path, s"one of ${s.getEnumSymbols.asScala.mkString(", ")}", j))
     case Schema.Type.INT => s.getLogicalType match {
         case _: LogicalTypes.Date => j.asString.flatMap(d => Try(LocalDate.parse(d).toEpochDay.toInt).toOption).orElse(j.asNumber.flatMap(_.toInt))
-            .toRight(s"${prefix(path)}expected an ISO date")
-        case _ => j.asNumber.flatMap(_.toInt).toRight(s"${prefix(path)}expected an int")
+            .toRight(want(path, "an ISO date", j))
+        case _: LogicalTypes.TimeMillis => localTime(j).map(t => (t.toNanoOfDay / 1000000L).toInt).orElse(j.asNumber.flatMap(_.toInt))
+            .toRight(want(path, "a time of day", j))
+        case _ => j.asNumber.flatMap(_.toInt).toRight(want(path, "an int", j))
       }
     case Schema.Type.LONG => s.getLogicalType match {
-        case _: LogicalTypes.TimestampMillis => time(j)(_.toEpochMilli).toRight(s"${prefix(path)}expected an ISO-8601 time")
+        case _: LogicalTypes.TimestampMillis => time(j)(_.toEpochMilli).toRight(want(path, "an ISO-8601 time", j))
         case _: LogicalTypes.TimestampMicros =>
-          time(j)(i => i.getEpochSecond * 1000000L + i.getNano / 1000).toRight(s"${prefix(path)}expected an ISO-8601 time")
-        case _ => j.asNumber.flatMap(_.toLong).toRight(s"${prefix(path)}expected a long")
+          time(j)(i => i.getEpochSecond * 1000000L + i.getNano / 1000).toRight(want(path, "an ISO-8601 time", j))
+        // As AvroJson.plain prints them: local timestamps are an instant's text without its zone, times of day ISO text.
+        case _: LogicalTypes.LocalTimestampMillis => local(j).map(_.toEpochMilli).toRight(want(path, "an ISO-8601 local time", j))
+        case _: LogicalTypes.LocalTimestampMicros =>
+          local(j).map(i => i.getEpochSecond * 1000000L + i.getNano / 1000).toRight(want(path, "an ISO-8601 local time", j))
+        case _: LogicalTypes.TimeMicros => localTime(j).map(_.toNanoOfDay / 1000L).orElse(j.asNumber.flatMap(_.toLong))
+            .toRight(want(path, "a time of day", j))
+        case _ => j.asNumber.flatMap(_.toLong).toRight(want(path, "a long", j))
       }
-    case Schema.Type.FLOAT => j.asNumber.map(_.toFloat).orElse(j.asString.flatMap(_.toFloatOption)).toRight(s"${prefix(path)}expected a number")
-    case Schema.Type.DOUBLE => j.asNumber.map(_.toDouble).orElse(j.asString.flatMap(_.toDoubleOption)).toRight(s"${prefix(path)}expected a number")
+    case Schema.Type.FLOAT => j.asNumber.map(_.toFloat).orElse(j.asString.flatMap(_.toFloatOption)).toRight(want(path, "a number", j))
+    case Schema.Type.DOUBLE => j.asNumber.map(_.toDouble).orElse(j.asString.flatMap(_.toDoubleOption)).toRight(want(path, "a number", j))
     case Schema.Type.BYTES => bytes(j, s, path).map(ByteBuffer.wrap)
-    case Schema.Type.FIXED => bytes(j, s, path).flatMap(b =>
+    case Schema.Type.FIXED => bytes(j, s, path).map(signExtended(_, s)).flatMap(b =>
         if (b.length == s.getFixedSize) Right(new GenericData.Fixed(s, b)) else at(path, s"expected ${s.getFixedSize} bytes, got ${b.length}"))
-    case Schema.Type.ARRAY => j.asArray.fold[R](at(path, "expected an array")) { xs =>
+    case Schema.Type.ARRAY => j.asArray.fold[R](Left(want(path, "an array", j))) { xs =>
         xs.zipWithIndex.foldLeft[Either[String, List[Any]]](Right(Nil)) { case (acc, (x, i)) =>
           acc.flatMap(l => read(x, s.getElementType, s"$path[$i]").map(_ :: l))
         }
           .map(l => new GenericData.Array[Any](s, l.reverse.asJava))
       }
-    case Schema.Type.MAP => j.asObject.fold[R](at(path, "expected an object")) { o =>
+    case Schema.Type.MAP => j.asObject.fold[R](Left(want(path, "an object", j))) { o =>
         o.toList.foldLeft[Either[String, List[(String, Any)]]](Right(Nil)) { case (acc, (k, v)) =>
           acc.flatMap(l => read(v, s.getValueType, sub(path, k)).map(k -> _ :: l))
         }
@@ -82,19 +95,37 @@ object AvroJsonRead {
 
   private def prefix(path: String) = if (path.isEmpty) "" else s"$path: "
 
+  /** `amount: expected a long, got "x"`: what the schema wants and what the JSON holds, cut short when long. */
+  private def want(path: String, what: String, j: Json): String = {
+    val got = j.noSpaces
+    s"${prefix(path)}expected $what, got ${if (got.length > 40) got.take(37) + "..." else got}"
+  }
+
   private def time(j: Json)(f: Instant => Long): Option[Long] =
     j.asString.flatMap(t => Try(f(Instant.parse(t))).toOption).orElse(j.asNumber.flatMap(_.toLong))
+
+  /** A decimal's two's-complement bytes fill a fixed of any size: the sign byte repeated in front, as Avro writes them. */
+  private def signExtended(b: Array[Byte], s: Schema): Array[Byte] = s.getLogicalType match {
+    case _: LogicalTypes.Decimal if b.length < s.getFixedSize =>
+      Array.fill[Byte](s.getFixedSize - b.length)(if (b.nonEmpty && b(0) < 0) -1 else 0) ++ b
+    case _ => b
+  }
+
+  private def local(j: Json): Option[Instant] =
+    j.asString.flatMap(t => Try(Instant.parse(t + "Z")).toOption).orElse(j.asNumber.flatMap(_.toLong).map(Instant.ofEpochMilli))
+
+  private def localTime(j: Json): Option[LocalTime] = j.asString.flatMap(t => Try(LocalTime.parse(t)).toOption)
 
   /** UUID text for a UUID fixed, an exact decimal string for decimals, base64 otherwise. */
   private def bytes(j: Json, s: Schema, path: String): Either[String, Array[Byte]] = s.getLogicalType match {
     case d: LogicalTypes.Decimal =>
       j.asString.orElse(j.asNumber.map(_.toString)).flatMap(t =>
         Try(new java.math.BigDecimal(t).setScale(d.getScale).unscaledValue.toByteArray).toOption)
-        .toRight(s"${prefix(path)}expected a decimal with scale ${d.getScale}")
+        .toRight(want(path, s"a decimal with scale ${d.getScale}", j))
     case _ if AvroJson.isUuid(s) =>
       j.asString.flatMap(t => Try(UUID.fromString(t)).toOption)
         .map(u => ByteBuffer.allocate(16).putLong(u.getMostSignificantBits).putLong(u.getLeastSignificantBits).array())
-        .toRight(s"${prefix(path)}expected a UUID")
-    case _ => j.asString.flatMap(t => Try(Base64.getDecoder.decode(t)).toOption).toRight(s"${prefix(path)}expected base64 bytes")
+        .toRight(want(path, "a UUID", j))
+    case _ => j.asString.flatMap(t => Try(Base64.getDecoder.decode(t)).toOption).toRight(want(path, "base64 bytes", j))
   }
 }

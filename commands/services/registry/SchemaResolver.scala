@@ -19,6 +19,10 @@ final class SchemaResolver(val client: RegistryClient) {
   def byId(id: Int): IO[Schema] =
     parsed.get(id).fold(client.schemaById(id).flatMap(parse).flatTap(s => IO(parsed.put(id, s))))(s => IO.pure(s))
 
+  /** A subject's version (`latest` or a number) with its schema parsed; None when the subject or that version does not exist. */
+  def subjectVersion(subject: String, version: String = "latest"): IO[Option[(SubjectVersion, Schema)]] =
+    client.version(subject, version).flatMap(_.traverse(v => parse(RegisteredSchema(v.schema, v.references)).map(v -> _)))
+
   /** A schema's text with its references resolved. */
   def parse(registered: RegisteredSchema): IO[Schema] =
     registered.references.traverse { r =>

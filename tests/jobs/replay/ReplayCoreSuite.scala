@@ -28,8 +28,9 @@ class ReplayCoreSuite extends munit.ScalaCheckSuite {
       {"name":"n","type":["null","long"],"default":null},{"name":"inner","type":{"type":"record","name":"I","fields":[{"name":"x","type":"int"}]}}]}""")
     def read(j: String) = AvroJsonRead.fromPlain(io.circe.parser.parse(j).toOption.get, s)
     assert(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001", "inner": {"x": 1}}""").isRight)
-    assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001", "inner": {"x": "one"}}""").left.toOption, Some("inner.x: expected an int"))
-    assertEquals(read("""{"u": "nope", "inner": {"x": 1}}""").left.toOption, Some("u: expected a UUID"))
+    assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001", "inner": {"x": "one"}}""").left.toOption,
+      Some("inner.x: expected an int, got \"one\""))
+    assertEquals(read("""{"u": "nope", "inner": {"x": 1}}""").left.toOption, Some("u: expected a UUID, got \"nope\""))
     assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001"}""").left.toOption, Some("inner: missing (and it has no default)"))
     assertEquals(read("""{"u": "6f1c2d3e-0000-4000-8000-000000000001", "inner": {"x": 1}, "extra": 1}""").left.toOption,
       Some("extra: R has no such field"))

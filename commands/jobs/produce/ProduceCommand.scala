@@ -1,0 +1,103 @@
+package bankops.jobs.produce
+
+import cats.data.ValidatedNel
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+
+import scala.concurrent.duration._
+
+import bankops.base.{Exit, Flags, Job, OutputFormat, Shell}
+import bankops.services.config.{ConnectionFlags, Connections}
+import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
+import bankops.services.kafka.TopicName
+
+/** `bankops produce`: one record from the command line, or JSON lines from standard input, encoded with the subject's
+  * registered schema in the Confluent wire format, each checked before it is sent.
+  */
+object ProduceCommand {
+
+  /** Where the values come from: `--value` (text, or `@FILE`), `--tombstone`, or standard input. */
+  sealed trait Values
+  object Values {
+    final case class Given(text: String) extends Values
+    final case class FromFile(file: os.Path) extends Values
+    case object Tombstone extends Values
+    case object Stdin extends Values
+  }
+
+  final case class Options(flags: ConnectionFlags, topic: String, record: Option[String], values: Values, key: Option[String],
+                           headers: List[(String, String)], partition: Option[Int], schemaVersion: Option[Int], dryRun: Boolean,
+                           topology: Option[os.Path], strategy: Option[SubjectNameStrategy], output: Option[OutputFormat],
+                           timeout: FiniteDuration)
+
+  private def header(s: String): ValidatedNel[String, (String, String)] = s.indexOf('=') match {
+    case i if i > 0 => (s.take(i), s.drop(i + 1)).validNel
+    case _ => s"--header '$s' is not KEY=VALUE".invalidNel
+  }
+
+  private val values: Opts[Values] =
+    (Opts.option[String]("value",
+        "The value as JSON (as inspect prints it), or @FILE for a file holding one. Without it (and " +
+          "without --tombstone): JSON lines on standard input, one value per line.", metavar = "JSON").orNone,
+      Opts.flag("tombstone", "Send a null value (a tombstone: deletes the key under compaction); needs --key.").orFalse).tupled.mapValidated {
+      case (Some(_), true) => "--value and --tombstone exclude each other".invalidNel
+      case (Some(v), _) if v.startsWith("@") => (Values.FromFile(os.Path(v.drop(1), os.pwd)): Values).validNel
+      case (Some(v), _) => (Values.Given(v): Values).validNel
+      case (None, true) => (Values.Tombstone: Values).validNel
+      case (None, false) => (Values.Stdin: Values).validNel
+    }
+
+  private val opts: Opts[Options] = (
+    ConnectionFlags.opts,
+    TopicName.option("topic", "Topic to produce to."),
+    Opts.option[String]("record", "Record type (simple or full name); default: the topology's only type for the topic.",
+      metavar = "NAME").orNone,
+    values,
+    Opts.option[String]("key", "Key (UTF-8 text); default: the value's field the topology keys the record by.", metavar = "KEY").orNone,
+    Opts.options[String]("header", "Header KEY=VALUE (repeatable).", metavar = "KEY=VALUE").mapValidated(_.traverse(header)).map(_.toList)
+      .withDefault(Nil),
+    Flags.nonNegative[Int]("partition", "Partition to send to; default: by key, as the default partitioner chooses.").orNone,
+    Flags.positive[Int]("schema-version", "Encode with this version of the subject instead of its latest.").orNone,
+    Opts.flag("dry-run", "Check and encode; show the records (schema id, subject, key, headers, value bytes); send nothing.").orFalse,
+    TopologyOpts.file,
+    TopologyOpts.strategy,
+    OutputFormat.opts,
+    Flags.timeout(30.seconds)
+  ).mapN(Options.apply).mapValidated { o =>
+    if (o.values == Values.Tombstone && o.key.isEmpty) "--tombstone needs --key: a tombstone deletes the record of one key".invalidNel
+    else o.validNel
+  }
+
+  /** A run, for the CLI and for callers in this process: `onAck` hears of each record as the broker acknowledges it. */
+  def produce(o: Options, shell: Shell, onAck: Acked => IO[Unit] = _ => IO.unit): IO[ProduceReport] =
+    for {
+      settings <- Connections.load(o.flags, shell)
+      topology <- TopologyOpts.load(o.topology, shell)
+      report <- ProduceRun(o, settings, topology, shell, onAck)
+    } yield report
+
+  def run(o: Options)(shell: Shell): IO[ExitCode] = {
+    val format = OutputFormat.resolve(o.output, shell)
+    val printed = new java.util.concurrent.atomic.AtomicBoolean(false)
+    def onAck(a: Acked): IO[Unit] = format match {
+      case OutputFormat.Json => shell.println(a.json.noSpaces)
+      case OutputFormat.Table => shell.println(Acked.header).whenA(!printed.getAndSet(true)) >> shell.println(a.row)
+    }
+    produce(o, shell, onAck).flatMap { report =>
+      val checked = OutputFormat.emit(format, shell)(report.checked.map(_.json), report.checked.map(_.text).mkString("\n\n"))
+      val summary =
+        if (o.dryRun) shell.info(s"produce: dry run: ${report.checked.size} record(s) checked and encoded; nothing sent")
+        else if (report.interrupted) shell.info(s"produce: interrupted (Ctrl-C): ${report.acked.size} record(s) acknowledged")
+        else shell.info(s"produce: ${report.acked.size} record(s) acknowledged").whenA(report.acked.size != 1 || o.values == Values.Stdin)
+      (checked.whenA(o.dryRun) >> summary).as(if (report.interrupted) Exit.Interrupted else Exit.Ok)
+    }
+  }
+
+  val job: Job = Job(
+    "produce",
+    "Produce records from JSON (--value, or JSON lines on stdin) in the Confluent wire format, checked against the subject's schema.",
+    """bankops produce --topic commands --record ConfirmMoneyTransfer --value '{"token":"...","amount":500,...}'""",
+    opts.map(o => run(o) _)
+  )
+}

@@ -1,0 +1,140 @@
+package bankops.jobs.produce
+
+import cats.effect.{IO, Ref, Resource}
+import cats.syntax.all._
+import fs2.{Chunk, Stream}
+import io.circe.Json
+import org.apache.avro.Schema
+import org.apache.kafka.clients.producer.RecordMetadata
+import org.apache.kafka.common.errors.RecordTooLargeException
+
+import java.time.Instant
+import java.util.UUID
+
+import bankops.base.{Failure, Interrupt, Shell, TextFile}
+import bankops.jobs.produce.ProduceCommand.{Options, Values}
+import bankops.services.avro.AvroJsonRead
+import bankops.services.config.ConnectionSettings
+import bankops.services.contracts.Topology
+import bankops.services.kafka.{ChunkProducer, KafkaClients}
+import bankops.services.registry.{RegistryClient, RegistryError, SchemaResolver}
+
+/** The effectful shell of `produce`: the writer schema from the registry, the topic's partitions from Kafka, then each
+  * value checked and encoded before it is sent; the first bad one stops the run (what was sent before it stays sent).
+  */
+object ProduceRun {
+  private type Encoded = Either[String, (Outbound, Option[UUID])]
+
+  def apply(o: Options, settings: ConnectionSettings, topology: Topology, shell: Shell, onAck: Acked => IO[Unit]): IO[ProduceReport] = {
+    val strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
+    for {
+      // What needs no service is checked first: the record type, and a value given on the command line.
+      choice <- if (o.values == Values.Tombstone) IO.pure(None) else orBad(RecordChoice.choose(topology, o.topic, o.record)).map(Option(_))
+      single <- commandLineValue(o.values)
+      report <- RegistryClient.resource(settings, o.timeout).use { registry =>
+        for {
+          schema <- choice.traverse(c =>
+            writerSchema(new SchemaResolver(registry), strategy.subject(o.topic, c.fullName), c.fullName, o.schemaVersion))
+          partitions <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout)
+          _ <- o.partition.filter(_ >= partitions).traverse_(p =>
+            orBad(Left(s"--partition $p: topic ${o.topic} has $partitions partition(s), 0 to ${partitions - 1}")))
+          report <- send(o, values(o, shell, single, choice.zip(schema)), settings, shell, onAck)
+        } yield report
+      }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
+      _ <- orBad(Left("no value on standard input: give --value JSON, --value @FILE, or JSON lines on standard input"))
+        .whenA(o.values == Values.Stdin && !report.interrupted && report.acked.isEmpty && report.checked.isEmpty)
+    } yield report
+  }
+
+  private def orBad[A](e: Either[String, A]): IO[A] = IO.fromEither(e.left.map(Failure.BadInput(_)))
+
+  /** The value of `--value JSON` or `--value @FILE`, parsed, with where it came from. */
+  private def commandLineValue(values: Values): IO[Option[(Json, String)]] = values match {
+    case Values.Given(text) => orBad(ValueText.parse(text).left.map(e => s"--value: $e")).map(j => Some(j -> "--value"))
+    case Values.FromFile(f) =>
+      orBad(Either.cond(os.isFile(f), (), s"--value @$f: no such file")) >> IO.blocking(TextFile.read(f)).flatMap(orBad)
+        .flatMap(text => orBad(ValueText.parse(text).left.map(e => s"$f: $e"))).map(j => Some(j -> f.toString))
+    case _ => IO.pure(None)
+  }
+
+  /** Every value to send, checked and encoded, in order. */
+  private def values(o: Options, shell: Shell, single: Option[(Json, String)], schema: Option[(RecordChoice, (WriterSchema, Schema))])
+      : Stream[IO, Encoded] = o.values match {
+    case Values.Tombstone => Stream.emit(Right(Outbound("--tombstone", o.topic, o.partition, o.key, o.headers, None, None) -> None))
+    case Values.Stdin => stdin(shell, o, schema.map(_._1.fullName)).map(_.flatMap { case (text, n) =>
+        ValueText.parse(text).left.map(e => s"stdin:$n: $e").flatMap(encoded(o, schema, _, s"stdin:$n"))
+      })
+    case _ => Stream.emits(single.toList).map { case (json, source) => encoded(o, schema, json, source) }
+  }
+
+  /** A value checked against its writer schema and encoded; a bank command without an id gets a fresh one. */
+  private def encoded(o: Options, schema: Option[(RecordChoice, (WriterSchema, Schema))], json: Json, source: String): Encoded =
+    schema.toRight(s"$source: no record type").flatMap { case (choice, (writer, avro)) =>
+      val (value, fresh) = ValueText.withId(json, choice.fullName)
+      AvroJsonRead.framed(value, avro, writer.id).left.map(e => s"$source: $e").map { bytes =>
+        val key = o.key.orElse(ValueText.key(value, choice.key, Instant.now()))
+        (Outbound(source, o.topic, o.partition, key, o.headers, Some(writer), Some(bytes)), fresh)
+      }
+    }
+
+  private def stdin(shell: Shell, o: Options, record: Option[String]): Stream[IO, Either[String, (String, Int)]] =
+    Stream.exec(shell.info(s"produce: reading ${record.getOrElse("values")} for ${o.topic} as JSON, one value per line " +
+        "(Ctrl-D ends, Ctrl-C stops; or give --value)").whenA(shell.stdinIsTerminal)) ++
+      InputLines.of(shell.in).filter(_.forall(_._1.trim.nonEmpty))
+
+  /** The subject's latest version (or `version`), which must hold `record`; exit 2 naming the subject otherwise. */
+  private def writerSchema(resolver: SchemaResolver, subject: String, record: String, version: Option[Int]): IO[(WriterSchema, Schema)] = {
+    def bad(message: String) = orBad[(WriterSchema, Schema)](Left(message))
+    val registry = resolver.client.describe
+    resolver.subjectVersion(subject, version.fold("latest")(_.toString)).flatMap {
+      case Some((_, s)) if s.getFullName != record => bad(s"subject $subject holds ${s.getFullName}, not $record")
+      case Some((v, s)) => IO.pure((WriterSchema(subject, v.id, record), s))
+      case None => resolver.client.versions(subject).recover { case RegistryError(404, _, _) => Nil }.flatMap {
+          case Nil => bad(s"subject $subject does not exist on the registry at $registry (register it with `bankops schemas register`)")
+          case vs => bad(s"subject $subject has no version ${version.getOrElse(0)} (it has ${vs.mkString(", ")})")
+        }
+    }
+  }
+
+  /** Each chunk's valid values sent (or, with --dry-run, kept) and acknowledged before the next chunk is taken; the first
+    * invalid value ends the run with exit 2, saying how many were sent before it. Ctrl-C stops taking values: what was
+    * handed to the producer is still awaited and reported.
+    */
+  private def send(o: Options, values: Stream[IO, Encoded], settings: ConnectionSettings, shell: Shell,
+                   onAck: Acked => IO[Unit]): IO[ProduceReport] = {
+    val producer: Resource[IO, Option[ChunkProducer]] =
+      if (o.dryRun) Resource.pure(None) else ChunkProducer.resource(settings.kafka, o.timeout).map(Some(_))
+    (Interrupt.onCtrlC, producer).tupled.use { case (ctrlC, producer) =>
+      for {
+        acked <- Ref.of[IO, Vector[Acked]](Vector.empty)
+        checked <- Ref.of[IO, Vector[Outbound]](Vector.empty)
+        interrupted <- Ref.of[IO, Boolean](false)
+        // Chunks as they come (a pipe's lines arrive many at a time): one round trip per chunk, not per line.
+        _ <- values.chunks.evalMap { chunk =>
+          val (good, rest) = chunk.toList.span(_.isRight)
+          val records = good.collect { case Right((ob, _)) => ob }
+          val fresh = good.collect { case Right((ob, Some(id))) => shell.info(s"produce: ${ob.source}: no id given, so it has the fresh id $id") }
+          val step = producer.fold(checked.update(_ ++ records))(p => deliver(p, records, acked, onAck))
+          (fresh.sequence_ >> step).uncancelable >> rest.collectFirst { case Left(e) => e }.traverse_ { e =>
+            acked.get.flatMap(a =>
+              IO.raiseError(Failure.BadInput(
+                  if (a.isEmpty) s"$e; nothing was sent" else s"$e; the ${a.size} record(s) before it were sent, nothing after it")))
+          }
+        }.interruptWhen((ctrlC >> interrupted.set(true)).attempt).compile.drain
+        report <- (acked.get, checked.get, interrupted.get).mapN((a, c, i) => ProduceReport(a.toList, c.toList, i))
+      } yield report
+    }
+  }
+
+  /** Sends the records, then reports each acknowledged one in order; a record Kafka did not take is exit 3 naming it (2 when too large). */
+  private def deliver(producer: ChunkProducer, records: List[Outbound], acked: Ref[IO, Vector[Acked]], onAck: Acked => IO[Unit]): IO[Unit] = {
+    val results = new Array[Either[Exception, RecordMetadata]](records.size)
+    producer.sendEach(Chunk.from(records.map(_.toRecord)))((i, m, e) => results(i) = if (e != null) Left(e) else Right(m)).flatten >>
+      records.zip(results).traverse_ {
+        case (ob, Right(m)) => val a = Acked(ob, m.partition, m.offset); acked.update(_ :+ a) >> onAck(a)
+        // Too large for the broker or the producer: the record is at fault, not the service.
+        case (ob, Left(e: RecordTooLargeException)) => IO.raiseError(Failure.BadInput(s"${ob.source}: Kafka refused the record: ${e.getMessage}"))
+        case (ob, Left(e)) => IO.raiseError(Failure.Unavailable(s"${ob.source}: Kafka did not take the record: ${e.getMessage}", e))
+      }
+  }
+}
