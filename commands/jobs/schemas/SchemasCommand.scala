@@ -9,7 +9,9 @@ import bankops.services.contracts.{DesiredSubjects, RecordKey, SchemaFiles, Topi
 import bankops.services.kafka.TopicName
 import bankops.services.plan.{SchemaFlow, SchemaPlan}
 
-/** `bankops schemas plan|register|check`: the `.avsc` contracts in the registry, one subject per topic and record. */
+/** `bankops schemas plan|register|check`: the `.avsc` contracts in the registry, one subject per topic and record;
+  * `versions|show|diff` (in [[HistoryCommands]]): a subject's history.
+  */
 object SchemasCommand {
 
   private val planCmd = Opts.subcommand("plan",
@@ -60,8 +62,9 @@ object SchemasCommand {
 
   val job: Job = Job(
     "schemas",
-    "Schemas as code: plan, register (compatibility-gated) and check the .avsc contracts under TopicRecordNameStrategy subjects.",
+    "Schemas as code: plan, register (compatibility-gated) and check the .avsc contracts under TopicRecordNameStrategy subjects; "
+      + "a subject's history: versions, show, diff.",
     "bankops schemas register --compatibility BACKWARD",
-    planCmd orElse registerCmd orElse checkCmd
+    planCmd orElse registerCmd orElse checkCmd orElse HistoryCommands.versions orElse HistoryCommands.show orElse HistoryCommands.diff
   )
 }

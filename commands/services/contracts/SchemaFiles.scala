@@ -25,9 +25,13 @@ object SchemaFiles {
     }
 
   /** One file on its own, plus the types of `known` it may use (for `schemas check`). */
-  def loadOne(file: os.Path, known: Map[String, SchemaFile]): Either[String, SchemaFile] =
+  def loadOne(file: os.Path, known: Map[String, SchemaFile]): Either[String, SchemaFile] = loadWithTypes(file, knownTypes(known.values))
+
+  /** One file on its own, plus named types it may use (for `schemas diff`: those of the version it is compared with). */
+  def loadWithTypes(file: os.Path, types: Map[String, Schema]): Either[String, SchemaFile] =
     if (!os.isFile(file)) Left(s"$file: no such file")
-    else checkJson(file).flatMap(text => parseWith(file, text, knownTypes(known.values)).left.map(e => s"$file: $e"))
+    else if (!java.nio.file.Files.isReadable(file.toNIO)) Left(s"$file: cannot be read (permission denied)")
+    else checkJson(file).flatMap(text => parseWith(file, text, types).left.map(e => s"$file: $e"))
 
   private def checkJson(f: os.Path): Either[String, String] = {
     bankops.base.TextFile.read(f).flatMap(text => parse(text).left.map(e => s"$f: not valid JSON: ${e.message}").map(_ => text))

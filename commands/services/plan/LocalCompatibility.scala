@@ -21,12 +21,15 @@ object LocalCompatibility {
     val backward = upper.startsWith("BACKWARD") || upper.startsWith("FULL")
     val forward = upper.startsWith("FORWARD") || upper.startsWith("FULL")
     against.flatMap { old =>
-      (if (backward) check(reader = candidate, writer = old, "new schema cannot read old data") else Nil) ++
-        (if (forward) check(reader = old, writer = candidate, "old schema cannot read new data") else Nil)
+      (if (backward) check(reader = candidate, writer = old, newIsReader = true) else Nil) ++
+        (if (forward) check(reader = old, writer = candidate, newIsReader = false) else Nil)
     }.distinct
   }
 
-  private def check(reader: Schema, writer: Schema, what: String): List[String] =
+  /** Each reason names the field and the change, then which way the data cannot be read. */
+  private def check(reader: Schema, writer: Schema, newIsReader: Boolean): List[String] = {
+    val what = if (newIsReader) "the new schema cannot read old data" else "the old schema cannot read new data"
     SchemaCompatibility.checkReaderWriterCompatibility(reader, writer).getResult.getIncompatibilities.asScala.toList
-      .map(i => s"$what: ${i.getType.toString.toLowerCase.replace('_', ' ')} ${i.getMessage} at ${i.getLocation}")
+      .map(i => s"${IncompatibilityText.describe(i, reader, newIsReader)} ($what)")
+  }
 }

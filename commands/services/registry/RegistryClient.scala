@@ -43,8 +43,8 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
   private def enc(s: String) = URLEncoder.encode(s, UTF_8).replace("+", "%20")
 
   // Interruptible: the whole request is bounded by the deadline in [[request]], and a request it cancels stops.
-  private def once(method: String, path: String, body: Option[Json]): IO[Json] = IO.interruptible {
-    val r0 = basicRequest.method(sttp.model.Method(method), uri"${base + path}").readTimeout(timeout)
+  private def once(method: String, path: String, body: Option[Json], root: String): IO[Json] = IO.interruptible {
+    val r0 = basicRequest.method(sttp.model.Method(method), uri"${root + path}").readTimeout(timeout)
       .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
     val r1 = body.fold(r0)(b => r0.body(b.noSpaces).contentType(contentType))
     val r2 = userInfo.fold(r1) { ui =>
@@ -74,8 +74,8 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
   /** One request with its retries, all within `timeout`: a registry that accepts and never answers costs the timeout,
     * not the timeout per attempt.
     */
-  private def request(method: String, path: String, body: Option[Json] = None): IO[Json] = {
-    def attempt(n: Int): IO[Json] = once(method, path, body).handleErrorWith {
+  private def request(method: String, path: String, body: Option[Json] = None, root: String = base): IO[Json] = {
+    def attempt(n: Int): IO[Json] = once(method, path, body, root).handleErrorWith {
       case e @ (_: Failure.Unavailable | RegistryError(_, _, _)) if n < retries && retryable(e) =>
         IO.sleep((200L << n).millis) >> attempt(n + 1)
       case e: RegistryError if e.status >= 500 => IO.raiseError(Failure.Unavailable(s"schema registry at $describe: ${e.getMessage}", e))
@@ -123,9 +123,11 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
       case missing => IO.pure(Left(missing))
     }
 
-  /** The candidate against the subject's latest version, under the subject's compatibility level. */
-  def testCompatibility(subject: String, schema: String, references: List[SchemaReference] = Nil): IO[Compatibility] =
-    request("POST", s"/compatibility/subjects/${enc(subject)}/versions/latest?verbose=true", Some(schemaBody(schema, references))).map { j =>
+  /** The candidate against one of the subject's versions (the latest by default), under the subject's compatibility
+    * level. `verbose=true` asks for Confluent's reasons; a registry that ignores it (Apicurio's ccompat API) gives none.
+    */
+  def testCompatibility(subject: String, schema: String, references: List[SchemaReference] = Nil, version: String = "latest"): IO[Compatibility] =
+    request("POST", s"/compatibility/subjects/${enc(subject)}/versions/$version?verbose=true", Some(schemaBody(schema, references))).map { j =>
       val c = j.hcursor
       Compatibility(c.get[Boolean]("is_compatible").getOrElse(false), c.get[List[String]]("messages").getOrElse(Nil))
     }
@@ -149,6 +151,26 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
     request("GET", s"/subjects/${enc(subject)}/versions/$version").flatMap(as[SubjectVersion]).map(Option(_))
       .recover { case RegistryError(404, _, _) => None }
 
+  /** When each version of a subject was created, by version, where the registry says so: the Confluent API has no
+    * such field, so this asks Apicurio's core API (`/apis/registry/v3`, next to its `/apis/ccompat/v7`) for its
+    * `createdOn`, and only for versions whose id matches the Confluent API's. Empty for any other registry, or when the
+    * core API does not answer as expected: dates are never guessed.
+    */
+  def apicurioCreatedOn(subject: String, ids: Map[Int, Int]): IO[Map[Int, String]] =
+    RegistryClient.apicurioRoot(base).fold(IO.pure(Map.empty[Int, String])) { root =>
+      request("GET", s"/apis/registry/v3/groups/default/artifacts/${enc(subject)}/versions?limit=1000", root = root).map { j =>
+        j.hcursor.downField("versions").focus.flatMap(_.asArray).getOrElse(Vector.empty).flatMap { v =>
+          val c = v.hcursor
+          for {
+            version <- c.get[String]("version").toOption.flatMap(_.toIntOption)
+            created <- c.get[String]("createdOn").toOption
+            id <- ids.get(version)
+            if List("contentId", "globalId").exists(k => c.get[Int](k).toOption.contains(id))
+          } yield version -> created
+        }.toMap
+      }.handleError(_ => Map.empty)
+    }
+
   /** The global compatibility level; Confluent says `compatibilityLevel`, some registries `compatibility`. */
   def globalCompatibility: IO[String] = request("GET", "/config").flatMap(compatibilityOf)
 
@@ -169,6 +191,10 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
 }
 
 object RegistryClient {
+
+  /** The server root of an Apicurio registry's Confluent API URL (`.../apis/ccompat/v7`); None for any other URL. */
+  def apicurioRoot(url: String): Option[String] =
+    List("/apis/ccompat/v7", "/apis/ccompat/v6").find(url.stripSuffix("/").endsWith).map(url.stripSuffix("/").stripSuffix(_))
 
   /** The registry of `settings`, its HTTP client closed when the resource is released. */
   def resource(settings: ConnectionSettings, timeout: FiniteDuration = 30.seconds): Resource[IO, RegistryClient] =

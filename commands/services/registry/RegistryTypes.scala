@@ -14,8 +14,9 @@ object SchemaReference {
 /** A schema as the registry holds it: its text and the references it needs to parse. */
 final case class RegisteredSchema(schema: String, references: List[SchemaReference])
 
-/** One version of a subject. */
-final case class SubjectVersion(subject: String, version: Int, id: Int, schema: String, references: List[SchemaReference])
+/** One version of a subject; `ts` (epoch milliseconds) when the registry adds when it was registered. */
+final case class SubjectVersion(subject: String, version: Int, id: Int, schema: String, references: List[SchemaReference],
+                                ts: Option[Long] = None)
 
 object SubjectVersion {
   implicit val decoder: Decoder[SubjectVersion] = Decoder.instance { c =>
@@ -25,7 +26,7 @@ object SubjectVersion {
       id <- c.get[Int]("id")
       schema <- c.get[String]("schema")
       refs <- c.getOrElse[List[SchemaReference]]("references")(Nil)
-    } yield SubjectVersion(s, v, id, schema, refs)
+    } yield SubjectVersion(s, v, id, schema, refs, c.get[Long]("ts").toOption)
   }
 }
 

@@ -56,7 +56,7 @@ class SchemasSuite extends munit.CatsEffectSuite {
       otherVersion <- r.version(s"$other-nl.openweb.data.MoneyTransferConfirmed")
     } yield {
       assertEquals(plan.code, 1)
-      assert(plan.out.contains("incompatible") && plan.out.contains("node"), plan.out)
+      assert(plan.out.contains("incompatible") && plan.out.contains("field node added without a default"), plan.out)
       assertEquals(refused.code, 1)
       assert(refused.err.contains(s"$hb-nl.openweb.data.Heartbeat incompatible; nothing was registered"), refused.err)
       assertEquals(versions, List(1))
