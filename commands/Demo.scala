@@ -71,7 +71,9 @@ object Demo {
   private def kinds(fs: List[(String, String, Option[String])]): String =
     fs.groupBy(_._2).toList.sortBy(_._1).map { case (k, v) => s"$k ${v.size}" }.mkString(", ")
 
-  def run(o: Options)(shell: Shell): IO[ExitCode] = {
+  def run(o: Options)(operator: Shell): IO[ExitCode] = {
+    // The demo runs on the local sandbox: no variable of the operator's shell may point it at another cluster.
+    val shell = operator.copy(env = operator.env -- ConnectionFlags.Variables)
     val layout = SandboxLayout(Connections.sandboxDir(o.dir, shell))
     val sandbox = new Sandbox(layout, shell, SandboxProvision.applyTopology)
     for {

@@ -19,7 +19,8 @@ object SandboxProvision {
       SchemaFlow.Common(ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false), None, None, Some(OutputFormat.Json), 30.seconds)
     // Provisioning, not an apply the operator asked for: its plan stays out of the output and of a GitHub job summary.
     def failed(why: String) = IO.raiseError[String](Failure.Unavailable(s"applying the bank's topology failed: $why"))
-    Shell.captured(shell)(DeployCommand.applyAll(common, None, _)).attempt.flatMap {
+    // The sandbox's own settings alone: a variable of the operator's shell (KAFKA_BROKERS of another cluster) never wins.
+    Shell.captured(shell.copy(env = shell.env -- ConnectionFlags.Variables))(DeployCommand.applyAll(common, None, _)).attempt.flatMap {
       case Right((report, _)) if report.code.code == 0 =>
         IO.pure(if (report.changed) s"applied schemas/topology.json: ${report.headline}" else "in place: the bank's topics and subjects")
       case Right((report, lines)) => failed(lines.lastOption.getOrElse(s"exit ${report.code.code}"))

@@ -17,7 +17,7 @@ object Redact {
   def url(text: String): String =
     text
       .replaceAll("(://[^/@:\\s]*):[^/@\\s]*@", "$1:" + Mask + "@")
-      .replaceAll("(?i)([?&;]password=)[^&;\\s]*", "$1" + Mask)
+      .replaceAll("(?i)([?&;][a-z]*password=)[^&;\\s]*", "$1" + Mask)
 
   def apply(text: String): String = secrets.foldLeft(url(text))((t, s) => t.replace(s, Mask))
 }

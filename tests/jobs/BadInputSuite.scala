@@ -117,6 +117,8 @@ class BadInputSuite extends CatsEffectSuite {
         List("produce", "--topic", "heartbeat", "--subject-strategy", "TopicNameStrategy", "--value", """{"beat":1}"""), 2,
         "subject heartbeat-value does not exist"),
       Row("produce: a bad line on standard input", List("produce", "--topic", "heartbeat"), 2, "stdin:2: not JSON", stdin = "\n{beat\n"),
+      Row("--context with --no-context", List("config", "show", "--context", "x", "--no-context"), 2,
+        "--context and --no-context exclude each other"),
       Row("a JDBC URL for another driver", List("balances", "validate", "--db-url", "jdbc:mysql://localhost/balancedb"), 2,
         "flag --db-url: 'jdbc:mysql://localhost/balancedb' is not a PostgreSQL JDBC URL"),
       Row("a key given twice in topology.json", List("topics", "plan", "--topology", dupTopology.toString), 2,

@@ -7,7 +7,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{JvmOptions, Version}
 import bankops.services.bank.BankNames
-import bankops.services.config.{KafkaSettings, Source, Sourced}
+import bankops.services.config.{ConnectionFlags, KafkaSettings, Source, Sourced}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 
 /** The bank's command handler as the sandbox's fourth service: `bankops handler --instance sandbox` in a JVM of its
@@ -70,8 +70,9 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
       java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       pid <- Processes.spawnDetached(
         Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
-          "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "-o", "table"),
-        ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2"))
+          "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "--no-context", "-o", "table"),
+        // The sandbox's handler works on the sandbox alone: no context, and no variable of the shell that names another cluster.
+        ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2") ++ ConnectionFlags.Variables.map(_ -> (null: String)))
       _ <- process.record(pid)
       _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(consuming(from))
     } yield ()

@@ -21,7 +21,7 @@ final case class ConnectionContext(
   /** What a context may not hold: a password written into one of its URLs (give it by reference instead). */
   def check: Either[String, ConnectionContext] = {
     val registryCredentials = registryUrl.exists(u => u.split("://", 2).lift(1).exists(_.takeWhile(_ != '/').contains('@')))
-    val dbPasswordInUrl = dbUrl.exists(_.toLowerCase.matches(".*[?&;]password=.*"))
+    val dbPasswordInUrl = dbUrl.exists(_.toLowerCase.matches(".*[?&;][a-z]*password=.*")) // sslpassword= too
     if (registryCredentials) Left("--registry-url holds credentials: a context keeps no secret in clear (use --registry-user-info-env or -file)")
     else if (dbPasswordInUrl) Left("--db-url holds a password: a context keeps no secret in clear (use --db-password-env or --db-password-file)")
     else Right(this)

@@ -57,6 +57,16 @@ object ConnectionFlags {
     dbUrl,
     dbUser,
     sandboxDir,
-    context
-  ).mapN(ConnectionFlags(_, _, _, _, _, _, _, _, _))
+    context,
+    Opts.flag("no-context", "Use no context, not even the current one (the sandbox's own handler runs so).").orFalse
+  ).tupled.mapValidated { case (b, c, r, u, ca, db, user, dir, ctx, none) =>
+    if (none && ctx.isDefined) "--context and --no-context exclude each other".invalidNel
+    else ConnectionFlags(b, c, r, u, ca, db, user, dir, ctx, useContexts = !none).validNel
+  }
+
+  /** Every environment variable connection settings are read from: a process the sandbox starts for itself gets none
+    * of them from the shell that started it (they may name another cluster).
+    */
+  val Variables: List[String] = List("KAFKA_BROKERS", "BANKOPS_COMMAND_CONFIG", "SCHEMA_REGISTRY_URL", "SCHEMA_REGISTRY_USER_INFO",
+    "SCHEMA_REGISTRY_CA_LOCATION", "DB_URL", "DB_USER", "DB_PASSWORD", ContextStore.Variable)
 }

@@ -86,11 +86,18 @@ object ContextStore {
 
   private def write(f: os.Path, contexts: Contexts): Unit = {
     if (!os.exists(f / os.up)) os.makeDir.all(f / os.up, perms = "rwx------")
-    val partial = f / os.up / s".${f.last}.partial"
-    os.remove(partial, checkExists = false)
+    // A name of its own (two writers never share it), created 600 and written through the channel that created it
+    // (never reopened by name), on disk before it replaces the file: a crash leaves the old file or the new one.
     val attrs = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
-    Files.write(Files.createFile(partial.toNIO, attrs), (contexts.asJson.spaces2 + "\n").getBytes("UTF-8"))
-    Files.move(partial.toNIO, f.toNIO, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
+    val partial = Files.createTempFile((f / os.up).toNIO, s".${f.last}.", ".partial", attrs)
+    try {
+      val channel = java.nio.channels.FileChannel.open(partial, java.nio.file.StandardOpenOption.WRITE)
+      try {
+        channel.write(java.nio.ByteBuffer.wrap((contexts.asJson.spaces2 + "\n").getBytes("UTF-8")))
+        channel.force(true)
+      } finally channel.close()
+      Files.move(partial, f.toNIO, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
+    } finally Files.deleteIfExists(partial)
   }
 
   /** The context a job uses: `--context`, else `BANKOPS_CONTEXT`, else the current one; None when none is chosen. */

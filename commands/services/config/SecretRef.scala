@@ -17,7 +17,8 @@ object SecretRef {
   def of(what: String, env: Option[String], file: Option[os.Path]): Either[String, Option[SecretRef]] = (env, file) match {
     case (Some(_), Some(_)) => Left(s"give the $what either by variable or by file, not both")
     case (Some(n @ EnvName()), None) => Right(Some(Env(n)))
-    case (Some(n), None) => Left(s"'$n' is not an environment variable name (the $what is given by the variable's name, not its value)")
+    // Never repeated: what was given may be the secret itself.
+    case (Some(_), None) => Left(s"the value given for the $what is not an environment variable name (give the variable's name, not its value)")
     case (None, f) => Right(f.map(File(_)))
   }
 

@@ -19,10 +19,11 @@ object Secrets {
   def remember(settings: ConnectionSettings): Unit =
     bankops.base.Redact.remember(
       settings.kafka.properties.collect { case (k, v) if isSecretKey(k) => v } ++
-        settings.registry.userInfo.map(_.value.dropWhile(_ != ':').drop(1)) ++
+        // A token with no user part is secret whole.
+        settings.registry.userInfo.map(u => if (u.value.contains(':')) u.value.dropWhile(_ != ':').drop(1) else u.value) ++
         settings.database.password.map(_.value)
     )
 
-  /** `user:password` becomes `user:****`. */
-  def maskUserInfo(userInfo: String): String = userInfo.takeWhile(_ != ':') + ":" + Mask
+  /** `user:password` becomes `user:****`; a token with no user part, `****`. */
+  def maskUserInfo(userInfo: String): String = if (userInfo.contains(':')) userInfo.takeWhile(_ != ':') + ":" + Mask else Mask
 }

@@ -18,6 +18,27 @@ class ConnectionSettingsSuite extends munit.FunSuite {
     assertEquals(none.database.password, None)
   }
 
+  test("the sandbox's or a context's password goes only to its own database server; a context's user-info only to its registry") {
+    def password(flags: ConnectionFlags, env: Map[String, String] = Map.empty, context: Option[ChosenContext] = None) =
+      ConnectionSettings.resolve(flags, env, Some(sandbox), context).database.password
+    assertEquals(password(ConnectionFlags()), Some(Sourced("pw-from-sandbox", Source.Sandbox)))
+    // Another database on the sandbox's server (the tests' own banks) keeps the password; another server never gets it.
+    assertEquals(password(ConnectionFlags(dbUrl = Some("jdbc:postgresql://LOCALHOST:15432/bank_x"))).map(_.value), Some("pw-from-sandbox"))
+    assertEquals(password(ConnectionFlags(dbUrl = Some("jdbc:postgresql://db.prod/balancedb"))), None)
+    assertEquals(password(ConnectionFlags(), env = Map("DB_URL" -> "jdbc:postgresql://localhost:5432/balancedb")), None)
+    // DB_PASSWORD goes wherever the URL points: the operator gave both.
+    assertEquals(password(ConnectionFlags(dbUrl = Some("jdbc:postgresql://db.prod/b")), env = Map("DB_PASSWORD" -> "p")).map(_.value), Some("p"))
+    val prod = ChosenContext("prod",
+      ConnectionContext(dbUrl = Some("jdbc:postgresql://db.prod:5432/balancedb"),
+        registryUrl = Some("https://reg.prod/apis/ccompat/v7")), registryUserInfo = Some("svc:token"), dbPassword = Some("prod-pw"))
+    assertEquals(password(ConnectionFlags(), context = Some(prod)), Some(Sourced("prod-pw", Source.Context("prod"))))
+    assertEquals(password(ConnectionFlags(dbUrl = Some("jdbc:postgresql://evil:5432/balancedb")), context = Some(prod)), None)
+    def userInfo(flags: ConnectionFlags) = ConnectionSettings.resolve(flags, Map.empty, None, Some(prod)).registry.userInfo.map(_.value)
+    assertEquals(userInfo(ConnectionFlags()), Some("svc:token"))
+    assertEquals(userInfo(ConnectionFlags(registryUrl = Some("https://reg.prod:443/other"))), Some("svc:token"))
+    assertEquals(userInfo(ConnectionFlags(registryUrl = Some("http://evil:8081"))), None)
+  }
+
   test("an empty environment variable does not count as set") {
     val s = ConnectionSettings.resolve(ConnectionFlags(), Map("KAFKA_BROKERS" -> ""), None)
     assertEquals(s.kafka.bootstrapServers.source, Source.Default)

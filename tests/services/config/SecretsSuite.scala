@@ -13,8 +13,10 @@ class SecretsSuite extends munit.FunSuite {
     assertEquals(Secrets.maskUrl("https://user:hunter2@registry:8081/apis"), "https://user:****@registry:8081/apis")
     assertEquals(Secrets.maskUrl("jdbc:postgresql://db:5432/balancedb?user=bank&password=hunter2&ssl=true"),
       "jdbc:postgresql://db:5432/balancedb?user=bank&password=****&ssl=true")
+    // pgjdbc's client-key password too.
+    assertEquals(Secrets.maskUrl("jdbc:postgresql://db/x?sslkey=/k.pk8&sslpassword=K3y"), "jdbc:postgresql://db/x?sslkey=/k.pk8&sslpassword=****")
     assertEquals(Secrets.maskUrl("http://localhost:8081"), "http://localhost:8081")
     assertEquals(Secrets.maskUserInfo("svc:hunter2"), "svc:****")
-    assertEquals(Secrets.maskUserInfo("svc"), "svc:****")
+    assertEquals(Secrets.maskUserInfo("svc"), "****") // a bare token is secret whole
   }
 }
