@@ -126,15 +126,22 @@ object ProduceRun {
     }
   }
 
-  /** Sends the records, then reports each acknowledged one in order; a record Kafka did not take is exit 3 naming it (2 when too large). */
+  /** Sends the records, then reports every acknowledged one in order, those after a refused one included (the producer
+    * sent them too); the first record Kafka did not take is then exit 3 naming it (2 when too large), with the count.
+    */
   private def deliver(producer: ChunkProducer, records: List[Outbound], acked: Ref[IO, Vector[Acked]], onAck: Acked => IO[Unit]): IO[Unit] = {
     val results = new Array[Either[Exception, RecordMetadata]](records.size)
     producer.sendEach(Chunk.from(records.map(_.toRecord)))((i, m, e) => results(i) = if (e != null) Left(e) else Right(m)).flatten >>
       records.zip(results).traverse_ {
         case (ob, Right(m)) => val a = Acked(ob, m.partition, m.offset); acked.update(_ :+ a) >> onAck(a)
-        // Too large for the broker or the producer: the record is at fault, not the service.
-        case (ob, Left(e: RecordTooLargeException)) => IO.raiseError(Failure.BadInput(s"${ob.source}: Kafka refused the record: ${e.getMessage}"))
-        case (ob, Left(e)) => IO.raiseError(Failure.Unavailable(s"${ob.source}: Kafka did not take the record: ${e.getMessage}", e))
+        case _ => IO.unit
+      } >> acked.get.flatMap { all =>
+        val sent = s"${all.size} record(s) in all were acknowledged"
+        records.zip(results).collectFirst {
+          // Too large for the broker or the producer: the record is at fault, not the service.
+          case (ob, Left(e: RecordTooLargeException)) => Failure.BadInput(s"${ob.source}: Kafka refused the record: ${e.getMessage}; $sent")
+          case (ob, Left(e)) => Failure.Unavailable(s"${ob.source}: Kafka did not take the record: ${e.getMessage}; $sent", e)
+        }.traverse_(IO.raiseError[Unit])
       }
   }
 }
