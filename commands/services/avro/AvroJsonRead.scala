@@ -47,8 +47,13 @@ object AvroJsonRead {
     case Schema.Type.UNION =>
       val branches = s.getTypes.asScala.toList
       if (j.isNull && branches.exists(_.getType == Schema.Type.NULL)) Right(null)
-      else branches.filterNot(_.getType == Schema.Type.NULL).iterator.map(b => read(j, b, path)).find(_.isRight)
-        .getOrElse(Left(want(path, s"one of ${branches.map(b => Option(b.getName).getOrElse(b.getType.getName)).mkString(", ")}", j)))
+      else {
+        // Branches whose JSON kind matches exactly go first (a string is a string before it is base64 bytes or "1.5" a double);
+        // only when none reads are the coercions tried.
+        val (exact, coerced) = branches.filterNot(_.getType == Schema.Type.NULL).partition(sameKind(j, _))
+        (exact ++ coerced).iterator.map(b => read(j, b, path)).find(_.isRight)
+          .getOrElse(Left(want(path, s"one of ${branches.map(b => Option(b.getName).getOrElse(b.getType.getName)).mkString(", ")}", j)))
+      }
     case Schema.Type.NULL => if (j.isNull) Right(null) else Left(want(path, "null", j))
     case Schema.Type.BOOLEAN => j.asBoolean.toRight(want(path, "true or false", j))
     case Schema.Type.STRING => j.asString.toRight(want(path, "a string", j))
@@ -56,7 +61,8 @@ object AvroJsonRead {
       j.asString.filter(s.hasEnumSymbol).map(new GenericData.EnumSymbol(s, _))
         .toRight(want(path, s"one of ${s.getEnumSymbols.asScala.mkString(", ")}", j))
     case Schema.Type.INT => s.getLogicalType match {
-        case _: LogicalTypes.Date => j.asString.flatMap(d => Try(LocalDate.parse(d).toEpochDay.toInt).toOption).orElse(j.asNumber.flatMap(_.toInt))
+        case _: LogicalTypes.Date =>
+          j.asString.flatMap(d => Try(Math.toIntExact(LocalDate.parse(d).toEpochDay)).toOption).orElse(j.asNumber.flatMap(_.toInt))
             .toRight(want(path, "an ISO date", j))
         case _: LogicalTypes.TimeMillis => localTime(j).map(t => (t.toNanoOfDay / 1000000L).toInt).orElse(j.asNumber.flatMap(_.toInt))
             .toRight(want(path, "a time of day", j))
@@ -65,11 +71,11 @@ object AvroJsonRead {
     case Schema.Type.LONG => s.getLogicalType match {
         case _: LogicalTypes.TimestampMillis => time(j)(_.toEpochMilli).toRight(want(path, "an ISO-8601 time", j))
         case _: LogicalTypes.TimestampMicros =>
-          time(j)(i => i.getEpochSecond * 1000000L + i.getNano / 1000).toRight(want(path, "an ISO-8601 time", j))
+          time(j)(micros).toRight(want(path, "an ISO-8601 time", j))
         // As AvroJson.plain prints them: local timestamps are an instant's text without its zone, times of day ISO text.
-        case _: LogicalTypes.LocalTimestampMillis => local(j).map(_.toEpochMilli).toRight(want(path, "an ISO-8601 local time", j))
+        case _: LogicalTypes.LocalTimestampMillis => local(j)(_.toEpochMilli).toRight(want(path, "an ISO-8601 local time", j))
         case _: LogicalTypes.LocalTimestampMicros =>
-          local(j).map(i => i.getEpochSecond * 1000000L + i.getNano / 1000).toRight(want(path, "an ISO-8601 local time", j))
+          local(j)(micros).toRight(want(path, "an ISO-8601 local time", j))
         case _: LogicalTypes.TimeMicros => localTime(j).map(_.toNanoOfDay / 1000L).orElse(j.asNumber.flatMap(_.toLong))
             .toRight(want(path, "a time of day", j))
         case _ => j.asNumber.flatMap(_.toLong).toRight(want(path, "a long", j))
@@ -111,17 +117,34 @@ object AvroJsonRead {
     case _ => b
   }
 
-  private def local(j: Json): Option[Instant] =
-    j.asString.flatMap(t => Try(Instant.parse(t + "Z")).toOption).orElse(j.asNumber.flatMap(_.toLong).map(Instant.ofEpochMilli))
+  /** A local timestamp's text read as if at UTC; a JSON number is taken as is, in the type's own unit (millis or micros). */
+  private def local(j: Json)(f: Instant => Long): Option[Long] =
+    j.asString.flatMap(t => Try(f(Instant.parse(t + "Z"))).toOption).orElse(j.asNumber.flatMap(_.toLong))
+
+  /** Microseconds since the epoch; an instant too far out for a long is an error, not a wrapped value. */
+  private def micros(i: Instant): Long = Math.addExact(Math.multiplyExact(i.getEpochSecond, 1000000L), (i.getNano / 1000).toLong)
+
+  /** Whether a JSON value's kind is exactly what a union branch holds, with no coercion. */
+  private def sameKind(j: Json, b: Schema): Boolean = b.getType match {
+    case Schema.Type.STRING | Schema.Type.ENUM => j.isString
+    case Schema.Type.INT | Schema.Type.LONG | Schema.Type.FLOAT | Schema.Type.DOUBLE => j.isNumber
+    case Schema.Type.BOOLEAN => j.isBoolean
+    case Schema.Type.RECORD | Schema.Type.MAP => j.isObject
+    case Schema.Type.ARRAY => j.isArray
+    case _ => false
+  }
 
   private def localTime(j: Json): Option[LocalTime] = j.asString.flatMap(t => Try(LocalTime.parse(t)).toOption)
 
   /** UUID text for a UUID fixed, an exact decimal string for decimals, base64 otherwise. */
   private def bytes(j: Json, s: Schema, path: String): Either[String, Array[Byte]] = s.getLogicalType match {
     case d: LogicalTypes.Decimal =>
-      j.asString.orElse(j.asNumber.map(_.toString)).flatMap(t =>
-        Try(new java.math.BigDecimal(t).setScale(d.getScale).unscaledValue.toByteArray).toOption)
+      j.asString.orElse(j.asNumber.map(_.toString)).flatMap(t => Try(new java.math.BigDecimal(t).setScale(d.getScale)).toOption)
         .toRight(want(path, s"a decimal with scale ${d.getScale}", j))
+        .flatMap(bd =>
+          if (bd.precision > d.getPrecision)
+            at(path, s"${bd.toPlainString} has ${bd.precision} digits, more than the decimal's precision ${d.getPrecision}")
+          else Right(bd.unscaledValue.toByteArray))
     case _ if AvroJson.isUuid(s) =>
       j.asString.flatMap(t => Try(UUID.fromString(t)).toOption)
         .map(u => ByteBuffer.allocate(16).putLong(u.getMostSignificantBits).putLong(u.getLeastSignificantBits).array())

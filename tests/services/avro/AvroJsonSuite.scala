@@ -71,4 +71,31 @@ class AvroJsonSuite extends munit.ScalaCheckSuite {
     assertEquals(json.hcursor.get[String]("price"), Right("-12.345"))
     assertEquals(AvroJsonRead.fromPlain(json, times), Right(r))
   }
+
+  private def one(t: String) = new Schema.Parser().parse(s"""{"type":"record","name":"One","fields":[{"name":"v","type":$t}]}""")
+  private def readV(t: String, v: String) =
+    AvroJsonRead.fromPlain(io.circe.parser.parse(s"""{"v":$v}""").toOption.get, one(t)).map(_.asInstanceOf[GenericData.Record].get("v"))
+
+  test("a union reads a JSON string as its string branch before coercing it to bytes or a double") {
+    assertEquals(readV("""["null","bytes","string"]""", "\"abcd\""), Right("abcd"))
+    assertEquals(readV("""["null","double","string"]""", "\"1.5\""), Right("1.5"))
+    assertEquals(readV("""["null","double","string"]""", "1.5"), Right(1.5))
+    assertEquals(readV("""["null","bytes","long"]""", "\"abcd\"").map(_.getClass.getSimpleName), Right("HeapByteBuffer"))
+  }
+
+  test("local-timestamp-micros reads a number as micros; instants and dates too far out for the type are errors") {
+    assertEquals(readV("""{"type":"long","logicalType":"local-timestamp-micros"}""", "1700000000123456"), Right(1700000000123456L))
+    assertEquals(readV("""{"type":"long","logicalType":"local-timestamp-millis"}""", "1700000000123"), Right(1700000000123L))
+    assert(readV("""{"type":"long","logicalType":"timestamp-micros"}""", "\"+300000-01-01T00:00:00Z\"").isLeft)
+    assert(readV("""{"type":"long","logicalType":"local-timestamp-micros"}""", "\"+300000-01-01T00:00:00\"").isLeft)
+    assert(readV("""{"type":"int","logicalType":"date"}""", "\"+999999999-12-31\"").isLeft)
+  }
+
+  test("a decimal with more digits than its precision is refused, bytes or fixed") {
+    val bytes = """{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}"""
+    val fixed = """{"type":"fixed","name":"P","size":8,"logicalType":"decimal","precision":4,"scale":2}"""
+    assert(readV(bytes, "\"99.99\"").isRight)
+    assert(readV(bytes, "\"123.45\"").left.exists(_.contains("precision 4")), readV(bytes, "\"123.45\""))
+    assert(readV(fixed, "\"123.4\"").left.exists(_.contains("precision 4")))
+  }
 }
