@@ -48,8 +48,12 @@ object SchemaDiff {
             (if (a.getEnumDefault != b.getEnumDefault) change(path, "enum default changed", Option(a.getEnumDefault), Option(b.getEnumDefault))
              else Nil)
         case _ =>
-          if (a.getFixedSize != b.getFixedSize) change(path, "fixed size changed", Some(a.getFixedSize.toString), Some(b.getFixedSize.toString))
-          else Nil
+          val (la, lb) = (Option(a.getLogicalType).map(TypeText.logical), Option(b.getLogicalType).map(TypeText.logical))
+          (if (a.getFixedSize != b.getFixedSize) change(path, "fixed size changed", Some(a.getFixedSize.toString), Some(b.getFixedSize.toString))
+           else Nil) ++
+            (if (la != lb) change(path, "type changed", Some(s"${a.getFullName} (${la.getOrElse("-")})"),
+               Some(s"${b.getFullName} (${lb.getOrElse("-")})"))
+             else Nil)
       }
       name ++ aliases ++ doc ++ body
     }

@@ -14,7 +14,13 @@ object TypeText {
     case Schema.Type.ARRAY => s"array<${of(s.getElementType)}>"
     case Schema.Type.MAP => s"map<${of(s.getValueType)}>"
     case Schema.Type.UNION => s.getTypes.asScala.map(of).mkString("[", ", ", "]")
-    case _ => Option(s.getLogicalType).fold(s.getName)(l => s"${s.getName} (${l.getName})")
+    case _ => Option(s.getLogicalType).fold(s.getName)(l => s"${s.getName} (${logical(l)})")
+  }
+
+  /** A logical type with its parameters: `decimal(12,2)`, `timestamp-millis`. */
+  def logical(l: org.apache.avro.LogicalType): String = l match {
+    case d: org.apache.avro.LogicalTypes.Decimal => s"decimal(${d.getPrecision},${d.getScale})"
+    case _ => l.getName
   }
 
   /** A field's default as JSON text (Avro hands it over as Java values). */

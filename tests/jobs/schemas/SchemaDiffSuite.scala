@@ -71,4 +71,14 @@ class SchemaDiffSuite extends munit.FunSuite {
     val b = new Schema.Parser().parse(node.format("\"long\""))
     assertEquals(described(a, b), List("field v: type changed from int to long"))
   }
+
+  test("a decimal's precision or scale changed is a type change, bytes or fixed") {
+    def dec(p: Int, sc: Int) =
+      record(s"""{"name":"m","type":{"type":"bytes","logicalType":"decimal","precision":$p,"scale":$sc}},""" +
+        s"""{"name":"f","type":{"type":"fixed","name":"F","size":8,"logicalType":"decimal","precision":$p,"scale":$sc}}""")
+    assertEquals(described(dec(12, 2), dec(12, 2)), Nil)
+    val changes = SchemaDiff(dec(12, 2), dec(12, 4))
+    assertEquals(changes.map(c => (c.path, c.change)), List("m" -> "type changed", "f" -> "type changed"), changes)
+    assert(changes.head.describe.contains("decimal(12,4)"), changes.head.describe)
+  }
 }
