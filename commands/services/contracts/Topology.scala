@@ -21,10 +21,12 @@ final case class TopicSpec(
     records: List[TopicRecord]
 )
 
-/** The declared topics, the subject naming of their records and every `.avsc` next to the file:
-  * the one model topics and schemas plan from.
+/** The declared topics, the subject naming of their records and every `.avsc` next to the file, and who may do what:
+  * the one model topics, schemas, ACLs and SCRAM users plan from. `access`/`users` absent (None) means bankops does
+  * not manage ACLs/users on this cluster at all; present but empty means it manages them and wants none.
   */
-final case class Topology(file: os.Path, subjectNameStrategy: SubjectNameStrategy, topics: List[TopicSpec], schemaFiles: Map[String, SchemaFile]) {
+final case class Topology(file: os.Path, subjectNameStrategy: SubjectNameStrategy, topics: List[TopicSpec], schemaFiles: Map[String, SchemaFile],
+                          access: Option[List[Access]] = None, users: Option[List[ScramUser]] = None) {
   def topic(name: String): Option[TopicSpec] = topics.find(_.name == name)
   def names: Set[String] = topics.map(_.name).toSet
 
