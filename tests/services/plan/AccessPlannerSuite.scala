@@ -1,6 +1,7 @@
 package bankops.services.plan
 
-import bankops.services.contracts.{Access, Grant, NamePattern, PasswordSource, Role, ScramUser, Topology}
+import bankops.services.contracts.{Access, Grant, NamePattern, PasswordSource, Role, ScramUser, Topology, TopologyFile}
+import bankops.support.Repo
 
 class AccessPlannerSuite extends munit.FunSuite {
 
@@ -84,5 +85,20 @@ class AccessPlannerSuite extends munit.FunSuite {
       Left("refused: users.u: the environment variable P holding the password of SCRAM user u is not set"))
     assertEquals(AccessSync.password("u", PasswordSource.File(file / os.up / "nope"), Map.empty),
       Left(s"refused: users.u: the password file ${file / os.up / "nope"} holding the password of SCRAM user u does not exist"))
+  }
+
+  test("the bank's topology: the handler cannot write commands, the reader writes nothing, no other group covers the handler's") {
+    val t = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
+    val acls = AclExpansion.expand(t.access.getOrElse(fail("the bank declares access")))
+    def of(p: String) = acls.filter(_.principal == s"User:$p")
+    assert(!of("handler").exists(a => a.name == "commands" && a.operation == "WRITE"), of("handler"))
+    assertEquals(of("handler").filter(_.resourceType == "GROUP").map(_.name), List("bankops-command-handler"))
+    assert(of("reader").forall(_.operation != "WRITE"), of("reader"))
+    val others = acls.filter(a => a.resourceType == "GROUP" && a.principal != "User:handler")
+    assert(others.nonEmpty && others.forall(g => g.patternType == "PREFIXED" && !"bankops-command-handler".startsWith(g.name)), others)
+    assertEquals(
+      t.users.map(_.map(u => u.name -> u.password)),
+      Some(List("operator", "handler", "loader", "reader").map(n =>
+          n -> PasswordSource.Env(s"BANKOPS_SCRAM_${n.toUpperCase}_PASSWORD"))))
   }
 }
