@@ -3,11 +3,16 @@ package bankops.jobs.deploy
 import cats.effect.IO
 import io.circe.Json
 import io.circe.parser.parse
+import org.apache.kafka.clients.admin.{Admin, ScramMechanism, UserScramCredentialDeletion}
+import org.apache.kafka.common.acl.{AccessControlEntryFilter, AclBindingFilter, AclOperation, AclPermissionType}
+import org.apache.kafka.common.resource.ResourcePatternFilter
+import org.apache.kafka.common.errors.SaslAuthenticationException
 
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.KafkaClients
+import bankops.services.plan.TopicSync
 import bankops.support.{Repo, SandboxFixture, TestShell, TopologyFixture}
 
 /** `plan`/`apply` of ACLs and SCRAM users on the sandbox's cluster, which runs the StandardAuthorizer; drift made
@@ -33,6 +38,29 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
 
   private def scramUsers: IO[Set[String]] = SandboxFixture.settings.flatMap(s =>
     KafkaClients.javaAdmin(s.kafka).use(a => KafkaClients.await(a.describeUserScramCredentials().all()).map(_.asScala.keySet.toSet)))
+
+  /** What SCRAM user `user` with `password` sees of `topic` on the sandbox's SASL_SSL listener: its partitions, or the error. */
+  private def describeAs(user: String, password: String, topic: String): IO[Either[Throwable, Int]] = IO.blocking {
+    val props = new java.util.Properties()
+    val in = os.read.inputStream(SandboxFixture.layout.dir / "identities" / "loader-scram.properties")
+    try props.load(in)
+    finally in.close()
+    props.put("sasl.jaas.config", s"""org.apache.kafka.common.security.scram.ScramLoginModule required username="$user" password="$password";""")
+    props.put("bootstrap.servers", s"localhost:${SandboxFixture.sandboxSettings.kafkaPort + 2}")
+    props.put("request.timeout.ms", "10000")
+    props.put("default.api.timeout.ms", "20000")
+    Admin.create(props)
+  }.bracket(a => KafkaClients.await(a.describeTopics(java.util.List.of(topic)).allTopicNames()).map(_.get(topic).partitions.size).attempt)(a =>
+    IO.blocking(a.close(java.time.Duration.ofSeconds(5))))
+
+  /** Removes what a test granted, so later suites on the same sandbox see no drift from this one. */
+  private def cleanUp(principal: String, user: String): IO[Unit] = SandboxFixture.settings.flatMap(s =>
+    KafkaClients.javaAdmin(s.kafka).use { a =>
+      val acls =
+        new AclBindingFilter(ResourcePatternFilter.ANY, new AccessControlEntryFilter(principal, null, AclOperation.ANY, AclPermissionType.ANY))
+      KafkaClients.await(a.deleteAcls(java.util.List.of(acls)).all()) >>
+        KafkaClients.await(a.alterUserScramCredentials(java.util.List.of(new UserScramCredentialDeletion(user, ScramMechanism.SCRAM_SHA_512))).all())
+    }).void
 
   private def topics: IO[Set[String]] = SandboxFixture.settings.flatMap(s => KafkaClients.admin(s.kafka).use(_.listTopics.names))
 
@@ -73,9 +101,12 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
       applied <- bankops(env, List("apply", "--topology", file.toString, "-o", "json") ++ e: _*)
       granted <- aclsOf(principal)
       users <- scramUsers
+      signedIn <- describeAs(user, env(variable), s"$id-t")
+      wrongPassword <- describeAs(user, "not-the-password", s"$id-t")
       plan <- bankops(Map.empty, List("plan", "--topology", file.toString, "-o", "json") ++ e: _*)
       _ <- aclCommand("--add", "--allow-principal", drifter, "--operation", "Read", "--topic", s"$id-t")
       drift <- bankops(Map.empty, List("plan", "--topology", file.toString, "-o", "json") ++ e: _*)
+      driftTable <- bankops(Map.empty, List("plan", "--topology", file.toString, "-o", "table") ++ e: _*)
       kept <- bankops(Map.empty, List("apply", "--topology", file.toString) ++ e: _*)
       stillThere <- aclsOf(drifter)
       unconfirmed <- bankops(Map.empty, List("apply", "--topology", file.toString, "--delete-unlisted") ++ e: _*)
@@ -83,15 +114,21 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
       gone <- aclsOf(drifter)
       after <- bankops(Map.empty, List("plan", "--topology", file.toString, "-o", "json") ++ e: _*)
       bankAcls <- aclsOf("User:handler")
+      _ <- cleanUp(principal, user)
     } yield {
       assertEquals(applied.code, 0, applied.err + applied.out)
       assert(granted.contains(s"$id-t") && granted.contains("READ") && granted.contains(s"$id-g"), granted)
       assert(users.contains(user) && users.contains("handler"), users)
+      assertEquals(signedIn, Right(1), "the new SCRAM user signs in with the declared password and may describe its topic")
+      assert(wrongPassword.left.exists(e => TopicSync.unwrap(e).isInstanceOf[SaslAuthenticationException]), wrongPassword)
       assertEquals(plan.code, 0, plan.err + plan.out)
       assertEquals(aclActions(plan.out).filter(_._1 != "unlisted"), Nil, plan.out)
       assertEquals(drift.code, 0, s"drift alone is not a pending change: ${drift.err}")
       assert(aclActions(drift.out).contains("unlisted" -> drifter), drift.out)
       assert(drift.err.contains("not in the topology; left alone (--delete-unlisted --yes deletes them)"), drift.err)
+      assert(driftTable.out.linesIterator.exists(l => l.startsWith("unlisted") && l.contains(drifter) && l.contains(s"topic:$id-t")),
+        driftTable.out)
+      assert(driftTable.out.contains("ACL") && driftTable.out.contains("USER"), driftTable.out)
       assertEquals(kept.code, 0, kept.err)
       assert(stillThere.contains(s"$id-t") && stillThere.contains("READ"), s"apply without --delete-unlisted keeps drift: $stillThere")
       assertEquals(unconfirmed.code, 2, unconfirmed.err)
