@@ -23,8 +23,8 @@ object DeploySummary {
         List(c.action, StepSummary.code(c.acl.principal), s"${c.acl.permission} ${c.acl.operation}", StepSummary.code(c.acl.resource),
           result(c.action))),
       title = Some("acls"))
-    val users = StepSummary.Table(List("user", "mechanism", "action", "detail", "result"),
-      ap.users.map(u => List(StepSummary.code(u.user), u.mechanism, u.action, u.detail, result(u.action))), title = Some("users"))
+    val users = StepSummary.Table(List("user", "name", "mechanism", "detail", "result"),
+      ap.users.map(u => List(u.action, StepSummary.code(u.user), u.mechanism, u.detail, result(u.action))), title = Some("users"))
     (if (ap.managesAcls) List(acls) else Nil) ++ (if (ap.managesUsers) List(users) else Nil)
   }
 
