@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-100000}; seconds=${2:-32}; counts=${3:-1 3}
 for brokers in $counts; do
   dir=$(mktemp -d); chmod 755 "$dir"
-  export BANKOPS_SANDBOX_DIR=$dir BANKOPS_KAFKA_PORT=39192 BANKOPS_CONTROLLER_PORT=39193 BANKOPS_REGISTRY_PORT=38181 BANKOPS_DB_PORT=35532
+  export BANKOPS_SANDBOX_DIR=$dir BANKOPS_KAFKA_PORT=49192 BANKOPS_CONTROLLER_PORT=49193 BANKOPS_REGISTRY_PORT=48181 BANKOPS_DB_PORT=45532
   trap '"$root/bankops" sandbox down --wipe --sandbox-dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
   "$root/bankops" sandbox up --brokers "$brokers" >/dev/null 2>&1
   echo "== $brokers broker(s)"
