@@ -78,11 +78,12 @@ object BankFixture {
     val (commands, feedback, balance) = (s"$prefix-commands", s"$prefix-feedback", s"$prefix-balance")
     def records(names: String*) =
       names.map(n => s"""{"type": "nl.openweb.data.$n", "key": "${if (n == "BalanceChanged") "iban" else "id"}"}""").mkString(", ")
+    // Replicated as the bank's own topics are: a broker stopped mid-test takes no partition offline.
     val file = TopologyFixture.write(s"""{"topics": {
-      "$commands": {"partitions": 3, "replicationFactor": 1, "records": [${records("ConfirmAccountCreation", "ConfirmMoneyTransfer")}]},
-      "$commands.dlq": {"partitions": 1, "replicationFactor": 1, "records": []},
-      "$feedback": {"partitions": 3, "replicationFactor": 1, "records": [${records("AccountCreationConfirmed", "AccountCreationFailed", "MoneyTransferConfirmed", "MoneyTransferFailed")}]},
-      "$balance": {"partitions": 3, "replicationFactor": 1, "records": [${records("BalanceChanged")}]}}}""")
+      "$commands": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("ConfirmAccountCreation", "ConfirmMoneyTransfer")}]},
+      "$commands.dlq": {"partitions": 1, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": []},
+      "$feedback": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("AccountCreationConfirmed", "AccountCreationFailed", "MoneyTransferConfirmed", "MoneyTransferFailed")}]},
+      "$balance": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("BalanceChanged")}]}}}""")
     val db = prefix.replaceAll("[^a-z0-9]", "_")
     for {
       _ <- Setup.cli("apply the bank's topology", "apply", "--topology", file.toString)
