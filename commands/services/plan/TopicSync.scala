@@ -57,7 +57,8 @@ object TopicSync {
     else Failure.ExitDifference
   }
 
-  private def unwrap(e: Throwable): Throwable = e match {
+  /** The Kafka error inside the futures' wrappers. */
+  def unwrap(e: Throwable): Throwable = e match {
     case c @ (_: CompletionException | _: ExecutionException) if c.getCause != null => unwrap(c.getCause)
     case other => other
   }
