@@ -84,6 +84,34 @@ class SandboxSuite extends munit.CatsEffectSuite {
       }
   }
 
+  test("sandbox env --as NAME [--scram]: each identity's settings reach the cluster as that identity; an unknown one is exit 2") {
+    val dir = SandboxFixture.layout.dir.toString
+    def exports(args: String*): IO[Map[String, String]] =
+      TestShell.run(List("sandbox", "env", "--sandbox-dir", dir) ++ args).map { r =>
+        assertEquals(r.code, 0, r.err)
+        r.outLines.map(_.stripPrefix("export ")).map(l => l.takeWhile(_ != '=') -> l.dropWhile(_ != '=').drop(2).dropRight(1)).toMap
+      }
+    def read(env: Map[String, String]) = TestShell.run(List("inspect", "--topic", "heartbeat", "--limit", "1", "--timeout", "30s", "-o", "json"),
+      env = env - "DB_PASSWORD")
+    for {
+      _ <- SandboxFixture.connection
+      byCert <- exports("--as", "reader")
+      byScram <- exports("--as", "reader", "--scram")
+      unknown <- TestShell.run(List("sandbox", "env", "--sandbox-dir", dir, "--as", "nobody"))
+      certRead <- read(byCert)
+      scramRead <- read(byScram)
+    } yield {
+      assert(byCert("BANKOPS_COMMAND_CONFIG").endsWith("identities/reader.properties"), byCert.toString)
+      assert(os.read(os.Path(byCert("KAFKA_SSL_CERTIFICATE_LOCATION"))).startsWith("-----BEGIN CERTIFICATE-----"))
+      assertEquals(byScram("KAFKA_SASL_USERNAME"), "reader")
+      assert(byScram("KAFKA_BROKERS").split(',').forall(_.matches("localhost:\\d+")), byScram("KAFKA_BROKERS"))
+      assertNotEquals(byScram("KAFKA_BROKERS"), byCert("KAFKA_BROKERS"))
+      assertEquals(certRead.code, 0, certRead.err)
+      assertEquals(scramRead.code, 0, scramRead.err)
+      assertEquals((unknown.code, unknown.err.contains("no identity 'nobody'")), (2, true), unknown.err)
+    }
+  }
+
   test("config show resolves the running sandbox and masks its passwords") {
     SandboxFixture.connection.flatMap { c =>
       TestShell.run(List("config", "show", "-o", "json", "--sandbox-dir", SandboxFixture.layout.dir.toString)).map { r =>
