@@ -9,7 +9,7 @@ import bankops.base.{Exit, Interrupt, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.config.{ConnectionSettings, Connections, SandboxConnection, Source}
 import bankops.services.contracts.SubjectNameStrategy
-import bankops.services.kafka.{ChunkProducer, ConsumerGroups, KafkaClients, RecordDecoder}
+import bankops.services.kafka.{ChunkProducer, ConsumerGroups, Doing, KafkaClients, RecordDecoder}
 import bankops.services.load.{LoadGenerator, LoadSpec}
 import bankops.services.registry.{RecordSchemaId, RegistryClient, SchemaResolver}
 
@@ -118,7 +118,8 @@ object LatencyCommand {
           } yield outcome
         }
       } yield outcome
-    }.adaptError(KafkaClients.unreachable(settings.kafka, services))
+    }.adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(o.commandsTopic)))).adaptError(KafkaClients.unreachable(settings.kafka,
+        services))
   }
 
   val job: Job = Job(

@@ -139,11 +139,14 @@ object ReplayCommand {
           val only = topology.copy(topics = List(spec))
           TopicSync.session(target.kafka, timeout)(admin =>
             TopicSync.plan(admin, only, deleteUnlisted = false).flatMap(p =>
-              admin.execute(p, validateOnly = false) >> TopicSync.confirm(admin, only))) >>
+              // A refused creation (the authorizer, the broker's policy) is the error, not a wait for a topic that never comes.
+              admin.execute(p, validateOnly = false).flatMap(_.flatMap(_.error).headOption.traverse_(IO.raiseError[Unit])) >>
+                TopicSync.confirm(admin, only))) >>
             shell.info(s"replay: created topic $topic from ${topology.file}").as(spec.partitions)
         }
       case Failure.BadInput(_) =>
         IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist (--create-topic creates it from the topology)"))
+      case other => IO.raiseError[Int](other)
     }
 
   /** Topic records as they go out: values re-framed when the target registry differs. */
