@@ -4,8 +4,9 @@ import cats.effect.IO
 
 import bankops.base.{Failure, OutputFormat, Shell}
 import bankops.jobs.deploy.DeployCommand
-import bankops.jobs.sandbox.Sandbox
+import bankops.jobs.sandbox.{Sandbox, SandboxSecrets}
 import bankops.services.config.ConnectionFlags
+import bankops.services.contracts.{TopologyChoice, TopologyOpts}
 import bankops.services.plan.SchemaFlow
 
 import scala.concurrent.duration._
@@ -14,15 +15,23 @@ import scala.concurrent.duration._
   * topics and subjects are there before the handler starts. Here, in the top layer, because it runs one job from another.
   */
 object SandboxProvision {
-  val applyTopology: Sandbox.Provision = (layout, shell) => {
+  val applyTopology: Sandbox.Provision = (layout, settings, shell) => {
+    // A cluster of fewer than three brokers takes the topology's declared environment for it, named in the line `up` prints.
+    val choice = TopologyChoice(None, settings.topologyEnvironment)
     val common =
-      SchemaFlow.Common(ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false), None, None, Some(OutputFormat.Json), 30.seconds)
+      SchemaFlow.Common(ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false), choice, None, Some(OutputFormat.Json), 30.seconds)
+    val environment = choice.environment.fold("")(e => s" (environment $e)")
     // Provisioning, not an apply the operator asked for: its plan stays out of the output and of a GitHub job summary.
     def failed(why: String) = IO.raiseError[String](Failure.Unavailable(s"applying the bank's topology failed: $why"))
     // The sandbox's own settings alone: a variable of the operator's shell (KAFKA_BROKERS of another cluster) never wins.
-    Shell.captured(shell.copy(env = shell.env -- ConnectionFlags.Variables))(DeployCommand.applyAll(common, None, _)).attempt.flatMap {
+    // The SCRAM users' passwords are the sandbox's own, in the variables the topology's users name.
+    SandboxSecrets.load(layout).map(_.fold(Map.empty[String, String])(_.scramVariables)).flatMap { scram =>
+      val env = shell.env -- ConnectionFlags.Variables - TopologyOpts.EnvironmentVariable ++ scram
+      Shell.captured(shell.copy(env = env))(DeployCommand.applyAll(common, None, _)).attempt
+    }.flatMap {
       case Right((report, _)) if report.code.code == 0 =>
-        IO.pure(if (report.changed) s"applied schemas/topology.json: ${report.headline}" else "in place: the bank's topics and subjects")
+        IO.pure(if (report.changed) s"applied schemas/topology.json$environment: ${report.headline}"
+          else s"in place$environment: the bank's topics, access and subjects")
       case Right((report, lines)) => failed(lines.lastOption.getOrElse(s"exit ${report.code.code}"))
       case Left(f: Failure) => failed(f.message)
       case Left(e) => IO.raiseError(e)

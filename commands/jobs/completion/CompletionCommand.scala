@@ -19,7 +19,7 @@ object CompletionCommand {
     (
       Opts.argument[String]("bash|zsh|fish").mapValidated(s =>
         if (CompletionScripts.Shells.contains(s)) s.validNel else s"shell must be bash, zsh or fish, not '$s'".invalidNel),
-      TopologyOpts.file
+      TopologyOpts.choice
     ).mapN { (shellName, topology) => (shell: Shell) =>
       // Topic names are a convenience: without a readable topology the script still completes everything else.
       TopologyOpts.load(topology, shell).map(_.topics.map(_.name)).handleError(_ => Nil).flatMap { topics =>

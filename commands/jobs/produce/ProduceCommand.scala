@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Job, OutputFormat, Shell}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
+import bankops.services.contracts.{SubjectNameStrategy, TopologyChoice, TopologyOpts}
 import bankops.services.kafka.TopicName
 
 /** `bankops produce`: one record from the command line, or JSON lines from standard input, encoded with the subject's
@@ -28,7 +28,7 @@ object ProduceCommand {
 
   final case class Options(flags: ConnectionFlags, topic: String, record: Option[String], values: Values, key: Option[String],
                            headers: List[(String, String)], partition: Option[Int], schemaVersion: Option[Int], dryRun: Boolean,
-                           topology: Option[os.Path], strategy: Option[SubjectNameStrategy], output: Option[OutputFormat],
+                           topology: TopologyChoice, strategy: Option[SubjectNameStrategy], output: Option[OutputFormat],
                            timeout: FiniteDuration)
 
   private def header(s: String): ValidatedNel[String, (String, String)] = s.indexOf('=') match {
@@ -60,7 +60,7 @@ object ProduceCommand {
     Flags.nonNegative[Int]("partition", "Partition to send to; default: by key, as the default partitioner chooses.").orNone,
     Flags.positive[Int]("schema-version", "Encode with this version of the subject instead of its latest.").orNone,
     Opts.flag("dry-run", "Check and encode; show the records (schema id, subject, key, headers, value bytes); send nothing.").orFalse,
-    TopologyOpts.file,
+    TopologyOpts.choice,
     TopologyOpts.strategy,
     OutputFormat.opts,
     Flags.timeout(30.seconds)

@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, StepSummary, TextFile, Flags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
-import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyOpts}
+import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
 import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicName, TopicReader}
 import bankops.services.plan.TopicSync
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -38,13 +38,13 @@ object ReplayCommand {
 
   /** The flags resolved into the small values each step takes. */
   final case class Options(flags: ConnectionFlags, from: From, to: To, target: TargetFlags, input: FileInput, delivery: Delivery,
-                           createTopic: Boolean, topology: Option[os.Path], strategy: Option[SubjectNameStrategy], limit: Option[Long],
+                           createTopic: Boolean, topology: TopologyChoice, strategy: Option[SubjectNameStrategy], limit: Option[Long],
                            timeout: FiniteDuration)
   /** A file of JSON lines to a topic, encoded with the target's latest schemas, strict, every other flag at its default. */
   def fileToTopic(flags: ConnectionFlags, file: os.Path, topic: String): Options =
     Options(flags, FromFile(file), ToTopic(topic), TargetFlags(None, None, None), FileInput(exact = false, None, strict = true),
-      Delivery(dryRun = false, None, keepPartition = false, keepTimestamps = false, verify = false, 30.seconds), createTopic = false, None, None,
-      None,
+      Delivery(dryRun = false, None, keepPartition = false, keepTimestamps = false, verify = false, 30.seconds), createTopic = false,
+      TopologyChoice(None, None), None, None,
       30.seconds)
 
   private val path = (name: String, help: String) => Opts.option[String](name, help, metavar = "FILE").map(os.Path(_, os.pwd))
@@ -77,7 +77,7 @@ object ReplayCommand {
     Flags.positive[Int]("rate", "At most N records per second.").orNone,
     Opts.flag("dry-run", "Read, decode and validate; send and write nothing.").orFalse,
     Opts.flag("create-topic", "Create a missing target topic as the topology declares it.").orFalse,
-    TopologyOpts.file,
+    TopologyOpts.choice,
     TopologyOpts.strategy,
     SourceOpts.limit,
     Flags.timeout(30.seconds)

@@ -1,6 +1,7 @@
 package bankops.jobs.sandbox
 
 import cats.effect.IO
+import cats.syntax.all._
 
 import scala.concurrent.duration._
 
@@ -8,44 +9,51 @@ import bankops.base.JvmOptions
 import bankops.services.config.{KafkaSettings, Source, Sourced}
 import bankops.services.kafka.KafkaClients
 
-/** A single-node KRaft broker from Maven Central's jars. Clients reach it over SSL
-  * only; the controller listener is SSL too and requires a certificate, so no
-  * plaintext port is open at all.
+/** One node of the sandbox's KRaft cluster (broker and controller in one process), from Maven Central's jars.
+  * Three listeners, all TLS: SSL with a client certificate required, SASL_SSL for SCRAM users, and the controllers'
+  * own. The StandardAuthorizer allows nothing no ACL grants, except to the brokers and the operator (super users).
   */
-final class KafkaService(ctx: SandboxContext) extends SandboxService {
-  val name = "kafka"
-  private val dir = ctx.layout.kafkaDir
+final class KafkaService(ctx: SandboxContext, node: Int) extends SandboxService {
+  val name: String = KafkaService.name(node)
+  private val dir = ctx.layout.kafkaDir(node)
   private val log = ctx.layout.log(name)
   private val Marker = "kafka.Kafka"
   private val process = ServiceProcess(ctx.layout.pidFile(name), Marker)
   private val s = ctx.settings
+  private val sslPort = s.sslPort(node)
+  private val scramPort = s.scramPort(node)
+  private val controllerPort = s.controllerPortOf(node)
 
   def pid: IO[Option[Long]] = process.pid
   def version: IO[String] = IO.pure(Artifacts.KafkaVersion)
-  def address: String = s.bootstrap
-  def ports: List[Int] = List(s.kafkaPort, s.controllerPort)
-  def startedWith(settings: SandboxSettings): Any = (settings.kafkaPort, settings.controllerPort, settings.mtls)
-  override def upLine(outcome: String): String =
-    s"${super.upLine(outcome)} (SSL${if (s.mtls) ", client certificates required" else ""})"
+  def address: String = s"localhost:$sslPort"
+  def ports: List[Int] = List(sslPort, scramPort, controllerPort)
+  // The whole cluster's shape: a broker started for another quorum would not join this one.
+  def startedWith(settings: SandboxSettings): Any = (settings.kafkaPort, settings.controllerPort, settings.brokers)
+  override def upLine(outcome: String): String = s"${super.upLine(outcome)} (SSL with client certificates; SCRAM at :$scramPort)"
+  override def statusAddress: IO[String] = IO.pure(s"$address, SCRAM :$scramPort")
 
-  def clientSettings: KafkaSettings =
-    KafkaSettings(Sourced(s.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
+  /** This node alone, as the operator. */
+  private def clientSettings: KafkaSettings =
+    KafkaSettings(Sourced(address, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
 
+  /** Ready once the cluster's metadata lists this node: it joined the quorum and was unfenced. */
   def ready: IO[Unit] =
     KafkaClients.admin(clientSettings, 5.seconds).use(_.describeCluster.nodes).flatMap { nodes =>
-      if (nodes.isEmpty) IO.raiseError(new IllegalStateException("no broker in the cluster metadata")) else IO.unit
+      if (nodes.exists(_.id == node)) IO.unit else IO.raiseError(new IllegalStateException(s"node $node is not in the cluster metadata yet"))
     }
 
   private def serverProperties: String = {
     val tls = ctx.layout.tls
     val pass = ctx.secrets.tlsPassword
+    val replicas = s.brokers min 3
     s"""# written by bankops sandbox on every start
        |process.roles=broker,controller
-       |node.id=1
-       |controller.quorum.voters=1@localhost:${s.controllerPort}
-       |listeners=SSL://127.0.0.1:${s.kafkaPort},CONTROLLER://127.0.0.1:${s.controllerPort}
-       |advertised.listeners=SSL://localhost:${s.kafkaPort}
-       |listener.security.protocol.map=SSL:SSL,CONTROLLER:SSL
+       |node.id=$node
+       |controller.quorum.voters=${s.quorumVoters}
+       |listeners=SSL://127.0.0.1:$sslPort,SASL_SSL://127.0.0.1:$scramPort,CONTROLLER://127.0.0.1:$controllerPort
+       |advertised.listeners=SSL://localhost:$sslPort,SASL_SSL://localhost:$scramPort
+       |listener.security.protocol.map=SSL:SSL,SASL_SSL:SASL_SSL,CONTROLLER:SSL
        |inter.broker.listener.name=SSL
        |controller.listener.names=CONTROLLER
        |ssl.keystore.location=${tls.broker}
@@ -57,16 +65,22 @@ final class KafkaService(ctx: SandboxContext) extends SandboxService {
        |ssl.truststore.password=$pass
        |ssl.enabled.protocols=TLSv1.3,TLSv1.2
        |ssl.endpoint.identification.algorithm=https
-       |ssl.client.auth=${if (s.mtls) "required" else "none"}
-       |listener.name.controller.ssl.client.auth=required
+       |ssl.client.auth=required
+       |listener.name.sasl_ssl.ssl.client.auth=none
+       |sasl.enabled.mechanisms=${ClientConfig.ScramMechanism}
+       |listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+       |ssl.principal.mapping.rules=RULE:^CN=([^,]+)$$/$$1/,DEFAULT
+       |authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+       |allow.everyone.if.no.acl.found=false
+       |super.users=User:${Tls.BrokerName};User:${Identities.Operator}
        |log.dirs=${dir / "data"}
        |num.partitions=1
        |auto.create.topics.enable=false
-       |offsets.topic.replication.factor=1
-       |transaction.state.log.replication.factor=1
-       |transaction.state.log.min.isr=1
-       |share.coordinator.state.topic.replication.factor=1
-       |share.coordinator.state.topic.min.isr=1
+       |offsets.topic.replication.factor=$replicas
+       |transaction.state.log.replication.factor=$replicas
+       |transaction.state.log.min.isr=${(replicas - 1) max 1}
+       |share.coordinator.state.topic.replication.factor=$replicas
+       |share.coordinator.state.topic.min.isr=${(replicas - 1) max 1}
        |group.initial.rebalance.delay.ms=0
        |""".stripMargin
   }
@@ -87,9 +101,9 @@ final class KafkaService(ctx: SandboxContext) extends SandboxService {
 
   def start: IO[Unit] =
     for {
-      _ <- ctx.requirePortFree(name, s.kafkaPort)
-      _ <- ctx.requirePortFree(s"$name controller", s.controllerPort)
+      _ <- ports.traverse_(ctx.requirePortFree(name, _))
       cp <- ctx.artifacts.kafkaClasspath
+      clusterId <- KafkaService.clusterId(ctx.layout)
       classpath = cp.mkString(java.io.File.pathSeparator)
       _ <- IO.blocking {
         os.makeDir.all(dir)
@@ -101,7 +115,7 @@ final class KafkaService(ctx: SandboxContext) extends SandboxService {
       formatted <- IO.blocking(os.exists(dir / "data" / "meta.properties"))
       _ <- if (formatted) IO.unit
       else Processes.run(Seq(java, "-cp", classpath, s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "kafka.tools.StorageTool",
-          "format", "-t", org.apache.kafka.common.Uuid.randomUuid().toString, "-c", (dir / "server.properties").toString), dir).void
+          "format", "-t", clusterId, "-c", (dir / "server.properties").toString), dir).void
       pid <- Processes.spawnDetached(
         Seq(java) ++ JvmOptions.Kafka ++ Seq(
           s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "-cp", classpath, Marker, (dir / "server.properties").toString),
@@ -111,4 +125,15 @@ final class KafkaService(ctx: SandboxContext) extends SandboxService {
     } yield ()
 
   def stop: IO[Unit] = process.stop(30.seconds)
+}
+
+object KafkaService {
+  def name(node: Int): String = s"kafka-$node"
+
+  /** Made once per sandbox: every node's storage is formatted with it, so they form one cluster. */
+  def clusterId(layout: SandboxLayout): IO[String] = IO.blocking {
+    val f = layout.kafkaClusterId
+    if (os.exists(f)) os.read(f).trim
+    else { val id = org.apache.kafka.common.Uuid.randomUuid().toString; os.write.over(f, id); id }
+  }
 }

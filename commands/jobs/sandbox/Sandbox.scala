@@ -55,12 +55,14 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
     for {
       _ <- IO.blocking(SandboxDir.checkForUp(layout)).flatMap(IO.fromEither(_))
       previous <- recordedSettings
+      _ <- IO.blocking(checkShape(previous, settings)).flatMap(IO.fromEither(_))
       ctx <- context(settings)
       services = new SandboxServices(ctx)
       _ <- IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false))
       _ <- checkPorts(services.all)
       _ <- timed("tls", Tls.ensure(layout.tls, ctx.secrets.tlsPassword) >> IO.blocking(ClientConfig.write(layout, ctx.secrets)))(_ =>
-        s"CA and keystores in ${layout.tls.dir}")
+        s"CA and a certificate for each of ${Identities.all.mkString(", ")} in ${layout.tls.dir}")
+      _ <- KafkaService.clusterId(layout)
       _ <- IO.blocking(os.write.over(stateFile, settings.asJson.spaces2))
       ensureAll = (wave: List[SandboxService]) =>
         wave.parTraverse_(s => timed(s.name, ensure(s, previous.exists(p => s.startedWith(p) == s.startedWith(settings))))(s.upLine))
@@ -69,13 +71,35 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
         ctx.secrets.dbPassword)
       _ <- IO.blocking(os.write.over(layout.dbPasswordFile, ctx.secrets.dbPassword, perms = "rw-------"))
       _ <- SandboxConnection.write(layout.dir, conn)
-      _ <- timed("topology", provision(layout, shell))(identity)
+      _ <- timed("topology", provision(layout, settings, shell))(identity)
       _ <- if (handler) ensureAll(services.bank) else IO.unit
     } yield conn
 
+  /** The brokers' data holds the cluster's shape: another number of brokers, or the single unnamed broker of an
+    * earlier bankops, is a new cluster, which only a wiped sandbox starts.
+    */
+  private def checkShape(previous: Option[SandboxSettings], settings: SandboxSettings): Either[Failure, Unit] = {
+    val hasData = os.exists(layout.kafkaDir(1) / "data")
+    if (os.exists(layout.dir / LegacyKafka))
+      Left(Failure.BadInput(s"${layout.dir} holds a sandbox of an earlier bankops (one broker named kafka): " +
+          "`bankops sandbox down --wipe` removes it, then `up` starts the new one"))
+    else previous.filter(p => hasData && p.brokers != settings.brokers).fold[Either[Failure, Unit]](Right(())) { p =>
+      Left(Failure.BadInput(s"this sandbox's Kafka cluster has ${p.brokers} broker(s), not ${settings.brokers}: `bankops sandbox down --wipe` " +
+          s"and `up --brokers ${settings.brokers}` start a new one (or leave --brokers out to keep ${p.brokers})"))
+    }
+  }
+
+  /** Every port once: the brokers' blocks of ports must not run into each other or the other services. */
+  private def distinctPorts(services: List[SandboxService]): IO[Unit] = {
+    val taken = services.flatMap(s => s.ports.map(_ -> s.name))
+    val clashes = taken.groupBy(_._1).collect { case (port, users) if users.size > 1 => s"port $port (${users.map(_._2).mkString(", ")})" }
+    IO.raiseWhen(clashes.nonEmpty)(Failure.BadInput(s"the sandbox's ports collide: ${clashes.toList.sorted.mkString("; ")}; " +
+        "each broker takes --kafka-port and --controller-port plus 10 per broker after the first"))
+  }
+
   /** Before starting anything: every port a service not already ours would take must be free. */
   private def checkPorts(services: List[SandboxService]): IO[Unit] =
-    services.traverse_ { s =>
+    distinctPorts(services) >> services.traverse_ { s =>
       s.pid.flatMap {
         case Some(_) => IO.unit
         case None => s.ports.traverse_(p => SandboxContext.requirePortFree(s.name, p))
@@ -99,17 +123,17 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       if (ran) list.all.traverse(_.status) else IO.pure(list.all.map(s => ServiceStatus(s.name, up = false, "", None, "")))
     }
 
-  /** Stops or starts the handler alone (the other services only go down and up together, or restart). */
-  def handler(start: Boolean): IO[String] =
-    ran.map(_.handler).flatMap { h =>
-      h.pid.flatMap {
+  /** Stops or starts one service alone: a broker while the others serve, or the handler to let commands pile up. */
+  def alone(name: String, start: Boolean): IO[String] =
+    service(name).flatMap { case (s, ran) =>
+      IO.raiseUnless(ran)(NotRun) >> s.pid.flatMap {
         case Some(_) if start => IO.pure("already running")
         case None if !start => IO.pure("not running")
-        case Some(_) => h.stop.as("stopped")
+        case Some(_) => s.stop.as("stopped")
         case None =>
           SandboxConnection.read(layout.dir).flatMap {
             case None => IO.raiseError(Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`"))
-            case Some(_) => h.start.as("started")
+            case Some(_) => s.start.as("started")
           }
       }
     }
@@ -128,27 +152,32 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
   /** A service's log; exit 2 for an unknown service. */
   def log(name: String): IO[os.Path] = service(name).map { case (s, _) => layout.log(s.name) }
 
-  /** Stops whatever runs, in the reverse of the start order (the handler first: it finishes its batch while Kafka
-    * and PostgreSQL are still there); returns the services that were stopped.
+  /** Stops whatever runs, in the reverse of the start order, each wave together (the handler first: it finishes its
+    * batch while Kafka and PostgreSQL are still there; the brokers together, so none waits for a quorum that its peers
+    * already left); returns the services that were stopped.
     */
   def down(wipe: Boolean): IO[List[String]] =
     IO.blocking(SandboxDir.checkForWipe(layout)).flatMap(IO.fromEither(_)).whenA(wipe) >> services.flatMap { case (list, ran) =>
       if (!ran) IO.pure(Nil)
       else IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false)) >>
-        list.all.reverse.flatTraverse(s => s.pid.flatMap(p => if (p.isDefined) s.stop.as(List(s.name)) else IO.pure(List.empty[String])))
+        list.waves.reverse.flatTraverse(_.parFlatTraverse(s =>
+            s.pid.flatMap(p => if (p.isDefined) s.stop.as(List(s.name)) else IO.pure(List.empty[String])))) <*
+        ServiceProcess(layout.pidFile(LegacyKafka), "kafka.Kafka").stop(30.seconds)
     }.flatTap(_ => if (wipe) IO.blocking(os.remove.all(layout.dir)) else IO.unit)
 }
 
 object Sandbox {
   /** For naming the services of a sandbox that never ran: nothing reads them. */
   private val NoSecrets = SandboxSecrets("", "")
+  /** The one broker of a sandbox made before the cluster had several. */
+  private val LegacyKafka = "kafka"
   private def NotRun = Failure.Unavailable("no sandbox has run here: start it with `bankops sandbox up`")
 
   /** Sets the bank up on running services (the CLI's top layer applies the default topology with `bankops apply`);
     * its answer is the line `up` prints.
     */
-  type Provision = (SandboxLayout, Shell) => IO[String]
-  val NoProvision: Provision = (_, _) => IO.pure("left as it is")
+  type Provision = (SandboxLayout, SandboxSettings, Shell) => IO[String]
+  val NoProvision: Provision = (_, _, _) => IO.pure("left as it is")
 
   private[sandbox] implicit val settingsEncoder: Encoder[SandboxSettings] = deriveEncoder
   private[sandbox] implicit val settingsDecoder: Decoder[SandboxSettings] = deriveDecoder

@@ -17,8 +17,8 @@ object SandboxCommand {
     new Sandbox(SandboxLayout(Connections.sandboxDir(dir, shell)), shell, provision)
 
   private def up(provision: Sandbox.Provision) = Opts.subcommand("up",
-    "Start Kafka (SSL), the schema registry and PostgreSQL (or reuse them when healthy), apply the bank's topics and " +
-      "subjects, and start its command handler.")(
+    "Start a Kafka cluster (three brokers unless --brokers; TLS, an authorizer, one identity per service), the schema registry " +
+      "and PostgreSQL (or reuse them when healthy), apply the bank's topology (topics, access, subjects), and start its command handler.")(
     (dirOpt, SandboxSettings.opts, Opts.flag("no-handler", "Leave the command handler out (a quiet commands topic).").orFalse).mapN {
       (dir, settings, noHandler) => (shell: Shell) =>
         val box = sandbox(dir, shell, provision)
@@ -67,20 +67,18 @@ object SandboxCommand {
   private val serviceArg: Opts[String] = Opts.argument[String]("SERVICE")
 
   private val restart = Opts.subcommand("restart",
-    "Stop one service (kafka, registry, postgres or handler) and start it on the same data: see what clients do meanwhile.")(
+    "Stop one service (a broker kafka-N, registry, postgres or handler) and start it on the same data: see what clients do meanwhile.")(
     (dirOpt, serviceArg).mapN { (dir, service) => (shell: Shell) => sandbox(dir, shell).restart(service).as(ExitCode.Success) }
   )
 
-  private def handlerAlone(name: String, start: Boolean) = Opts.subcommand(name,
-    s"${if (start) "Start" else "Stop"} the command handler alone (SERVICE: handler), e.g. to let commands pile up and watch the group's lag.")(
-    (dirOpt,
-      Opts.argument[String]("SERVICE").mapValidated(s =>
-        if (s == "handler") s.validNel
-        else s"only the handler is ${if (start) "started" else "stopped"} alone, not '$s' (use up, down or restart)".invalidNel)
-    ).mapN { (dir, _) => (shell: Shell) => sandbox(dir, shell).handler(start).flatMap(r => shell.info(s"handler   $r")).as(ExitCode.Success) }
+  private def alone(name: String, start: Boolean) = Opts.subcommand(name,
+    s"${if (start) "Start" else "Stop"} one service alone: a broker (kafka-N) while the others serve, or the handler to let commands pile up.")(
+    (dirOpt, serviceArg).mapN { (dir, service) => (shell: Shell) =>
+      sandbox(dir, shell).alone(service, start).flatMap(r => shell.info(f"$service%-9s $r")).as(ExitCode.Success)
+    }
   )
 
-  private val logs = Opts.subcommand("logs", "Print the end of a service's log: kafka, registry, postgres or handler.")(
+  private val logs = Opts.subcommand("logs", "Print the end of a service's log: a broker (kafka-N), registry, postgres or handler.")(
     (
       dirOpt,
       serviceArg,
@@ -95,22 +93,34 @@ object SandboxCommand {
     }
   )
 
+  private val identityOpt: Opts[String] =
+    Opts.option[String]("as", s"The identity whose settings to print: ${Identities.all.mkString(", ")} (default ${Identities.Operator}).", "NAME")
+      .withDefault(Identities.Operator)
+      .mapValidated(n =>
+        if (Identities.all.contains(n)) n.validNel else s"--as: no identity '$n' (one of ${Identities.all.mkString(", ")})".invalidNel)
+
   private val env =
     Opts.subcommand("env", "Print `export` lines so Kafka's tools, kcat and confluent-kafka use the sandbox (eval \"$(bankops sandbox env)\").")(
-      dirOpt.map { dir => (shell: Shell) =>
-        val layout = sandbox(dir, shell).layout
-        bankops.services.config.SandboxConnection.read(layout.dir).flatMap {
-          case None => IO.raiseError(Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`"))
-          case Some(c) =>
-            val vars = List(
-              "KAFKA_BROKERS" -> c.bootstrapServers, "SCHEMA_REGISTRY_URL" -> c.registryUrl, "DB_URL" -> c.dbUrl, "DB_USER" -> c.dbUser,
-              "DB_PASSWORD" -> c.dbPassword, "BANKOPS_COMMAND_CONFIG" -> c.commandConfig.toString,
-              "KAFKA_SSL_CA_LOCATION" -> layout.tls.caPem.toString,
-              "KAFKA_SSL_CERTIFICATE_LOCATION" -> layout.tls.clientPem.toString, "KAFKA_SSL_KEY_LOCATION" -> layout.tls.clientKey.toString
-            )
-            vars.traverse_ { case (k, v) => shell.println(s"export $k='${v.replace("'", "'\\''")}'") }.as(ExitCode.Success)
+      (dirOpt, identityOpt, Opts.flag("scram", "Authenticate as the identity's SCRAM user (SASL_SSL listener) instead of its certificate.").orFalse)
+        .mapN { (dir, identity, scram) => (shell: Shell) =>
+          val box = sandbox(dir, shell)
+          val layout = box.layout
+          (bankops.services.config.SandboxConnection.read(layout.dir), box.recordedSettings, SandboxSecrets.load(layout)).tupled.flatMap {
+            case (Some(c), Some(settings), Some(secrets)) =>
+              val id = layout.tls.identity(identity)
+              val auth =
+                if (scram) List("KAFKA_BROKERS" -> settings.scramBootstrap, "KAFKA_SECURITY_PROTOCOL" -> "SASL_SSL",
+                  "KAFKA_SASL_MECHANISM" -> ClientConfig.ScramMechanism, "KAFKA_SASL_USERNAME" -> identity,
+                  "KAFKA_SASL_PASSWORD" -> secrets.scramPassword(identity))
+                else List("KAFKA_BROKERS" -> c.bootstrapServers, "KAFKA_SECURITY_PROTOCOL" -> "SSL",
+                  "KAFKA_SSL_CERTIFICATE_LOCATION" -> id.certPem.toString, "KAFKA_SSL_KEY_LOCATION" -> id.keyPem.toString)
+              val vars = auth ++ List(
+                "BANKOPS_COMMAND_CONFIG" -> ClientConfig.file(layout, identity, scram).toString, "KAFKA_SSL_CA_LOCATION" -> layout.tls.caPem.toString,
+                "SCHEMA_REGISTRY_URL" -> c.registryUrl, "DB_URL" -> c.dbUrl, "DB_USER" -> c.dbUser, "DB_PASSWORD" -> c.dbPassword)
+              vars.traverse_ { case (k, v) => shell.println(s"export $k='${v.replace("'", "'\\''")}'") }.as(ExitCode.Success)
+            case _ => IO.raiseError(Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`"))
+          }
         }
-      }
     )
 
   /** `provision` sets the bank up once the services answer (the job list passes `bankops apply`). */
@@ -118,7 +128,7 @@ object SandboxCommand {
     "sandbox",
     "Run a living bank on this machine: real SSL Kafka, a Confluent-compatible schema registry, PostgreSQL and the command handler.",
     "bankops sandbox up && eval \"$(bankops sandbox env)\"",
-    up(provision) orElse status orElse down orElse restart orElse handlerAlone("stop", start = false) orElse
-      handlerAlone("start", start = true) orElse logs orElse env
+    up(provision) orElse status orElse down orElse restart orElse alone("stop", start = false) orElse
+      alone("start", start = true) orElse logs orElse env
   )
 }

@@ -3,18 +3,19 @@ package bankops.jobs.sandbox
 import bankops.base.Failure
 
 /** The sandbox's services in start order. Each wave of `infrastructure` starts together once the wave before it
-  * answers; the bank's services start after the topology is set up on them. Stopping goes through `all` in reverse.
-  * More brokers are more entries in the Kafka wave.
+  * answers (the brokers must: a node is ready only once a quorum of controllers formed); the bank's services start
+  * after the topology is set up on them. Stopping goes through the waves in reverse, each wave together.
   */
 final class SandboxServices(ctx: SandboxContext) {
   private val postgres = new PostgresService(ctx)
-  private val kafka = new KafkaService(ctx)
+  val brokers: List[KafkaService] = ctx.settings.nodes.map(new KafkaService(ctx, _))
   private val registry = new RegistryService(ctx)
-  val handler: HandlerService = new HandlerService(ctx, brokers = List(kafka))
+  val handler: HandlerService = new HandlerService(ctx, brokers = brokers)
 
-  val infrastructure: List[List[SandboxService]] = List(List(postgres), List(kafka, registry))
+  val infrastructure: List[List[SandboxService]] = List(List(postgres), brokers ++ List(registry))
   val bank: List[SandboxService] = List(handler)
-  val all: List[SandboxService] = infrastructure.flatten ++ bank
+  val waves: List[List[SandboxService]] = infrastructure :+ bank
+  val all: List[SandboxService] = waves.flatten
 
   def names: List[String] = all.map(_.name)
 

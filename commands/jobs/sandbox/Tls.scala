@@ -6,9 +6,14 @@ import cats.syntax.all._
 import java.security.KeyStore
 import java.util.Base64
 
-/** The sandbox's TLS material, made once with the JDK's keytool: a CA, a broker
-  * keystore (also serving the registry over HTTPS), a client truststore and a
-  * client keystore (PKCS12), plus PEM copies for non-JVM clients.
+/** One client identity's key material: a PKCS12 keystore for JVM clients, PEM copies for kcat and confluent-kafka. */
+final case class IdentityFiles(name: String, keystore: os.Path, certPem: os.Path, keyPem: os.Path) {
+  def all: List[os.Path] = List(keystore, certPem, keyPem)
+}
+
+/** The sandbox's TLS material, made once with the JDK's keytool: a CA, the brokers' keystore (also serving the
+  * registry over HTTPS), a client truststore, and one client certificate per identity, its subject `CN=<name>`
+  * (the brokers map that subject to the principal `User:<name>`).
   * Passwords go to keytool through the environment, never on a command line.
   */
 final case class TlsFiles(dir: os.Path) {
@@ -16,14 +21,15 @@ final case class TlsFiles(dir: os.Path) {
   val caPem: os.Path = dir / "ca.pem"
   val truststore: os.Path = dir / "truststore.p12"
   val broker: os.Path = dir / "broker.p12"
-  val client: os.Path = dir / "client.p12"
-  val clientPem: os.Path = dir / "client.pem"
-  val clientKey: os.Path = dir / "client.key"
-  def complete: Boolean = List(caP12, caPem, truststore, broker, client, clientPem, clientKey).forall(os.exists)
+  def identity(name: String): IdentityFiles = IdentityFiles(name, dir / s"$name.p12", dir / s"$name.pem", dir / s"$name.key")
+  def complete: Boolean = (List(caP12, caPem, truststore, broker) ++ Identities.all.flatMap(identity(_).all)).forall(os.exists)
 }
 
 object Tls {
   private val PassEnv = "BANKOPS_TLS_PASSWORD"
+
+  /** The brokers' certificate subject; `ssl.principal.mapping.rules` makes it the principal `User:bankops-broker`. */
+  val BrokerName = "bankops-broker"
 
   def ensure(files: TlsFiles, password: String): IO[Unit] =
     IO.blocking(files.complete).ifM(IO.unit, generate(files, password))
@@ -40,30 +46,33 @@ object Tls {
         kt(Seq("-gencert", "-alias", "ca", "-keystore", f.caP12.toString, "-infile", s"$alias.csr", "-outfile", s"$alias.crt", "-rfc", "-validity",
             "825") ++ sanAndUse ++ ext ++ store: _*) >>
         kt(Seq("-importcert", "-noprompt", "-alias", "ca", "-file", f.caPem.toString, "-keystore", file.toString) ++ store: _*) >>
-        kt(Seq("-importcert", "-noprompt", "-alias", alias, "-file", s"$alias.crt", "-keystore", file.toString) ++ store: _*)
+        kt(Seq("-importcert", "-noprompt", "-alias", alias, "-file", s"$alias.crt", "-keystore", file.toString) ++ store: _*) >>
+        IO.blocking { os.remove(f.dir / s"$alias.csr"); os.remove(f.dir / s"$alias.crt") }.void
     for {
       _ <- IO.blocking { os.remove.all(f.dir); os.makeDir.all(f.dir) }
       _ <- kt(Seq("-genkeypair", "-alias", "ca", "-dname", "CN=bankops sandbox CA", "-ext", "bc:c", "-keyalg", "RSA", "-keysize", "2048",
           "-validity", "3650", "-keystore", f.caP12.toString) ++ store: _*)
       _ <- kt(Seq("-exportcert", "-rfc", "-alias", "ca", "-keystore", f.caP12.toString, "-file", f.caPem.toString) ++ store: _*)
       _ <- kt(Seq("-importcert", "-noprompt", "-alias", "ca", "-file", f.caPem.toString, "-keystore", f.truststore.toString) ++ store: _*)
-      _ <- keyPair("broker", f.broker, "CN=localhost", Seq("-ext", "EKU=serverAuth,clientAuth"), Seq("-ext", "SAN=dns:localhost,ip:127.0.0.1"))
-      _ <- keyPair("client", f.client, "CN=bankops-client", Seq("-ext", "EKU=clientAuth"), Nil)
-      _ <- IO.blocking(writePem(f, password))
-      _ <- List("broker", "client").traverse_(a => IO.blocking { os.remove(f.dir / s"$a.csr"); os.remove(f.dir / s"$a.crt") })
+      _ <- keyPair("broker", f.broker, s"CN=$BrokerName", Seq("-ext", "EKU=serverAuth,clientAuth"), Seq("-ext", "SAN=dns:localhost,ip:127.0.0.1"))
+      // Sequential: two keytools at once on two cores slow each other more than they gain.
+      _ <- Identities.all.traverse_ { name =>
+        val id = f.identity(name)
+        keyPair(name, id.keystore, s"CN=$name", Seq("-ext", "EKU=clientAuth"), Nil) >> IO.blocking(writePem(id, password))
+      }
     } yield ()
   }
 
-  /** PEM copies of the client's certificate chain and private key (PKCS#8), for kcat and confluent-kafka. */
-  private def writePem(f: TlsFiles, password: String): Unit = {
+  /** PEM copies of a client's certificate chain and private key (PKCS#8), for kcat and confluent-kafka. */
+  private def writePem(id: IdentityFiles, password: String): Unit = {
     val ks = KeyStore.getInstance("PKCS12")
-    val in = os.read.inputStream(f.client)
+    val in = os.read.inputStream(id.keystore)
     try ks.load(in, password.toCharArray)
     finally in.close()
     def pem(kind: String, der: Array[Byte]) =
       s"-----BEGIN $kind-----\n" + Base64.getMimeEncoder(64, "\n".getBytes).encodeToString(der) + s"\n-----END $kind-----\n"
-    val key = ks.getKey("client", password.toCharArray)
-    os.write.over(f.clientKey, pem("PRIVATE KEY", key.getEncoded), perms = "rw-------")
-    os.write.over(f.clientPem, ks.getCertificateChain("client").map(c => pem("CERTIFICATE", c.getEncoded)).mkString)
+    val key = ks.getKey(id.name, password.toCharArray)
+    os.write.over(id.keyPem, pem("PRIVATE KEY", key.getEncoded), perms = "rw-------")
+    os.write.over(id.certPem, ks.getCertificateChain(id.name).map(c => pem("CERTIFICATE", c.getEncoded)).mkString)
   }
 }

@@ -7,12 +7,12 @@ import scala.concurrent.duration._
 
 import bankops.base.{Flags, OutputFormat}
 import bankops.services.config.ConnectionFlags
-import bankops.services.contracts.TopologyOpts
+import bankops.services.contracts.{TopologyChoice, TopologyOpts}
 
 /** The flags every `topics` subcommand takes: connection, topology, output and timeout. */
-final case class TopicsFlags(flags: ConnectionFlags, topology: Option[os.Path], output: Option[OutputFormat], timeout: FiniteDuration)
+final case class TopicsFlags(flags: ConnectionFlags, topology: TopologyChoice, output: Option[OutputFormat], timeout: FiniteDuration)
 
 object TopicsFlags {
   val common: Opts[TopicsFlags] =
-    (ConnectionFlags.opts, TopologyOpts.file, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(TopicsFlags.apply)
+    (ConnectionFlags.opts, TopologyOpts.choice, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(TopicsFlags.apply)
 }

@@ -24,7 +24,16 @@ final case class TopicSpec(
 /** The declared topics, the subject naming of their records and every `.avsc` next to the file:
   * the one model topics and schemas plan from.
   */
-final case class Topology(file: os.Path, subjectNameStrategy: SubjectNameStrategy, topics: List[TopicSpec], schemaFiles: Map[String, SchemaFile]) {
+final case class Topology(file: os.Path, subjectNameStrategy: SubjectNameStrategy, topics: List[TopicSpec], schemaFiles: Map[String, SchemaFile],
+                          environments: Map[String, TopologyEnvironment] = Map.empty, environment: Option[TopologyEnvironment] = None) {
+
+  /** The topics as the named environment declares them; an unknown name is an error naming the declared ones. */
+  def in(name: String): Either[String, Topology] =
+    environments.get(name).toRight {
+      val known = if (environments.isEmpty) "it declares none" else s"declared: ${environments.keys.toList.sorted.mkString(", ")}"
+      s"$file: no environment '$name' ($known)"
+    }.map(e => copy(topics = topics.map(e.applyTo), environment = Some(e)))
+
   def topic(name: String): Option[TopicSpec] = topics.find(_.name == name)
   def names: Set[String] = topics.map(_.name).toSet
 

@@ -29,13 +29,38 @@ object TopologyFile {
   /** Pure: the model from parsed JSON and the schemas it may name. */
   def fromJson(file: os.Path, json: Json, schemas: Map[String, SchemaFile]): R[Topology] =
     for {
-      root <- obj("", json, Set("subjectNameStrategy", "topics"), Set("topics"))
+      root <- obj("", json, Set("subjectNameStrategy", "topics", "environments"), Set("topics"))
       strategy <- root("subjectNameStrategy").traverse(str("subjectNameStrategy", _).flatMap(s =>
           SubjectNameStrategy.parse(s).left.map(e => s"subjectNameStrategy: $e")))
       topicsJson <- obj("topics", root("topics").get, Set.empty, Set.empty, anyKey = true)
       topics <- topicsJson.toList.traverse { case (name, t) => topic(s"topics.$name", name, t, schemas) }
       _ <- if (topics.isEmpty) Left("topics: declares no topic") else Right(())
-    } yield Topology(file, strategy.getOrElse(SubjectNameStrategy.TopicRecord), topics, schemas)
+      environments <- root("environments").fold[R[Map[String, TopologyEnvironment]]](Right(Map.empty))(
+        obj("environments", _, Set.empty, Set.empty, anyKey = true).flatMap(_.toList.traverse { case (name, e) =>
+          environment(s"environments.$name", name, e, topics.map(_.name).toSet)
+        }).map(_.map(e => e.name -> e).toMap))
+    } yield Topology(file, strategy.getOrElse(SubjectNameStrategy.TopicRecord), topics, schemas, environments)
+
+  private def environment(at: String, name: String, json: Json, declared: Set[String]): R[TopologyEnvironment] =
+    for {
+      o <- obj(at, json, OverrideKeys + "topics", Set.empty)
+      all <- topicOverride(at, o)
+      topicsJson <- o("topics").fold[R[JsonObject]](Right(JsonObject.empty))(obj(s"$at.topics", _, Set.empty, Set.empty, anyKey = true))
+      topics <- topicsJson.toList.traverse { case (t, tj) =>
+        val tat = s"$at.topics.$t"
+        if (!declared(t)) Left(s"$tat: the topology declares no topic '$t'")
+        else obj(tat, tj, OverrideKeys, Set.empty).flatMap(topicOverride(tat, _)).map(t -> _)
+      }
+    } yield TopologyEnvironment(name, all, topics.toMap)
+
+  private val OverrideKeys = Set("partitions", "replicationFactor", "config")
+
+  private def topicOverride(at: String, o: JsonObject): R[TopicOverride] =
+    for {
+      partitions <- o("partitions").traverse(int(s"$at.partitions", _).flatMap(atLeastOne(s"$at.partitions", _)))
+      rf <- o("replicationFactor").traverse(int(s"$at.replicationFactor", _).flatMap(atLeastOne(s"$at.replicationFactor", _)))
+      config <- o("config").fold[R[Map[String, String]]](Right(Map.empty))(config(s"$at.config", _))
+    } yield TopicOverride(partitions, rf, config)
 
   private val legalName = "[a-zA-Z0-9._-]{1,249}".r
 

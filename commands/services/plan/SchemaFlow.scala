@@ -9,13 +9,13 @@ import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, OutputFormat, Shell, Table, Flags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
-import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyOpts}
+import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
 import bankops.services.registry.RegistryClient
 
 /** Plan, gate and register: the steps `schemas` and the combined `plan`/`apply` share, with their options. */
 object SchemaFlow {
 
-  final case class Common(flags: ConnectionFlags, topology: Option[os.Path], strategy: Option[SubjectNameStrategy],
+  final case class Common(flags: ConnectionFlags, topology: TopologyChoice, strategy: Option[SubjectNameStrategy],
                           output: Option[OutputFormat], timeout: FiniteDuration)
 
   val levelOpt: Opts[Option[String]] =
@@ -23,7 +23,7 @@ object SchemaFlow {
       .mapValidated(s => LocalCompatibility.parseLevel(s).toValidatedNel).orNone
 
   val common: Opts[Common] =
-    (ConnectionFlags.opts, TopologyOpts.file, TopologyOpts.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
+    (ConnectionFlags.opts, TopologyOpts.choice, TopologyOpts.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
 
   /** The topology, the desired subjects and a registry session. */
   def prepared[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync) => IO[A]): IO[A] =

@@ -48,16 +48,19 @@ object TopicWarning {
     val kind = "replication-differs"
     def message = s"topic $topic: replication factor is $actual, the topology wants $wanted; reassign partitions to change it"
   }
-  final case class ReplicationCapped(topic: String, declared: Int, brokers: Int) extends TopicWarning {
-    val kind = "replication-capped"
-    def message = s"topic $topic: replication factor $declared capped at $brokers, the number of brokers"
+  /** Never capped in silence: the broker refuses the create, and the plan says what would make it fit. */
+  final case class TooFewBrokers(topic: String, declared: Int, brokers: Int) extends TopicWarning {
+    val kind = "too-few-brokers"
+    def message = s"topic $topic: replication factor $declared needs $declared brokers, the cluster has $brokers; " +
+      "declare an environment for this cluster in the topology and choose it with --environment"
   }
 
   implicit val encoder: Encoder[TopicWarning] = Encoder.instance(w =>
     Json.obj("kind" -> Json.fromString(w.kind), "topic" -> Json.fromString(w.topic), "message" -> Json.fromString(w.message)))
 }
 
-final case class TopicPlan(changes: List[TopicChange], warnings: List[TopicWarning]) {
+/** `environment`: what the chosen environment changed of the declared topics, one line each. */
+final case class TopicPlan(changes: List[TopicChange], warnings: List[TopicWarning], environment: List[String] = Nil) {
   def isEmpty: Boolean = changes.isEmpty
   def topics: List[String] = changes.map(_.topic).distinct
 }
@@ -65,5 +68,6 @@ final case class TopicPlan(changes: List[TopicChange], warnings: List[TopicWarni
 object TopicPlan {
   implicit val encoder: Encoder[TopicPlan] = Encoder.instance(p =>
     Json.obj("changes" -> Json.fromValues(p.changes.map(Encoder[TopicChange].apply)),
-      "warnings" -> Json.fromValues(p.warnings.map(Encoder[TopicWarning].apply))))
+      "warnings" -> Json.fromValues(p.warnings.map(Encoder[TopicWarning].apply)),
+      "environment" -> Json.fromValues(p.environment.map(Json.fromString))))
 }

@@ -14,11 +14,11 @@ object TopicPlanner {
   def plan(topology: Topology, cluster: ClusterState, deleteUnlisted: Boolean = false): TopicPlan = {
     val brokers = cluster.brokers max 1
     val perTopic = topology.topics.map { spec =>
-      val rf = spec.replicationFactor min brokers
+      val rf = spec.replicationFactor
       cluster.topics.get(spec.name) match {
         case None =>
-          val capped = if (spec.replicationFactor > brokers) List(TopicWarning.ReplicationCapped(spec.name, spec.replicationFactor, brokers)) else Nil
-          (List(TopicChange.Create(spec.name, spec.partitions, rf, spec.config)), capped)
+          val tooFew = if (rf > brokers) List(TopicWarning.TooFewBrokers(spec.name, rf, brokers)) else Nil
+          (List(TopicChange.Create(spec.name, spec.partitions, rf, spec.config)), tooFew)
         case Some(actual) =>
           val partitions =
             if (spec.partitions > actual.partitions) (List(TopicChange.AddPartitions(spec.name, actual.partitions, spec.partitions)), Nil)
@@ -36,6 +36,6 @@ object TopicPlanner {
     val deletes =
       if (!deleteUnlisted) Nil
       else cluster.topics.keys.toList.sorted.filterNot(n => topology.names(n) || untouchable(n)).map(TopicChange.Delete(_))
-    TopicPlan(perTopic.flatMap(_._1) ++ deletes, perTopic.flatMap(_._2))
+    TopicPlan(perTopic.flatMap(_._1) ++ deletes, perTopic.flatMap(_._2), topology.environment.toList.flatMap(_.describe))
   }
 }

@@ -64,7 +64,8 @@ object TopicSync {
   }
 
   def printPlan(plan: TopicPlan, format: OutputFormat, shell: Shell): IO[Unit] =
-    plan.warnings.traverse_(w => shell.warn(w.message)) >> OutputFormat.emit(format, shell)(List(plan.asJson),
+    plan.environment.traverse_(shell.info) >> plan.warnings.traverse_(w => shell.warn(w.message)) >> OutputFormat.emit(format, shell)(
+      List(plan.asJson),
       if (plan.isEmpty) "topics: no changes, the cluster matches the topology"
       else Table.render(List("TOPIC", "ACTION", "DETAIL"), plan.changes.map(c => List(c.topic, c.action, c.detail))))
 

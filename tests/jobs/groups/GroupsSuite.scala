@@ -38,7 +38,7 @@ class GroupsSuite extends munit.CatsEffectSuite {
   /** Committed offsets per partition of `topic` as Kafka's own kafka-consumer-groups tool reports them. */
   private def kafkaOffsets(group: String, topic: String): IO[Map[Int, Long]] = SandboxFixture.connection.flatMap(c =>
     IO.blocking {
-      val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
+      val cp = os.read(SandboxFixture.layout.kafkaClasspath)
       val out = os.proc("java", "-cp", cp, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", c.bootstrapServers,
         "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--group", group, "--offsets")
         .call(stderr = os.Pipe).out.text()

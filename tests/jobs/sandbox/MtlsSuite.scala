@@ -7,7 +7,9 @@ import scala.concurrent.duration._
 
 import bankops.support.{Repo, TestShell}
 
-/** A second sandbox, on its own ports, whose broker requires client certificates and whose registry speaks HTTPS. */
+/** A second sandbox, on its own ports: one broker (which requires client certificates, as every sandbox broker does)
+  * and a registry speaking HTTPS.
+  */
 class MtlsSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
 
@@ -31,12 +33,13 @@ class MtlsSuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "--mtls refuses a client without a keystore and serves one with it; --registry-tls serves HTTPS trusted by the " +
-      "same profile; down leaves no process") {
-    val args = List("sandbox", "up", "--mtls", "--registry-tls", "--sandbox-dir", dir.toString) ++ ports
+    "--brokers 1 takes the topology's single-broker environment; the broker refuses a client without a keystore and serves one " +
+      "with it; --registry-tls serves HTTPS trusted by the same profile; down leaves no process") {
+    val args = List("sandbox", "up", "--brokers", "1", "--registry-tls", "--sandbox-dir", dir.toString) ++ ports
     val run = for {
       up <- TestShell.run(args, home = bankops.support.Repo.root)
       _ = assertEquals(up.code, 0, up.err)
+      _ = assert(up.err.contains("applied schemas/topology.json (environment single-broker)"), up.err)
       layout = SandboxLayout(dir)
       props = ClientConfig.properties(layout, SandboxSecrets.load(layout).unsafeRunSync().get)
       withCert <- list(props)
@@ -49,7 +52,7 @@ class MtlsSuite extends munit.CatsEffectSuite {
           "schema.registry.ssl.truststore.password" -> "changeit",
           "schema.registry.ssl.truststore.type" -> "PKCS12")).map { case (k, v) => s"$k=$v" }.mkString("\n"), suffix = ".properties")
       ownTrust <- TestShell.run(List("doctor", "-o", "json", "--sandbox-dir", dir.toString, "--command-config", registryKeys.toString))
-      pids = List("kafka", "registry", "handler").flatMap(s => scala.util.Try(os.read(layout.pidFile(s)).trim.toLong).toOption)
+      pids = List("kafka-1", "registry", "handler").flatMap(s => scala.util.Try(os.read(layout.pidFile(s)).trim.toLong).toOption)
       down <- TestShell.run(List("sandbox", "down", "--wipe", "--sandbox-dir", dir.toString))
     } yield {
       assert(withCert.isRight, s"client with keystore refused: $withCert")

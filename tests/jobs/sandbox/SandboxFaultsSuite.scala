@@ -34,11 +34,11 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
   test("a stale pid file (the process is gone) is cleaned up by status") {
     val dir = os.temp.dir()
     os.write(dir / "secrets.json", """{"tlsPassword":"x","dbPassword":"y"}""")
-    os.write.over(dir / "kafka" / "pid", "999999999", createFolders = true)
+    os.write.over(dir / "kafka-2" / "pid", "999999999", createFolders = true)
     TestShell.run(List("sandbox", "status", "-o", "json", "--sandbox-dir", dir.toString)).map { r =>
       assertEquals(r.code, 3)
-      assert(r.out.contains("\"service\":\"kafka\",\"up\":false"), r.out)
-      assert(!os.exists(dir / "kafka" / "pid"), "stale pid file left behind")
+      assert(r.out.contains("\"service\":\"kafka-2\",\"up\":false"), r.out)
+      assert(!os.exists(dir / "kafka-2" / "pid"), "stale pid file left behind")
     }
   }
 
@@ -78,7 +78,7 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
     val stopped = os.temp.dir()
     os.write(stopped / "secrets.json", """{"tlsPassword":"x","dbPassword":"y"}""")
     for {
-      none <- TestShell.run(List("sandbox", "restart", "kafka", "--sandbox-dir", empty.toString))
+      none <- TestShell.run(List("sandbox", "restart", "kafka-1", "--sandbox-dir", empty.toString))
       down <- TestShell.run(List("sandbox", "restart", "registry", "--sandbox-dir", stopped.toString))
       handler <- TestShell.run(List("sandbox", "restart", "handler", "--sandbox-dir", stopped.toString))
       unknown <- TestShell.run(List("sandbox", "restart", "zookeeper", "--sandbox-dir", stopped.toString))
@@ -88,7 +88,8 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite {
       assertEquals(down.code, 3, down.err)
       assert(down.err.contains("registry is not running"), down.err)
       assertEquals((handler.code, handler.err.trim), (3, "bankops: handler is not running, nor is Kafka: `bankops sandbox up` starts the sandbox"))
-      assertEquals((unknown.code, unknown.err.trim), (2, "bankops: unknown service 'zookeeper' (one of postgres, kafka, registry, handler)"))
+      assertEquals((unknown.code, unknown.err.trim),
+        (2, "bankops: unknown service 'zookeeper' (one of postgres, kafka-1, kafka-2, kafka-3, registry, handler)"))
       assert(!os.exists(stopped / "registry" / "pid"), "the registry was started")
     }
   }

@@ -21,7 +21,7 @@ class TopicsSuite extends munit.CatsEffectSuite {
   /** Kafka's own TopicCommand, through the sandbox's client properties: an independent reader. */
   private def describe(topic: String): IO[String] = SandboxFixture.connection.flatMap(c =>
     IO.blocking {
-      val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
+      val cp = os.read(SandboxFixture.layout.kafkaClasspath)
       os.proc("java", "-cp", cp, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", c.bootstrapServers,
         "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic", topic)
         .call(stderr = os.Pipe).out.text()
@@ -30,7 +30,7 @@ class TopicsSuite extends munit.CatsEffectSuite {
   /** Kafka's own LogDirsCommand: each replica's size, by (partition, broker). */
   private def logDirs(topic: String): IO[Map[(Int, Int), Long]] = SandboxFixture.connection.flatMap(c =>
     IO.blocking {
-      val cp = os.read(SandboxFixture.layout.kafkaDir / "classpath")
+      val cp = os.read(SandboxFixture.layout.kafkaClasspath)
       os.proc("java", "-cp", cp, "org.apache.kafka.tools.LogDirsCommand", "--bootstrap-server", c.bootstrapServers,
         "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic-list", topic)
         .call(stderr = os.Pipe).out.text()

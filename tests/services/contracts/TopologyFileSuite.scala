@@ -21,7 +21,8 @@ class TopologyFileSuite extends munit.FunSuite {
       List("heartbeat" -> 1, "commands" -> 9, "commands.dlq" -> 1, "command_feedback" -> 9, "balance_changed" -> 9))
     assertEquals(t.topic("commands.dlq").map(_.records), Some(Nil), "no record types: it keeps what the handler could not read")
     assertEquals(t.topics.map(_.replicationFactor).distinct, List(3))
-    assertEquals(t.topic("heartbeat").map(_.config), Some(Map("retention.ms" -> "900000")))
+    assertEquals(t.topic("heartbeat").map(_.config), Some(Map("retention.ms" -> "900000", "min.insync.replicas" -> "2")))
+    assert(t.topics.forall(_.config.get("min.insync.replicas").contains("2")), "every bank topic keeps two in-sync replicas")
     assertEquals(t.bindings.size, 8)
     assertEquals(t.topic("balance_changed").map(_.records.map(_.key)), Some(List(RecordKey.Field("iban"))))
     assertEquals(t.topic("heartbeat").map(_.records.map(_.key)), Some(List(RecordKey.Time)))
@@ -38,6 +39,20 @@ class TopologyFileSuite extends munit.FunSuite {
   test("an unknown key names its path") {
     assertEquals(error(s"""{"topics": {"h": ${heartbeat.replace("\"partitions\"", "\"partition\"")}}}"""),
       "topics.h.partition: unknown key (expected config, partitions, records, replicationFactor)")
+  }
+
+  test("environments: an override for every topic, then per topic; errors name their path") {
+    val file = TopologyFixture.write(s"""{"topics": {"h": $heartbeat, "g": $heartbeat}, "environments": {"small": {"replicationFactor": 1,
+      "config": {"min.insync.replicas": 1}, "topics": {"g": {"partitions": 4, "config": {"retention.ms": "1h"}}}}}}""")
+    val t = TopologyFile.load(file).flatMap(_.in("small")).fold(fail(_), identity)
+    assertEquals(t.topic("h").map(h => (h.partitions, h.replicationFactor, h.config)), Some((1, 1, Map("min.insync.replicas" -> "1"))))
+    assertEquals(t.topic("g").map(g => (g.partitions, g.config)), Some((4, Map("min.insync.replicas" -> "1", "retention.ms" -> "3600000"))))
+    assertEquals(error(s"""{"topics": {"h": $heartbeat}, "environments": {"small": {"topics": {"x": {"partitions": 2}}}}}"""),
+      "environments.small.topics.x: the topology declares no topic 'x'")
+    assertEquals(error(s"""{"topics": {"h": $heartbeat}, "environments": {"small": {"replicas": 1}}}"""),
+      "environments.small.replicas: unknown key (expected config, partitions, replicationFactor, topics)")
+    assertEquals(error(s"""{"topics": {"h": $heartbeat}, "environments": {"small": {"replicationFactor": 0}}}"""),
+      "environments.small.replicationFactor: must be at least 1, got 0")
   }
 
   test("a missing field names its path") {
