@@ -38,7 +38,8 @@ final class AccessCheck(kafka: KafkaSettings, timeout: FiniteDuration) {
   private def describe(v: View): String = v match {
     case FromAcls(_) => s"access from the ACLs of ${(identity.principals :+ "User:*").mkString(", ")} (the brokers' principal mapping " +
         "decides which of these is this identity)"
-    case SuperUser(principal) => s"$principal is a super user of the cluster (super.users): every job may do everything"
+    case SuperUser(principal) => s"$principal is a super user of the cluster (it may read the ACLs, and no ACL grants it that): " +
+        "every job may do everything"
     case NoAuthorizer => "the cluster has no authorizer: every job may do everything"
     case Probes(why) => s"the ACLs are not readable by this identity ($why): access checked by probes that change nothing"
   }
@@ -86,7 +87,12 @@ final class AccessCheck(kafka: KafkaSettings, timeout: FiniteDuration) {
     val filters = (identity.principals :+ "User:*").map(p =>
       new AclBindingFilter(ResourcePatternFilter.ANY, new AccessControlEntryFilter(p, null, AclOperation.ANY, AclPermissionType.ANY)))
     filters.flatTraverse(f => await(admin.describeAcls(f).values()).map(_.asScala.toList)).attempt.flatMap {
-      case Right(acls) => superUser(admin).map(_.fold[View](FromAcls(acls))(SuperUser(_)))
+      case Right(acls) =>
+        // Reading ACLs takes DESCRIBE on the cluster: when none of these ACLs grants it, the brokers let this identity
+        // read them for another reason, in practice super.users (which brokers may not report among their configs).
+        val cluster = Need(DESCRIBE, ResourceType.CLUSTER, "kafka-cluster")
+        superUser(admin).map(_.orElse(Option.when(!AclView.holds(acls, principals, cluster))(identity.principals.mkString(" or ")))
+            .fold[View](FromAcls(acls))(SuperUser(_)))
       case Left(e) if found[SecurityDisabledException](e) => IO.pure(NoAuthorizer)
       case Left(e) if refused(e) => IO.pure(Probes("no DESCRIBE on the cluster"))
       case Left(e) => IO.raiseError(e)

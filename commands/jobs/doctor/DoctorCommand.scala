@@ -25,8 +25,8 @@ object DoctorCommand {
       val refused = checks.filter(c => require.exists(j => c.name == s"access $j") && c.access.contains(Access.Missing))
       OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
         json = checks.map(c =>
-          Json.obj("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed), "detail" -> Json.fromString(c.detail))
-            .deepMerge(Json.fromFields(c.access.map(a => "access" -> Json.fromString(a.name))))),
+          Json.fromFields(List("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed), "detail" -> Json.fromString(c.detail)) ++
+            c.access.map(a => "access" -> Json.fromString(a.name)))),
         table = checks.map(c => s"${mark(c)}  ${c.name.padTo(width, ' ')}  ${c.detail}").mkString("\n")
       ).as {
         if (!checks.filter(_.access.isEmpty).forall(_.passed)) Exit.Unavailable

@@ -54,7 +54,8 @@ object HandlerCommand {
   private def serve(o: Options, settings: ConnectionSettings, registry: RegistryClient, shell: Shell): IO[ExitCode] = {
     val strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
     for {
-      _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout)
+      _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout,
+        Some(Doing.writing(List(o.balanceTopic, o.deadLetterTopic)).andReading(List(o.topic, o.feedbackTopic))))
       outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic)
       // Reached once at start, so an unreachable database is one line naming it (exit 3); later it reconnects on its own.
       _ <- Database.session(settings.database, "handler", o.timeout).use_

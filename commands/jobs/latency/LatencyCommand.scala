@@ -97,7 +97,8 @@ object LatencyCommand {
           failShare = 0.1, register = false, seed = System.nanoTime(), strategy), services).map(Some(_))
     (Interrupt.onCtrlC, RegistryClient.resource(settings, services)).tupled.use { case (ctrlC, registry) =>
       for {
-        _ <- KafkaClients.partitionCounts(settings.kafka, List(o.commandsTopic, o.feedbackTopic, o.balanceTopic), services)
+        _ <- KafkaClients.partitionCounts(settings.kafka, List(o.commandsTopic, o.feedbackTopic, o.balanceTopic), services,
+          Some(Doing.writing(List(o.commandsTopic)).andReading(List(o.feedbackTopic, o.balanceTopic))))
         creationId <- RecordSchemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, register = false)
         transferId <- RecordSchemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, register = false)
         outcome <- (ProbeWatcher.resource(settings.kafka, o.feedbackTopic, o.balanceTopic, new RecordDecoder(new SchemaResolver(registry)), services),

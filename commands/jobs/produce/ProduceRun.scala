@@ -35,7 +35,7 @@ object ProduceRun {
         for {
           schema <- choice.traverse(c =>
             writerSchema(new SchemaResolver(registry), strategy.subject(o.topic, c.fullName), c.fullName, o.schemaVersion))
-          partitions <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout)
+          partitions <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout, Some(Doing.writing(List(o.topic))))
           _ <- o.partition.filter(_ >= partitions).traverse_(p =>
             orBad(Left(s"--partition $p: topic ${o.topic} has $partitions partition(s), 0 to ${partitions - 1}")))
           report <- send(o, values(o, shell, single, choice.zip(schema)), settings, shell, onAck)

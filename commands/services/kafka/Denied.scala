@@ -24,8 +24,16 @@ final case class Doing(
     groupOp: AclOperation = UNKNOWN,
     group: Option[String] = None,
     clusterOp: AclOperation = UNKNOWN,
-    transactionalId: Option[String] = None
-)
+    transactionalId: Option[String] = None,
+    perTopic: Map[String, AclOperation] = Map.empty
+) {
+
+  /** The operation on `topic`: a job that reads some topics and writes others says which ([[Doing.andReading]]). */
+  def topicOp(topic: String): AclOperation = perTopic.getOrElse(topic, topicOp)
+
+  /** The same, reading `topics` (READ) besides. */
+  def andReading(topics: List[String]): Doing = copy(topics = (this.topics ++ topics).distinct, perTopic = perTopic ++ topics.map(_ -> READ))
+}
 
 object Doing {
   val Unknown: Doing = Doing(UNKNOWN)
@@ -83,6 +91,16 @@ object Denied {
     }.map { case (d, e) => Failure.NotAuthorized(s"not authorized to ${describe(e, d)} as $identity", error) }
   }
 
+  /** Fails with the tagged refusal when this identity may not DESCRIBE one of `topics` (which a topic listing leaves out
+    * silently, as if absent); topics that do not exist pass.
+    */
+  def visible(admin: org.apache.kafka.clients.admin.Admin, topics: List[String]): cats.effect.IO[Unit] = {
+    import cats.syntax.all._
+    val futures = admin.describeTopics(topics.asJava).topicNameValues().asScala
+    topics.traverse_(t => KafkaClients.await(futures(t)).void.recover { case e if !isRefusal(e) => () })
+      .adaptError(tag(Doing.describing(topics)))
+  }
+
   /** Whether Kafka's authorizer refused (anywhere in the chain): a refused send ends a run at once rather than counting errors. */
   def isRefusal(error: Throwable): Boolean =
     Iterator.iterate(error)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[AuthorizationException])
@@ -107,7 +125,8 @@ object Denied {
   def describe(e: AuthorizationException, doing: Doing): String = e match {
     case t: TopicAuthorizationException =>
       val names = Option(t.unauthorizedTopics).map(_.asScala.toList).filter(_.nonEmpty).getOrElse(doing.topics)
-      s"${verb(doing.topicOp)} ${named("topic", names)}"
+      if (names.isEmpty) s"${verb(doing.topicOp)} ${named("topic", names)}"
+      else names.groupBy(doing.topicOp).toList.sortBy(_._1.name).map { case (op, ts) => s"${verb(op)} ${named("topic", ts)}" }.mkString(" and ")
     case g: GroupAuthorizationException =>
       s"${verb(doing.groupOp)} ${named("group", Option(g.groupId).filter(_.nonEmpty).orElse(doing.group).toList)}"
     case _: TransactionalIdAuthorizationException =>

@@ -171,12 +171,14 @@ object KafkaClients {
   /** The settings' properties as the Java clients' constructors take them. */
   def javaProperties(props: Map[String, String]): java.util.Map[String, AnyRef] = props.map { case (k, v) => k -> (v: AnyRef) }.asJava
 
-  /** The partition count of a topic; exit 2 naming it when it does not exist. */
-  def partitionCount(kafka: KafkaSettings, topic: String, timeout: FiniteDuration): IO[Int] =
-    partitionCounts(kafka, List(topic), timeout).map(_(topic))
+  /** The partition count of a topic; exit 2 naming it when it does not exist. `doing`: what the job will do with the
+    * topic, which a refusal names (WRITE implies the DESCRIBE asked here, and is what the operator must grant).
+    */
+  def partitionCount(kafka: KafkaSettings, topic: String, timeout: FiniteDuration, doing: Option[Doing] = None): IO[Int] =
+    partitionCounts(kafka, List(topic), timeout, doing).map(_(topic))
 
   /** Partition counts of several topics through one admin client; exit 2 naming the first that does not exist. */
-  def partitionCounts(kafka: KafkaSettings, topics: List[String], timeout: FiniteDuration): IO[Map[String, Int]] =
+  def partitionCounts(kafka: KafkaSettings, topics: List[String], timeout: FiniteDuration, doing: Option[Doing] = None): IO[Map[String, Int]] =
     javaAdmin(kafka, timeout).use { a =>
       val described = a.describeTopics(topics.asJava).topicNameValues().asScala
       topics.traverse { topic =>
@@ -187,5 +189,5 @@ object KafkaClients {
             bankops.base.Failure.BadInput(s"topic $topic does not exist")
         }
       }.map(_.toMap)
-    }.adaptError(denied(kafka, Doing.describing(topics))).adaptError(unreachable(kafka, timeout))
+    }.adaptError(denied(kafka, doing.getOrElse(Doing.describing(topics)))).adaptError(unreachable(kafka, timeout))
 }

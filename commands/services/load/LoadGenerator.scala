@@ -62,7 +62,8 @@ object LoadGenerator {
     */
   def resource(settings: ConnectionSettings, spec: LoadSpec, timeout: FiniteDuration): Resource[IO, LoadGenerator] =
     for {
-      _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka, spec.topics ++ (if (spec.learning) List(spec.feedbackTopic) else Nil), timeout))
+      _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka, spec.topics ++ (if (spec.learning) List(spec.feedbackTopic) else Nil), timeout,
+          Some(Doing.writing(spec.topics).andReading(if (spec.learning) List(spec.feedbackTopic) else Nil))))
       registry <- RegistryClient.resource(settings, timeout)
       ids <- Resource.eval((
           if (spec.beats) RecordSchemaId[Heartbeat](registry, spec.strategy, spec.heartbeatTopic, spec.register).map(Some(_)) else IO.none[Int],

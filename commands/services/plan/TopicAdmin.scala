@@ -29,6 +29,8 @@ final class TopicAdmin(admin: Admin) {
       brokers <- await(admin.describeCluster().nodes()).map(_.size).adaptError(Denied.tag(Doing.describing(Nil)))
       names <- await(admin.listTopics(new ListTopicsOptions().listInternal(false)).names()).map(_.asScala.toSet)
       present = (declared intersect names).toList.sorted
+      // A declared topic this identity may not describe is left out of the listing: a refusal, never a topic to create.
+      _ <- Denied.visible(admin, (declared -- names).toList.sorted)
       descriptions <- if (present.isEmpty) IO.pure(Map.empty[String, org.apache.kafka.clients.admin.TopicDescription])
       else await(admin.describeTopics(present.asJava).allTopicNames()).map(_.asScala.toMap).adaptError(Denied.tag(Doing.describing(present)))
       configs <- if (present.isEmpty) IO.pure(Map.empty[String, Map[String, String]])
