@@ -3,6 +3,8 @@ package bankops.jobs
 import cats.effect.IO
 import cats.syntax.all._
 
+import org.apache.kafka.common.acl.AclOperation.{DESCRIBE, READ, WRITE}
+
 import scala.concurrent.duration._
 
 import bankops.services.bank.BankNames
@@ -23,11 +25,17 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
     SandboxFixture.connection >>
       TestShell.run(args.toList, SandboxFixture.env + ("BANKOPS_COMMAND_CONFIG" -> config.toString), Repo.root).timed.map(_.swap)
 
-  /** Exit 4 within 30 s, and stderr exactly the one line expected (what the job printed on stdout aside). */
+  /** The error lines on stderr: bankops' own, never a stack trace (a job's progress lines, such as produce's fresh ids, aside). */
+  private def errors(r: TestShell.Result): List[String] = {
+    assert(!r.err.contains("Exception") && !r.err.contains("\tat "), r.err)
+    r.err.linesIterator.filter(_.startsWith("bankops: ")).toList
+  }
+
+  /** Exit 4 within 30 s, and the one error line expected. */
   private def refused(r: (TestShell.Result, FiniteDuration), line: String): Unit = {
     val (result, took) = r
     assertEquals(result.code, 4, result.err)
-    assertEquals(result.err.linesIterator.filter(_.nonEmpty).toList.filterNot(_.startsWith("latency: ")), List(s"bankops: $line"))
+    assertEquals(errors(result), List(s"bankops: $line"))
     assert(took < 30.seconds, s"$took for: $line")
   }
 
@@ -72,6 +80,41 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
         assert(took < 30.seconds, took)
       }
     }
+  }
+
+  private val bankTopics = List(BankNames.Heartbeat, BankNames.Commands, BankNames.DeadLetters, BankNames.Feedback, BankNames.BalanceChanged)
+
+  test("an identity that may only read: its producer id is refused, named as the WRITE it meant; doctor's probes show what they can") {
+    (Strangers.certificate("peeker"), Strangers.grant("peeker", bankTopics, READ, DESCRIBE)).mapN((config, _) => config).flatMap { config =>
+      as(config, "produce", "--topic", BankNames.Commands, "--record", "ConfirmMoneyTransfer", "--value", transfer).map { case (r, took) =>
+        assertEquals(r.code, 4, r.err)
+        val line = errors(r).mkString("\n")
+        assert(line.startsWith("bankops: not authorized to WRITE topic commands (") && line.endsWith("as CN=peeker (from BANKOPS_COMMAND_CONFIG)"),
+          r.err)
+        assert(took < 30.seconds, took)
+      } >> as(config, "inspect", "--topic", BankNames.Commands, "--limit", "1", "--from", "end", "--to", "end").map(r =>
+        assertEquals(r._1.code, 0, r._1.err)) >>
+        as(config, "doctor", "-o", "json").map { case (r, _) =>
+          def access(job: String) = r.outLines.find(_.contains(s"\"access $job\"")).getOrElse(fail(r.out))
+          assert(access("inspect").contains("\"access\":\"held\""), r.out)
+          assert(access("balances").contains("\"access\":\"held\""), r.out)
+          // A WRITE cannot be probed without writing: unknown, not held.
+          assert(access("produce").contains("\"access\":\"unknown\""), r.out)
+          assert(access("handler").contains("\"access\":\"missing\"") && access("handler").contains("READ group bankops-command-handler"), r.out)
+        }
+    }
+  }
+
+  test("an identity that may write another topic: the send itself is refused; the handler's transactional id is named") {
+    (Strangers.certificate("beater"), Strangers.grant("beater", bankTopics, READ, DESCRIBE),
+      Strangers.grant("beater", List(BankNames.Heartbeat), WRITE))
+      .mapN((config, _, _) => config).flatMap { config =>
+        as(config, "produce", "--topic", BankNames.Commands, "--record", "ConfirmMoneyTransfer", "--value", transfer).map(
+          refused(_, "not authorized to WRITE topic commands as CN=beater (from BANKOPS_COMMAND_CONFIG)")) >>
+          as(config, "heartbeat", "--rate", "10", "--count", "3").map(r => assertEquals(r._1.code, 0, r._1.err)) >>
+          as(config, "handler", "--instance", "beater").map(
+            refused(_, "not authorized to WRITE transactional-id bankops-command-handler-beater as CN=beater (from BANKOPS_COMMAND_CONFIG)"))
+      }
   }
 
   test("a SCRAM user with a wrong password is a named failure (exit 3), the password never shown") {

@@ -3,6 +3,9 @@ package bankops.support
 import cats.effect.IO
 import org.apache.kafka.clients.admin.{Admin, ScramCredentialInfo, ScramMechanism, UserScramCredentialAlteration, UserScramCredentialUpsertion}
 
+import org.apache.kafka.common.acl.{AccessControlEntry, AclBinding, AclOperation, AclPermissionType}
+import org.apache.kafka.common.resource.{PatternType, ResourcePattern, ResourceType}
+
 import scala.jdk.CollectionConverters._
 
 import bankops.jobs.sandbox.{ClientConfig, SandboxSecrets}
@@ -54,6 +57,15 @@ object Strangers {
           os.temp(render(props), prefix = s"bankops-$name-", suffix = ".properties", perms = "rw-------")
         }
       }
+    }
+
+  /** Grants `User:<name>` the operations on the topics (literal names), as the operator. */
+  def grant(name: String, topics: List[String], operations: AclOperation*): IO[Unit] =
+    SandboxFixture.settings.flatMap { settings =>
+      val bindings =
+        for { t <- topics; op <- operations.toList } yield new AclBinding(new ResourcePattern(ResourceType.TOPIC, t, PatternType.LITERAL),
+          new AccessControlEntry(s"User:$name", "*", op, AclPermissionType.ALLOW))
+      KafkaClients.javaAdmin(settings.kafka).use(a => KafkaClients.await(a.createAcls(bindings.asJava).all())).void
     }
 
   /** The SCRAM (SASL_SSL) listener of the first broker. */
