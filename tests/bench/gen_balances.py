@@ -42,6 +42,7 @@ def main():
         schema_id = json.load(r)["id"]
     header = b"\x00" + struct.pack(">I", schema_id)
     producer = Producer({"bootstrap.servers": bootstrap, "security.protocol": "SSL", "ssl.ca.location": ca,
+                         "ssl.certificate.location": ca.replace("ca.pem", "operator.pem"), "ssl.key.location": ca.replace("ca.pem", "operator.key"),
                          "partitioner": "murmur2_random", "linger.ms": 20, "batch.size": 1000000,
                          "queue.buffering.max.messages": 2000000, "acks": "all", "enable.idempotence": True})
     cash, desc = avro_string("cash"), avro_string("deposit")

@@ -10,7 +10,8 @@ rounds=${2:-3}
 command -v kcat >/dev/null || { echo "kcat not found (apt-get install kcat)" >&2; exit 1; }
 src=bench-inspect-$records
 ensure_commands_topic "$src" "$records"
-ssl=(-X security.protocol=ssl -X ssl.ca.location="$sandbox/tls/ca.pem")
+ssl=(-X security.protocol=ssl -X ssl.ca.location="$sandbox/tls/ca.pem" -X ssl.certificate.location="$sandbox/tls/operator.pem"
+  -X ssl.key.location="$sandbox/tls/operator.key")
 now() { date +%s.%N; }
 kc=(); bk=()
 warm=bench-replay-warm-$$

@@ -6,6 +6,7 @@ decoded with confluent-kafka's AvroDeserializer; one JSON line per record (UUIDs
 argv: bootstrap ca.pem registry-url topic
 """
 import json
+import os
 import sys
 
 from confluent_kafka import Consumer, TopicPartition, OFFSET_BEGINNING
@@ -16,11 +17,17 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from avro_decode import plain
 
 
+def client_certificate():
+    """The client's certificate and key (the brokers require one), as `bankops sandbox env` exports them."""
+    cert, key = os.environ.get("KAFKA_SSL_CERTIFICATE_LOCATION"), os.environ.get("KAFKA_SSL_KEY_LOCATION")
+    return {"ssl.certificate.location": cert, "ssl.key.location": key} if cert and key else {}
+
+
 def main():
     bootstrap, ca, registry, topic = sys.argv[1:5]
     client = SchemaRegistryClient({"url": registry})
     deserializer = AvroDeserializer(client)
-    consumer = Consumer({"bootstrap.servers": bootstrap, "security.protocol": "SSL", "ssl.ca.location": ca,
+    consumer = Consumer({"bootstrap.servers": bootstrap, "security.protocol": "SSL", "ssl.ca.location": ca, **client_certificate(),
                          "group.id": "bankops-test-reader", "enable.auto.commit": False})
     partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
     ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1] for p in partitions}

@@ -8,6 +8,7 @@ stdin: JSON lines {"topic", "key", "record": "<simple name>", "value": {...}, "h
 UUID fields (fixed 16) are given as UUID text. Prints nothing; exit 1 on any delivery error.
 """
 import json
+import os
 import sys
 import uuid
 
@@ -27,10 +28,16 @@ def uuid_fields(schema):
     return names
 
 
+def client_certificate():
+    """The client's certificate and key (the brokers require one), as `bankops sandbox env` exports them."""
+    cert, key = os.environ.get("KAFKA_SSL_CERTIFICATE_LOCATION"), os.environ.get("KAFKA_SSL_KEY_LOCATION")
+    return {"ssl.certificate.location": cert, "ssl.key.location": key} if cert and key else {}
+
+
 def main():
     bootstrap, ca, registry, schemas = sys.argv[1:5]
     client = SchemaRegistryClient({"url": registry})
-    producer = Producer({"bootstrap.servers": bootstrap, "security.protocol": "SSL", "ssl.ca.location": ca,
+    producer = Producer({"bootstrap.servers": bootstrap, "security.protocol": "SSL", "ssl.ca.location": ca, **client_certificate(),
                          "enable.idempotence": True, "acks": "all"})
     serializers = {}
     errors = []
@@ -57,7 +64,9 @@ def main():
         extra = {"timestamp": msg["timestamp"]} if "timestamp" in msg else {}
         producer.produce(topic, key=msg.get("key", "").encode() if msg.get("key") is not None else None, value=value,
                          headers=headers, **extra, on_delivery=lambda err, m: errors.append(err) if err else None)
-    producer.flush(30)
+    left = producer.flush(30)
+    if left:
+        errors.append(f"{left} records not delivered within 30 s")
     if errors:
         print(errors, file=sys.stderr)
         sys.exit(1)

@@ -104,7 +104,7 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       assertEquals(a.code, 0, first.log)
       validMarkdown(a, first.log)
       assert(a.summary.startsWith("### bankops apply: 1 topic changes made, 1 subjects registered or set :white_check_mark:"), a.summary)
-      assert(MarkdownCheck.tableRows(a.summary).contains(List(topic, "create", "2 partitions, replication 1", "done")), a.summary)
+      assert(MarkdownCheck.tableRows(a.summary).contains(List(topic, "create", "2 partitions, replication 3", "done")), a.summary)
       assert(MarkdownCheck.tableRows(a.summary).exists(row => row.take(2) == List(s"`$topic-nl.openweb.data.Heartbeat`", "registered")), a.summary)
       assertEquals(b.code, 0, again.log)
       validMarkdown(b, again.log)

@@ -66,8 +66,9 @@ final case class TopicPlan(changes: List[TopicChange], warnings: List[TopicWarni
 }
 
 object TopicPlan {
+  /** `environment` only when one was chosen: a plan without one reads as it always did. */
   implicit val encoder: Encoder[TopicPlan] = Encoder.instance(p =>
-    Json.obj("changes" -> Json.fromValues(p.changes.map(Encoder[TopicChange].apply)),
-      "warnings" -> Json.fromValues(p.warnings.map(Encoder[TopicWarning].apply)),
-      "environment" -> Json.fromValues(p.environment.map(Json.fromString))))
+    Json.fromFields(List("changes" -> Json.fromValues(p.changes.map(Encoder[TopicChange].apply)),
+      "warnings" -> Json.fromValues(p.warnings.map(Encoder[TopicWarning].apply))) ++
+      (if (p.environment.isEmpty) Nil else List("environment" -> Json.fromValues(p.environment.map(Json.fromString))))))
 }

@@ -187,7 +187,8 @@ class ReplaySuite extends munit.CatsEffectSuite {
         subjects <- bankops.services.registry.RegistryClient.resource(url, Map.empty, None, None, 5.seconds).use(_.subjects)
         python <- SandboxFixture.settings.flatMap(s =>
           IO.blocking(os.proc(PythonClients.python, bankops.support.Repo.root / "tests" / "python" / "avro_consume.py",
-              s.kafka.bootstrapServers.value, SandboxFixture.layout.dir / "tls" / "ca.pem", url, dst).call(stderr = os.Pipe, check = false)))
+              s.kafka.bootstrapServers.value, SandboxFixture.layout.dir / "tls" / "ca.pem", url, dst).call(stderr = os.Pipe, check = false,
+              env = PythonClients.env)))
       } yield {
         assertEquals(r.code, 0, r.err)
         assertEquals(subjects, List(s"$dst-nl.openweb.data.ConfirmMoneyTransfer"))

@@ -76,7 +76,8 @@ class SandboxSuite extends munit.CatsEffectSuite {
         assert(env.outLines.exists(_.startsWith("export KAFKA_SSL_CA_LOCATION=")), env.out)
         TestShell.run(List("sandbox", "status", "-o", "json", "--sandbox-dir", SandboxFixture.layout.dir.toString)).map { st =>
           assertEquals(st.code, 0, st.out)
-          assertEquals(st.outLines.size, 4)
+          val services = st.outLines.flatMap(l => io.circe.parser.parse(l).toOption.flatMap(_.hcursor.get[String]("service").toOption))
+          assertEquals(services, List("postgres", "kafka-1", "kafka-2", "kafka-3", "registry", "handler"))
           assert(
             st.outLines.exists(l => l.contains("\"service\":\"handler\",\"up\":true") && l.contains("group bankops-command-handler, lag")), st.out)
         }

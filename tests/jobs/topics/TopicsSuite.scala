@@ -103,7 +103,7 @@ class TopicsSuite extends munit.CatsEffectSuite {
         Right(List("""{"kind":"set-config","detail":"retention.ms: 259200000 -> 172800000"}""")))
       assertEquals(topic.get[List[Int]]("underReplicated"), Right(Nil))
       assertEquals(table.code, 0, table.err)
-      assert(table.out.startsWith(s"topic $t: 3 partitions, replication 1, declared in the topology"), table.out)
+      assert(table.out.startsWith(s"topic $t: 3 partitions, replication 3, declared in the topology"), table.out)
       assert(table.out.linesIterator.exists(_.split("\\s+").toList == List("retention.ms", "259200000", "topic")), table.out)
       assert(table.out.contains("\n  set-config  retention.ms: 259200000 -> 172800000"), table.out)
     }
@@ -123,7 +123,7 @@ class TopicsSuite extends munit.CatsEffectSuite {
       val lines = listed.outLines.map(l => parse(l).fold(throw _, identity))
       val mine = lines.find(_.hcursor.get[String]("topic").contains(t)).map(_.noSpaces)
       assertEquals(mine,
-        Some(s"""{"topic":"$t","internal":false,"partitions":2,"replicationFactor":1,""" + """"declared":true,"underReplicated":0,"offline":0}"""))
+        Some(s"""{"topic":"$t","internal":false,"partitions":2,"replicationFactor":3,""" + """"declared":true,"underReplicated":0,"offline":0}"""))
       assert(lines.forall(_.hcursor.get[Boolean]("internal").contains(false)), listed.out)
       assert(!listed.out.contains("__consumer_offsets"), listed.out)
       assert(internal.outLines.exists(l => l.contains("\"topic\":\"__consumer_offsets\"") && l.contains("\"internal\":true")), internal.out)
@@ -148,7 +148,7 @@ class TopicsSuite extends munit.CatsEffectSuite {
       assertEquals(first.code, 0, first.err)
       assertEquals(first.outLines.size, 2, first.out)
       assert(hbInfo.contains("PartitionCount: 1") && hbInfo.contains("retention.ms=900000"), hbInfo)
-      assert(cmdInfo.contains("PartitionCount: 4") && cmdInfo.contains("ReplicationFactor: 1"), cmdInfo)
+      assert(cmdInfo.contains("PartitionCount: 4") && cmdInfo.contains("ReplicationFactor: 3"), cmdInfo)
       assertEquals(second.code, 0, second.err)
       assert(second.out.contains("no changes"), second.out)
       assertEquals(plan.code, 0)

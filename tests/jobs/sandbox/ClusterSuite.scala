@@ -1,0 +1,82 @@
+package bankops.jobs.sandbox
+
+import cats.effect.IO
+import io.circe.parser.parse
+
+import scala.concurrent.duration._
+
+import bankops.services.contracts.TopologyFile
+import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TopologyFixture}
+
+/** The test sandbox's three brokers: the bank's topics as the topology declares them, read back with Kafka's own tool,
+  * and the jobs going on, losing and doubling nothing, while one broker is stopped and started again.
+  */
+class ClusterSuite extends munit.CatsEffectSuite {
+  override val munitIOTimeout: Duration = 6.minutes
+
+  private def cli(args: String*) = SandboxFixture.cli(args: _*)
+
+  /** Kafka's own TopicCommand, as the operator. */
+  private def describe(topic: String): IO[String] = SandboxFixture.connection.flatMap(c =>
+    IO.blocking {
+      os.proc("java", "-cp", os.read(SandboxFixture.layout.kafkaClasspath), "org.apache.kafka.tools.TopicCommand", "--bootstrap-server",
+        c.bootstrapServers, "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic", topic)
+        .call(stderr = os.Pipe).out.text()
+    })
+
+  /** Stops one broker for the length of `during`, and starts it again whatever happened. */
+  private def withBrokerStopped[A](broker: String)(during: IO[A]): IO[A] =
+    Setup.cli(s"stop $broker", "sandbox", "stop", broker).bracket(_ => during)(_ => Setup.cli(s"start $broker", "sandbox", "start", broker).void)
+
+  private def statusOf(r: bankops.support.TestShell.Result): Map[String, Boolean] =
+    r.outLines.flatMap(l => parse(l).toOption).map(j => j.hcursor.get[String]("service").toOption.get -> j.hcursor.get[Boolean]("up").toOption.get)
+      .toMap
+
+  test("every bank topic has three replicas, all in sync, and min.insync.replicas 2, as Kafka's TopicCommand reads them") {
+    val topology = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
+    IO.parTraverseN(2)(topology.topics.map(_.name))(t => describe(t).map(t -> _)).map(_.foreach { case (t, out) =>
+      assert(out.contains("ReplicationFactor: 3") && out.contains("min.insync.replicas=2"), out)
+      val isr = """Isr: (\S+)""".r.findAllMatchIn(out).map(_.group(1).split(',').toSet).toList
+      assert(isr.nonEmpty && isr.forall(_ == Set("1", "2", "3")), s"$t: $out")
+    })
+  }
+
+  test("one broker stopped mid-run: status names it (exit 3), topics flag under-replication; heartbeat, replay and " +
+    "inspect --follow go on, nothing lost or doubled (confluent-kafka counts); started again, status is 0") {
+    val (source, target) = (TopologyFixture.unique("beats"), TopologyFixture.unique("beats-copy"))
+    val file =
+      TopologyFixture.write(TopologyFixture.topology((source, 3, Map.empty, "Heartbeat", "time"), (target, 3, Map.empty, "Heartbeat", "time")))
+    def beats(lines: List[io.circe.Json]) = lines.map(_.hcursor.downField("value").get[Long]("beat").toOption.get)
+    for {
+      _ <- Setup.cli("apply the topics", "apply", "--topology", file.toString)
+      follow <- CliProcess.start("inspect", "--topic", source, "--follow", "-o", "json")
+      sending <- cli("heartbeat", "--topic", source, "--count", "3000", "--rate", "300", "--start-beat", "1").start
+      stopped <- withBrokerStopped("kafka-2")(for {
+        _ <- IO.sleep(3.seconds)
+        status <- cli("sandbox", "status", "-o", "json")
+        flagged <- cli("topics", "describe", source, "--topology", file.toString, "-o", "json", "--fail-under-replicated")
+        sent <- sending.joinWithNever
+        replay <- cli("replay", "--from-topic", source, "--to-topic", target)
+      } yield (status, flagged, replay, sent))
+      (status, flagged, replay, sent) = stopped
+      again <- (IO.sleep(1.second) >> cli("sandbox", "status", "-o", "json")).iterateUntil(_.code == 0).timeout(90.seconds)
+      _ <- CliProcess.await(60.seconds, "3000 records followed")(IO.blocking(os.read.lines(follow.out).count(_.startsWith("{")) >= 3000))
+      followed <- follow.interrupt
+      read <- PythonClients.consume(source)
+      copy <- PythonClients.consume(target)
+    } yield {
+      assertEquals(sent.code, 0, sent.err)
+      assertEquals(status.code, 3, status.out)
+      assertEquals(statusOf(status).filterNot(_._2).keySet, Set("kafka-2"), status.out)
+      assertEquals(flagged.code, 1, flagged.out + flagged.err)
+      assert(flagged.err.contains("under-replicated"), flagged.err)
+      assertEquals(replay.code, 0, replay.err)
+      assertEquals(beats(copy).sorted, (1L to 3000L).toList, "replay with a broker down copied every beat once")
+      assertEquals(statusOf(again).values.toSet, Set(true), again.out)
+      assertEquals(beats(read).sorted, (1L to 3000L).toList, "every beat once, read by confluent-kafka")
+      assertEquals(followed, 0)
+      val seen = os.read.lines(follow.out).filter(_.startsWith("{")).flatMap(parse(_).toOption).toList
+      assertEquals(beats(seen).sorted, (1L to 3000L).toList, "inspect --follow saw every beat once across the broker's absence")
+    }
+  }
+}
