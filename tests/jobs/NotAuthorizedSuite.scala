@@ -3,7 +3,7 @@ package bankops.jobs
 import cats.effect.IO
 import cats.syntax.all._
 
-import org.apache.kafka.common.acl.AclOperation.{DESCRIBE, READ, WRITE}
+import org.apache.kafka.common.acl.AclOperation.{DESCRIBE, DESCRIBE_CONFIGS, READ, WRITE}
 
 import scala.concurrent.duration._
 
@@ -115,6 +115,27 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
           as(config, "handler", "--instance", "beater").map(
             refused(_, "not authorized to WRITE transactional-id bankops-command-handler-beater as CN=beater (from BANKOPS_COMMAND_CONFIG)"))
       }
+  }
+
+  test("topics as code: a change the identity may not make is refused by name, plan's gate and apply alike; nothing changes") {
+    val topology = IO.blocking {
+      val dir = os.temp.dir()
+      os.list(Repo.root / "schemas").foreach(f => os.copy(f, dir / f.last))
+      val file = dir / "topology.json"
+      os.write.over(file, os.read(file).replace("\"retention.ms\": \"900000\"", "\"retention.ms\": \"1200000\""))
+      file
+    }
+    (Strangers.certificate("planner"), Strangers.grant("planner", bankTopics, DESCRIBE, DESCRIBE_CONFIGS), topology).mapN((config, _, file) =>
+      (config, file)).flatMap { case (config, file) =>
+      val line = "refused: topic heartbeat: set config: not authorized to ALTER_CONFIGS topic heartbeat as CN=planner (from BANKOPS_COMMAND_CONFIG)"
+      List(List("plan", "--gate"), List("apply"), List("topics", "apply")).traverse_ { args =>
+        as(config, (args ++ List("--topology", file.toString)): _*).map { case (r, _) =>
+          assertEquals(r.code, 4, r.err)
+          assert(r.err.linesIterator.exists(_.endsWith(line.stripPrefix("refused: topic heartbeat: set config: "))), r.err)
+          assert(!r.err.contains("Exception"), r.err)
+        }
+      } >> as(identities / "operator.properties", "topics", "plan").map(r => assertEquals(r._1.code, 0, r._1.out))
+    }
   }
 
   test("a SCRAM user with a wrong password is a named failure (exit 3), the password never shown") {

@@ -21,7 +21,7 @@ final case class Outcome(change: TopicChange, error: Option[Throwable]) {
 }
 
 /** The effectful edge of `topics`: reads the cluster and carries out changes, with a result per topic. */
-final class TopicAdmin(admin: Admin) {
+final class TopicAdmin(admin: Admin, identity: => String = "the client's identity") {
 
   /** Brokers, every non-internal topic, and for the `declared` topics that exist: partitions, replication and effective configs. */
   def cluster(declared: Set[String]): IO[ClusterState] =
@@ -60,7 +60,10 @@ final class TopicAdmin(admin: Admin) {
       if (cs.isEmpty) IO.pure(Nil)
       else IO.defer {
         val fs = futures(cs)
-        cs.traverse(c => fs(c.topic).adaptError(Denied.tag(doing(c.topic))).attempt.map(r => Outcome(c, r.left.toOption)))
+        // A refusal is the line naming the operation and the identity, as a job's (see Denied).
+        cs.traverse(c =>
+          fs(c.topic).adaptError(Function.unlift((e: Throwable) => Denied.failure(e, doing(c.topic), identity))).attempt.map(r =>
+            Outcome(c, r.left.toOption)))
       }
 
     val created = each(creates, t => Doing.creating(List(t))) { cs =>

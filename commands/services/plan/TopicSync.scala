@@ -13,7 +13,7 @@ import java.util.concurrent.{CompletionException, ExecutionException}
 import scala.concurrent.duration._
 
 import bankops.base.{Failure, OutputFormat, Shell, Table}
-import bankops.services.config.KafkaSettings
+import bankops.services.config.{ClientIdentity, KafkaSettings}
 import bankops.services.contracts.Topology
 import bankops.services.kafka.{Denied, KafkaClients}
 
@@ -22,7 +22,7 @@ object TopicSync {
 
   /** An admin session bounded by `timeout`: an unreachable broker is exit 3, never a hang. */
   def session[A](kafka: KafkaSettings, timeout: FiniteDuration)(f: TopicAdmin => IO[A]): IO[A] =
-    KafkaClients.withAdmin(kafka, timeout)(a => f(new TopicAdmin(a)))
+    KafkaClients.withAdmin(kafka, timeout)(a => f(new TopicAdmin(a, ClientIdentity.describe(kafka))))
 
   def plan(admin: TopicAdmin, topology: Topology, deleteUnlisted: Boolean): IO[TopicPlan] =
     admin.cluster(topology.names).map(TopicPlanner.plan(topology, _, deleteUnlisted))
@@ -41,6 +41,7 @@ object TopicSync {
   }
 
   def reason(error: Throwable): String = Denied.describe(error).map(d => s"not authorized to $d").getOrElse(unwrap(error) match {
+    case e: Failure.NotAuthorized => e.message
     case e: ApiException => s"${e.getClass.getSimpleName.stripSuffix("Exception")}: ${e.getMessage}"
     case e => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
   })
@@ -48,7 +49,7 @@ object TopicSync {
   /** 4 when the authorizer refused, 2 when the topology asked for something invalid, 3 when the broker did not answer, else 1. */
   def exitCode(failed: List[Outcome]): Int = {
     val errors = failed.flatMap(_.error).map(unwrap)
-    if (errors.exists(_.isInstanceOf[AuthorizationException])) Failure.ExitNotAuthorized
+    if (errors.exists(e => e.isInstanceOf[AuthorizationException] || e.isInstanceOf[Failure.NotAuthorized])) Failure.ExitNotAuthorized
     else if (errors.exists(_.isInstanceOf[TimeoutException])) Failure.ExitUnavailable
     else if (errors.exists {
         case _: InvalidConfigurationException | _: InvalidPartitionsException | _: InvalidReplicationFactorException | _: PolicyViolationException =>
