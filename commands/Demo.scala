@@ -14,7 +14,7 @@ import bankops.jobs.balances.BalancesCommand
 import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.latency.{LatencyCommand, LatencyOptions, Measure}
 import bankops.jobs.replay.ReplayCommand
-import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
+import bankops.jobs.sandbox.{ClientConfig, Identities, Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
@@ -78,8 +78,9 @@ object Demo {
     val sandbox = new Sandbox(layout, shell, SandboxProvision.applyTopology)
     for {
       started <- IO.monotonic
-      up <- sandbox.status.map(_.forall(_.up))
-      _ <- if (up) shell.info("demo: the sandbox is running (postgres, kafka, registry, handler)")
+      services <- sandbox.status
+      up = services.forall(_.up)
+      _ <- if (up) shell.info(s"demo: the sandbox is running (${services.map(_.service).mkString(", ")})")
       else shell.info("demo: starting the sandbox") >>
         IO.fromEither(SandboxSettings.fromEnv(shell.env).left.map(Failure.BadInput(_))).flatMap(sandbox.up(_)).void
       settings <- Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false), shell)
@@ -104,14 +105,18 @@ object Demo {
 
   /** Fixtures, load, validation: each step fails the demo (exit 1, or 3 for a service) naming what did not hold. */
   private def steps(o: Options, shell: Shell, layout: SandboxLayout, settings: ConnectionSettings, decoder: RecordDecoder): IO[Unit] = {
-    val flags = ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false)
+    // Each step as the identity that job has in the sandbox, holding only the ACLs the topology grants it.
+    def as(identity: String) =
+      ConnectionFlags(sandboxDir = Some(layout.dir), commandConfig = Some(ClientConfig.file(layout, identity, scram = false)), useContexts = false)
+    val (loader, reader) = (as(Identities.Loader), as(Identities.Reader))
     val fixtures = shell.home / "fixtures" / "commands.jsonl"
     for {
       want <- expected(shell.home / "fixtures" / "expected-feedback.jsonl")
       // 1. The fixtures: every command answered as the expected file says, as often as it was sent.
       before <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, BankNames.Feedback))
       sent <-
-        step("replaying the fixtures")(Shell.captured(shell)(ReplayCommand.replay(ReplayCommand.fileToTopic(flags, fixtures, BankNames.Commands), _)))
+        step("replaying the fixtures")(Shell.captured(shell)(ReplayCommand.replay(ReplayCommand.fileToTopic(loader, fixtures, BankNames.Commands),
+              _)))
       _ <- IO.raiseUnless(sent._1.code == ExitCode.Success)(
         Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent._2.takeRight(3).mkString(" | ")}"))
       answered <-
@@ -133,7 +138,8 @@ object Demo {
       loadFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(a =>
         (EndOffsets.of(a, BankNames.Feedback), EndOffsets.of(a, BankNames.BalanceChanged)).tupled)
       load <-
-        step("the command load")(Shell.captured(shell)(HeartbeatCommand.generate(HeartbeatCommand.Options.commands(flags, o.load.toLong, o.rate), _)))
+        step("the command load")(Shell.captured(shell)(HeartbeatCommand.generate(HeartbeatCommand.Options.commands(loader, o.load.toLong, o.rate),
+              _)))
       _ <- IO.raiseUnless(load._1.summary.errors == 0 && !load._1.interrupted)(
         Failure.Unavailable(s"demo: the command load failed: ${load._2.takeRight(3).mkString(" | ")}"))
       _ <-
@@ -148,7 +154,7 @@ object Demo {
           s"handler lag ${lag.getOrElse(0L)}")
       // 3. Every account's chain against the database.
       validated <-
-        step("balances")(Shell.captured(shell)(BalancesCommand.validate(BalancesCommand.Options.defaults(flags).copy(settle = Some(10.seconds)), _)))
+        step("balances")(Shell.captured(shell)(BalancesCommand.validate(BalancesCommand.Options.defaults(reader).copy(settle = Some(10.seconds)), _)))
       report = validated._1
       _ <- shell.info(
         s"demo: balances: ${report.accountsChecked} accounts checked against ${report.events} balance changes, findings: ${report.findings.size}")
@@ -157,7 +163,7 @@ object Demo {
       // 4. The original experiment in brief: probe latency without and with extra load, and its chart.
       chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
       // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
-      latencyOptions = LatencyOptions.defaults(flags).copy(steps = List(0, 500), stepDuration = 5.seconds, chart = Some(chart), overwrite = true,
+      latencyOptions = LatencyOptions.defaults(loader).copy(steps = List(0, 500), stepDuration = 5.seconds, chart = Some(chart), overwrite = true,
         output = Some(OutputFormat.Table))
       latency <- step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _)))
       outcome = latency._1

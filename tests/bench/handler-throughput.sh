@@ -19,15 +19,15 @@ dir=$work/topology; mkdir -p "$dir"; cp "$root"/schemas/*.avsc "$dir/"
 rec() { local out=""; for r in "$@"; do out+="${out:+, }{\"type\": \"nl.openweb.data.$r\", \"key\": \"$( [ "$r" = BalanceChanged ] && echo iban || echo id)\"}"; done; echo "$out"; }
 cat > "$dir/topology.json" <<JSON
 {"topics": {
-  "$p-commands": {"partitions": 9, "replicationFactor": 1, "records": [$(rec ConfirmAccountCreation ConfirmMoneyTransfer)]},
-  "$p-commands.dlq": {"partitions": 1, "replicationFactor": 1, "records": []},
-  "$p-feedback": {"partitions": 9, "replicationFactor": 1, "records": [$(rec AccountCreationConfirmed AccountCreationFailed MoneyTransferConfirmed MoneyTransferFailed)]},
-  "$p-balance": {"partitions": 9, "replicationFactor": 1, "records": [$(rec BalanceChanged)]}}}
+  "$p-commands": {"partitions": 9, $replication, "records": [$(rec ConfirmAccountCreation ConfirmMoneyTransfer)]},
+  "$p-commands.dlq": {"partitions": 1, $replication, "records": []},
+  "$p-feedback": {"partitions": 9, $replication, "records": [$(rec AccountCreationConfirmed AccountCreationFailed MoneyTransferConfirmed MoneyTransferFailed)]},
+  "$p-balance": {"partitions": 9, $replication, "records": [$(rec BalanceChanged)]}}}
 JSON
 ./bankops apply --topology "$dir/topology.json" >/dev/null
 # A database of its own, so the sandbox's bank (balancedb against balance_changed) stays consistent: balancedb's
 # schema and its seeded account, copied with PostgreSQL's own tools.
-eval "$(./bankops sandbox env)"
+eval "$(./bankops sandbox env --sandbox-dir "$sandbox")"
 pg=$(echo "$DB_URL" | sed "s|^jdbc:postgresql://|postgresql://$DB_USER:$DB_PASSWORD@|")
 db=$(echo "$p" | tr -- '-' '_')
 psql -q "$pg" -c "CREATE DATABASE $db" >/dev/null

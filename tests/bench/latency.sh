@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 chart=${3:-$work/latency.png}
 handler=$(cat "$sandbox/handler/pid")
-broker=$(cat "$sandbox/kafka/pid")
+broker=$(cat "$sandbox/kafka-1/pid")
 warm_up ./bankops latency --help
 
 ./bankops latency --ramp "$ramp" --step-duration "${seconds}s" --interval "$interval" --watch-pid "$handler" --watch-pid "$broker" \

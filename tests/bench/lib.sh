@@ -1,10 +1,15 @@
-# Shared by the benchmark scripts: a running sandbox with the default topology, and Kafka's tools.
+# Shared by the benchmark scripts: a running sandbox with the default topology, and Kafka's tools. The sandbox is
+# BANKOPS_SANDBOX_DIR's when set (with its BANKOPS_*_PORT), else the checkout's.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
+sandbox=${BANKOPS_SANDBOX_DIR:-$root/.bankops/sandbox}
 ./bankops sandbox status >/dev/null 2>&1 || ./bankops sandbox up >&2
-./bankops apply >/dev/null 2>&1 || { echo "bankops apply failed" >&2; exit 1; }
-sandbox=$root/.bankops/sandbox
-kafka_cp=$(cat "$sandbox/kafka/classpath")
+brokers=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("brokers", 1))' "$sandbox/state.json")
+./bankops apply $( [ "$brokers" -lt 3 ] && echo --environment single-broker ) >/dev/null 2>&1 || { echo "bankops apply failed" >&2; exit 1; }
+# Scratch topics are replicated as the bank's are on this cluster: 3 replicas and 2 in sync, or what fewer brokers hold.
+replicas=$(( brokers < 3 ? brokers : 3 )); min_isr=$(( replicas > 1 ? replicas - 1 : 1 ))
+replication="\"replicationFactor\": $replicas, \"config\": {\"min.insync.replicas\": \"$min_isr\"}"
+kafka_cp=$(cat "$sandbox/kafka-1/classpath")
 client_props=$sandbox/client.properties
 bootstrap=$(./bankops config show -o json | python3 -c 'import json,sys; print(next(l["value"] for l in map(json.loads, sys.stdin) if l["setting"]=="kafka.bootstrap.servers"))')
 kafka_tool() { java -cp "$kafka_cp" "$@"; }
@@ -17,7 +22,7 @@ bench_topic() {
   cp "$root"/schemas/*.avsc "$dir/"
   local recs=""
   for r in "$@"; do recs+="${recs:+, }{\"type\": \"nl.openweb.data.$r\", \"key\": \"id\"}"; done
-  echo "{\"topics\": {\"$topic\": {\"partitions\": $partitions, \"replicationFactor\": 1, \"records\": [$recs]}}}" > "$dir/topology.json"
+  echo "{\"topics\": {\"$topic\": {\"partitions\": $partitions, $replication, \"records\": [$recs]}}}" > "$dir/topology.json"
   ./bankops apply --topology "$dir/topology.json" >/dev/null
 }
 

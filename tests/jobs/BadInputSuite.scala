@@ -54,6 +54,18 @@ class BadInputSuite extends CatsEffectSuite {
     os.makeDir.all(unknownConfig / os.up)
     os.list(Repo.root / "schemas").filter(_.ext == "avsc").foreach(f => os.copy.over(f, unknownConfig / os.up / f.last))
     os.write.over(unknownConfig, topology.replaceFirst("\"config\"\\s*:\\s*\\{", "\"config\": { \"no.such.setting\": \"1\","))
+    // The bank's topology with a fault of its access or users section.
+    def variant(name: String)(change: String => String): os.Path = {
+      val f = dir / name / "topology.json"
+      os.makeDir.all(f / os.up)
+      os.list(Repo.root / "schemas").filter(_.ext == "avsc").foreach(a => os.copy.over(a, f / os.up / a.last))
+      os.write.over(f, change(topology))
+      f
+    }
+    val unknownRole = variant("role")(_.replaceFirst("\"role\"\\s*:\\s*\"consumer\"", "\"role\": \"writer\""))
+    val noPassword = variant("nopw")(_.replaceFirst("\"users\"\\s*:\\s*\\{",
+        "\"users\": { \"nopw\": { \"password\": { \"env\": \"BANKOPS_TEST_NOPW_PASSWORD\" } },"))
+    val environment = SandboxFixture.sandboxSettings.topologyEnvironment.toList.flatMap(e => List("--environment", e))
     val toFile = dir / "out.jsonl"
     val badContexts = dir / "bad-xdg"
     os.write.over(badContexts / "bankops" / "contexts.json", "{oops", createFolders = true)
@@ -126,6 +138,13 @@ class BadInputSuite extends CatsEffectSuite {
       Row("an unknown topic config key in plan (as apply refuses it)", List("topics", "plan", "--topology", unknownConfig.toString), 2,
         "no.such.setting"),
       Row("an unknown topic config key in the combined plan", List("plan", "--topology", unknownConfig.toString), 2, "no.such.setting"),
+      Row("an unknown role in the topology's access", List("plan", "--topology", unknownRole.toString), 2,
+        s"$unknownRole: access.User:handler[0].role: unknown role 'writer' (known: consumer, producer, transactional-producer, admin)"),
+      Row("a SCRAM user whose password variable is not set: apply changes nothing", List("apply", "--topology", noPassword.toString) ++ environment,
+        2, "refused: users.nopw: the environment variable BANKOPS_TEST_NOPW_PASSWORD holding the password of SCRAM user nopw is not set",
+        lines = 2),
+      Row("--delete-unlisted without --yes", List("apply", "--delete-unlisted"), 2,
+        "--delete-unlisted deletes ACLs and SCRAM users: add --yes to confirm"),
       Row("a web server where the registry should be", List("inspect", "--topic", "heartbeat", "--registry-url", s"http://127.0.0.1:$webServer"), 3,
         s"no Confluent-compatible registry at http://127.0.0.1:$webServer (404 on /schemas/ids/"),
       // Apicurio's own root answers JSON 404s without Confluent's error_code: no registry, whichever job asks.

@@ -102,7 +102,7 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
           assert(access("produce").contains("\"access\":\"unknown\""), r.out)
           assert(access("handler").contains("\"access\":\"missing\"") && access("handler").contains("READ group bankops-command-handler"), r.out)
         }
-    }
+    }.guarantee(Strangers.revoke("peeker"))
   }
 
   test("an identity that may write another topic: the send itself is refused; the handler's transactional id is named") {
@@ -114,7 +114,7 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
           as(config, "heartbeat", "--rate", "10", "--count", "3").map(r => assertEquals(r._1.code, 0, r._1.err)) >>
           as(config, "handler", "--instance", "beater").map(
             refused(_, "not authorized to WRITE transactional-id bankops-command-handler-beater as CN=beater (from BANKOPS_COMMAND_CONFIG)"))
-      }
+      }.guarantee(Strangers.revoke("beater"))
   }
 
   test("topics as code: a change the identity may not make is refused by name, plan's gate and apply alike; nothing changes") {
@@ -135,7 +135,7 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
           assert(!r.err.contains("Exception"), r.err)
         }
       } >> as(identities / "operator.properties", "topics", "plan").map(r => assertEquals(r._1.code, 0, r._1.out))
-    }
+    }.guarantee(Strangers.revoke("planner"))
   }
 
   test("a SCRAM user with a wrong password is a named failure (exit 3), the password never shown") {
@@ -162,7 +162,7 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
         assertEquals(r.code, 4, r.err)
         assertEquals(r.err.trim, "bankops: not authorized to READ topic commands as SCRAM user stranger (from --command-config)")
       }
-    }
+    }.guarantee(Strangers.revoke("stranger"))
   }
 
   test("doctor names the identity and, per job, what is missing; --require a job it cannot do is exit 4") {

@@ -27,8 +27,11 @@ final case class BankFixture(commands: String, feedback: String, balance: String
                    args: List[String] = Nil, dynamic: Boolean = false): os.SubProcess = {
     val environment = SandboxFixture.env ++ crash.map("BANKOPS_HANDLER_CRASH" -> _) ++ env
     val member = if (dynamic) Nil else List("--instance", instance)
+    // As the sandbox's handler identity, which the fixture's topology grants exactly what a handler of this bank needs.
+    val identity = List("--command-config",
+      bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false).toString)
     os.proc("java", "-Xmx256m", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
-      handlerArgs ++ member ++ List("--status-every", "1s", "-o", "json") ++ args)
+      handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json") ++ args)
       .spawn(env = environment, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
   }
 
@@ -78,11 +81,15 @@ object BankFixture {
     val (commands, feedback, balance) = (s"$prefix-commands", s"$prefix-feedback", s"$prefix-balance")
     def records(names: String*) =
       names.map(n => s"""{"type": "nl.openweb.data.$n", "key": "${if (n == "BalanceChanged") "iban" else "id"}"}""").mkString(", ")
+    // Replicated as the bank's own topics are: a broker stopped mid-test takes no partition offline.
     val file = TopologyFixture.write(s"""{"topics": {
-      "$commands": {"partitions": 3, "replicationFactor": 1, "records": [${records("ConfirmAccountCreation", "ConfirmMoneyTransfer")}]},
-      "$commands.dlq": {"partitions": 1, "replicationFactor": 1, "records": []},
-      "$feedback": {"partitions": 3, "replicationFactor": 1, "records": [${records("AccountCreationConfirmed", "AccountCreationFailed", "MoneyTransferConfirmed", "MoneyTransferFailed")}]},
-      "$balance": {"partitions": 3, "replicationFactor": 1, "records": [${records("BalanceChanged")}]}}}""")
+      "$commands": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("ConfirmAccountCreation", "ConfirmMoneyTransfer")}]},
+      "$commands.dlq": {"partitions": 1, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": []},
+      "$feedback": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("AccountCreationConfirmed", "AccountCreationFailed", "MoneyTransferConfirmed", "MoneyTransferFailed")}]},
+      "$balance": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("BalanceChanged")}]}},
+      "access": {"User:handler": [
+        {"role": "consumer", "topics": ["$commands"], "group": "$prefix-handler"},
+        {"role": "transactional-producer", "topics": ["$feedback", "$balance", "$commands.dlq"], "transactionalIdPrefix": "$prefix-handler"}]}}""")
     val db = prefix.replaceAll("[^a-z0-9]", "_")
     for {
       _ <- Setup.cli("apply the bank's topology", "apply", "--topology", file.toString)

@@ -1,10 +1,12 @@
 package bankops.support
 
 import cats.effect.IO
-import org.apache.kafka.clients.admin.{Admin, ScramCredentialInfo, ScramMechanism, UserScramCredentialAlteration, UserScramCredentialUpsertion}
+import org.apache.kafka.clients.admin.{
+  Admin, ScramCredentialInfo, ScramMechanism, UserScramCredentialAlteration, UserScramCredentialDeletion, UserScramCredentialUpsertion
+}
 
-import org.apache.kafka.common.acl.{AccessControlEntry, AclBinding, AclOperation, AclPermissionType}
-import org.apache.kafka.common.resource.{PatternType, ResourcePattern, ResourceType}
+import org.apache.kafka.common.acl.{AccessControlEntry, AccessControlEntryFilter, AclBinding, AclBindingFilter, AclOperation, AclPermissionType}
+import org.apache.kafka.common.resource.{PatternType, ResourcePattern, ResourcePatternFilter, ResourceType}
 
 import scala.jdk.CollectionConverters._
 
@@ -66,6 +68,17 @@ object Strangers {
         for { t <- topics; op <- operations.toList } yield new AclBinding(new ResourcePattern(ResourceType.TOPIC, t, PatternType.LITERAL),
           new AccessControlEntry(s"User:$name", "*", op, AclPermissionType.ALLOW))
       KafkaClients.javaAdmin(settings.kafka).use(a => KafkaClients.await(a.createAcls(bindings.asJava).all())).void
+    }
+
+  /** Removes what a test granted `User:<name>` and its SCRAM user, so later suites on the same sandbox see no drift from it. */
+  def revoke(name: String): IO[Unit] =
+    SandboxFixture.settings.flatMap { settings =>
+      val filter = new AclBindingFilter(ResourcePatternFilter.ANY,
+        new AccessControlEntryFilter(s"User:$name", null, AclOperation.ANY, AclPermissionType.ANY))
+      val user = List[UserScramCredentialAlteration](new UserScramCredentialDeletion(name, ScramMechanism.SCRAM_SHA_512)).asJava
+      KafkaClients.javaAdmin(settings.kafka).use(a =>
+        KafkaClients.await(a.deleteAcls(List(filter).asJava).all()) >>
+          KafkaClients.await(a.alterUserScramCredentials(user).all()).void.handleError(_ => ())) // no such user: nothing to remove
     }
 
   /** The SCRAM (SASL_SSL) listener of the first broker. */

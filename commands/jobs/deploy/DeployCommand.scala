@@ -5,97 +5,121 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 
 import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, StepSummary}
-import bankops.services.plan.{Outcome, SchemaFlow, SchemaPlan, SchemaSync, TopicPlan, TopicSync}
+import bankops.services.config.ClientIdentity
+import bankops.services.contracts.{DesiredSubject, Topology}
+import bankops.services.kafka.KafkaClients
+import bankops.services.plan.{AccessPlan, AccessSync, AclAdmin, Outcome, SchemaFlow, SchemaPlan, SchemaSync, TopicAdmin, TopicPlan, TopicSync}
 
-/** `bankops plan` / `bankops apply`: topics and schemas as one plan, behind one gate —
-  * an incompatible schema or a topic change the broker refuses means nothing at all changes.
+/** `bankops plan` / `bankops apply`: topics, ACLs, SCRAM users and schemas as one plan, behind one gate —
+  * an incompatible schema, a topic change the broker refuses, a password that cannot be read or ACLs on a cluster
+  * without an authorizer mean nothing at all changes. Apply's order: topics, then ACLs and users (so a service finds
+  * its access once its topics exist), then schemas (registered last, as before: a new contract only once all else is in place).
   */
 object DeployCommand {
 
-  private def both[A](c: SchemaFlow.Common, level: Option[String], shell: Shell)(
-      f: (bankops.services.plan.TopicAdmin, bankops.services.contracts.Topology, TopicPlan, SchemaSync,
-          List[bankops.services.contracts.DesiredSubject], SchemaPlan) => IO[A]
-  ): IO[A] =
+  /** One admin session for topics and access; `access` is [[AccessPlan.unmanaged]] when the topology declares none. */
+  private final case class Session(topics: TopicAdmin, acls: AclAdmin, sync: SchemaSync, topology: Topology, desired: List[DesiredSubject],
+                                   tp: TopicPlan, sp: SchemaPlan, access: AccessPlan, passwords: Map[String, String])
+
+  private def session[A](c: SchemaFlow.Common, level: Option[String], deleteUnlisted: Boolean, shell: Shell)(f: Session => IO[A]): IO[A] =
     SchemaFlow.preparedWith(c, shell) { (topology, desired, sync, settings) =>
-      TopicSync.session(settings.kafka, c.timeout) { admin =>
-        (TopicSync.plan(admin, topology, deleteUnlisted = false), sync.plan(desired, level)).tupled.flatMap { case (tp, sp) =>
-          f(admin, topology, tp, sync, desired, sp)
+      KafkaClients.withAdmin(settings.kafka, c.timeout) { admin =>
+        val (topics, acls) = (new TopicAdmin(admin, ClientIdentity.describe(settings.kafka)), new AclAdmin(admin))
+        (TopicSync.plan(topics, topology, deleteUnlisted = false), sync.plan(desired, level),
+          AccessSync.plan(acls, topology, deleteUnlisted, shell.env)).tupled.flatMap { case (tp, sp, (ap, passwords)) =>
+          f(Session(topics, acls, sync, topology, desired, tp, sp, ap, passwords))
         }
       }
     }
 
-  private def print(tp: TopicPlan, sp: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] =
-    TopicSync.printPlan(tp, format, shell) >> SchemaFlow.printPlan(sp, format, shell)
+  private def print(s: Session, format: OutputFormat, shell: Shell): IO[Unit] =
+    TopicSync.printPlan(s.tp, format, shell) >> AccessSync.printPlan(s.access, format, shell) >> SchemaFlow.printPlan(s.sp, format, shell)
 
   private val gateOnly: Opts[Boolean] =
     Opts.flag("gate",
-      "Exit 1 only when apply's gate would refuse: an incompatible schema or a topic change the broker refuses " +
-        "(asked without making it). Pending changes alone exit 0: the check for a pull request.").orFalse
+      "Exit 1 only when apply's gate would refuse: an incompatible schema, a topic change the broker refuses, a password " +
+        "that cannot be read, ACLs on a cluster without an authorizer (asked without making it). Pending changes alone exit 0: " +
+        "the check for a pull request.").orFalse
 
-  /** What a plan found: topic changes, subjects' statuses, the changes the broker would refuse. */
-  final case class PlanReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome]) {
+  private val deleteUnlisted: Opts[Boolean] =
+    Opts.flag("delete-unlisted",
+      "Also delete ACLs and SCRAM users the topology does not list (with access/users declared; topics: topics apply --delete-unlisted).")
+      .orFalse
+
+  /** What a plan found: topic changes, ACLs and users, subjects' statuses, the changes the gate would refuse. */
+  final case class PlanReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome], access: AccessPlan = AccessPlan.unmanaged) {
     /** 1 for anything pending (with `gate`, only for what apply would refuse); a refusal's own code when it has one. */
     def code(gate: Boolean): ExitCode =
       if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused))
+      else if (access.refused) ExitCode(Failure.ExitBadInput)
       else if (schemas.incompatible.nonEmpty) Exit.Difference
-      else if (gate || (topics.isEmpty && schemas.isEmpty)) Exit.Ok
+      else if (gate || (topics.isEmpty && schemas.isEmpty && access.isEmpty)) Exit.Ok
       else Exit.Difference
   }
 
   /** `plan`, for the CLI and for callers in this process: the plan is printed to `shell` in the format `c` asks for. */
-  def planAll(c: SchemaFlow.Common, level: Option[String], shell: Shell): IO[PlanReport] =
-    both(c, level, shell) { (admin, _, tp, _, _, sp) =>
+  def planAll(c: SchemaFlow.Common, level: Option[String], shell: Shell, deleteUnlisted: Boolean = false): IO[PlanReport] =
+    session(c, level, deleteUnlisted, shell) { s =>
       for {
         // Asked without --gate too: a change apply would have refused (an unknown config key) is not merely pending.
-        refused <- if (!tp.isEmpty) TopicSync.refusals(admin, tp) else IO.pure(Nil)
-        _ <- print(tp, sp, OutputFormat.resolve(c.output, shell), shell)
-        _ <- refused.traverse_(o => shell.info(o.refusal))
-        _ <- StepSummary.write(shell, DeploySummary.plan(tp, sp, refused))
-      } yield PlanReport(tp, sp, refused)
+        refused <- if (!s.tp.isEmpty) TopicSync.refusals(s.topics, s.tp) else IO.pure(Nil)
+        _ <- print(s, OutputFormat.resolve(c.output, shell), shell)
+        _ <- (refused.map(_.refusal) ++ s.access.refusals).traverse_(shell.info)
+        _ <- StepSummary.write(shell, DeploySummary.plan(s.tp, s.sp, refused, s.access))
+      } yield PlanReport(s.tp, s.sp, refused, s.access)
     }
 
   val plan: Job = Job(
     "plan",
-    "Topics and schemas together: what apply would do; exit 1 when anything is pending or incompatible (--gate: only when apply would be refused).",
+    "Topics, ACLs, users and schemas together: what apply would do; exit 1 when anything is pending or incompatible " +
+      "(--gate: only when apply would be refused).",
     "bankops plan --topology schemas/topology.json",
-    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly).mapN((c, level, gate) => (shell: Shell) => planAll(c, level, shell).map(_.code(gate)))
+    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly, deleteUnlisted).mapN((c, level, gate, delete) =>
+      (shell: Shell) => planAll(c, level, shell, delete).map(_.code(gate)))
   )
 
   /** What an apply did: the plan it started from, what the gate refused, each topic change's outcome, its exit code. */
-  final case class ApplyReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome], outcomes: List[Outcome], code: ExitCode) {
-    def changed: Boolean = !topics.isEmpty || !schemas.isEmpty
+  final case class ApplyReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome], outcomes: List[Outcome], code: ExitCode,
+                               access: AccessPlan = AccessPlan.unmanaged) {
+    def changed: Boolean = !topics.isEmpty || !schemas.isEmpty || !access.isEmpty
     def headline: String =
       if (!changed) "no changes"
-      else s"${topics.changes.size} topic changes, ${schemas.pending.size} subjects registered or changed"
+      else s"${topics.changes.size} topic changes, ${if (access.manages) s"${access.changes} ACL/user changes, " else ""}" +
+        s"${schemas.pending.size} subjects registered or changed"
   }
 
   /** `apply`, for the CLI and for callers in this process (the sandbox's provisioning): the plan, the gate and the
     * changes are printed to `shell` as they happen, in the output format `c` asks for.
     */
-  def applyAll(c: SchemaFlow.Common, level: Option[String], shell: Shell): IO[ApplyReport] = {
+  def applyAll(c: SchemaFlow.Common, level: Option[String], shell: Shell, deleteUnlisted: Boolean = false): IO[ApplyReport] = {
     val format = OutputFormat.resolve(c.output, shell)
-    both(c, level, shell) { (admin, topology, tp, sync, desired, sp) =>
+    session(c, level, deleteUnlisted, shell) { s =>
+      val (tp, sp, ap) = (s.tp, s.sp, s.access)
       def report(refused: List[Outcome], outcomes: List[Outcome])(code: ExitCode): IO[ApplyReport] =
-        StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code)).as(ApplyReport(tp, sp, refused, outcomes, code))
-      if (tp.isEmpty && sp.isEmpty) print(tp, sp, format, shell) >> shell.info("apply: no changes") >> report(Nil, Nil)(Exit.Ok)
-      else TopicSync.refusals(admin, tp).flatMap { refused =>
-        val gate = refused.map(_.refusal) ++
-          sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
+        StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code, ap))
+          .as(ApplyReport(tp, sp, refused, outcomes, code, ap))
+      if (tp.isEmpty && sp.isEmpty && ap.isEmpty && !ap.refused)
+        print(s, format, shell) >> shell.info("apply: no changes") >> report(Nil, Nil)(Exit.Ok)
+      else (if (tp.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(s.topics, tp)).flatMap { refused =>
+        val gate = refused.map(_.refusal) ++ ap.refusals ++ sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
         if (gate.nonEmpty)
-          print(tp, sp, format, shell) >> gate.traverse_(shell.info) >>
-            shell.info("apply: the gate failed; nothing was changed, neither topics nor schemas") >>
-            report(refused, Nil)(ExitCode(if (refused.nonEmpty) TopicSync.exitCode(refused) else Failure.ExitDifference))
+          print(s, format, shell) >> gate.traverse_(shell.info) >>
+            shell.info(s"apply: the gate failed; ${DeploySummary.NothingChanged}") >>
+            report(refused, Nil)(PlanReport(tp, sp, refused, ap).code(gate = true))
         else for {
-          outcomes <- admin.execute(tp, validateOnly = false)
+          outcomes <- s.topics.execute(tp, validateOnly = false)
           _ <- TopicSync.printOutcomes(outcomes, format, shell)
           failed = outcomes.filterNot(_.ok)
           code <- if (failed.nonEmpty)
-            shell.info(s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; schemas not registered")
-              .as(ExitCode(TopicSync.exitCode(failed)))
-          else TopicSync.confirm(admin, topology).flatMap { left =>
-            if (!left.isEmpty) shell.info("apply: topics still differ after apply; schemas not registered").as(Exit.Difference)
-            else if (sp.isEmpty) shell.info("topics: applied; schemas: no changes").as(ExitCode.Success)
-            else SchemaFlow.register(sync, desired, sp, level, format, shell)
+            shell.info(s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; " +
+              "ACLs, users and schemas not changed").as(ExitCode(TopicSync.exitCode(failed)))
+          else TopicSync.confirm(s.topics, s.topology).flatMap { left =>
+            if (!left.isEmpty) shell.info("apply: topics still differ after apply; ACLs, users and schemas not changed").as(Exit.Difference)
+            else access(s, deleteUnlisted, format, shell).flatMap {
+              case Some(code) => IO.pure(code)
+              case None if sp.isEmpty => shell.info("topics and access: applied; schemas: no changes").as(ExitCode.Success)
+              case None => SchemaFlow.register(s.sync, s.desired, sp, level, format, shell)
+            }
           }
           done <- report(Nil, outcomes)(code)
         } yield done
@@ -103,10 +127,30 @@ object DeployCommand {
     }
   }
 
+  /** ACLs and users after the topics: None when they now match the topology, else the exit code that stops the apply. */
+  private def access(s: Session, deleteUnlisted: Boolean, format: OutputFormat, shell: Shell): IO[Option[ExitCode]] =
+    if (s.access.isEmpty) IO.pure(None)
+    else AccessSync.execute(s.acls, s.access, s.passwords).attempt.flatMap {
+      case Left(e) =>
+        shell.info(s"apply: ACL/user changes failed: ${TopicSync.reason(e)}; schemas not registered").as(Some(ExitCode(AccessSync.exitCode(e))))
+      case Right(()) =>
+        AccessSync.printDone(s.access, format, shell) >> AccessSync.confirm(s.acls, s.topology, deleteUnlisted, shell.env).flatMap { left =>
+          if (left.isEmpty) IO.pure(None)
+          else shell.info(s"apply: ${left.changes} ACL/user changes still pending after apply; schemas not registered").as(Some(Exit.Difference))
+        }
+    }
+
   val apply: Job = Job(
     "apply",
-    "Create topics and register schemas in one step, gated: if any schema is incompatible or any topic change refused, nothing changes.",
+    "Create topics, ACLs and SCRAM users and register schemas in one step, gated: if any schema is incompatible, any topic " +
+      "change refused or any password missing, nothing changes.",
     "bankops apply --compatibility BACKWARD",
-    (SchemaFlow.common, SchemaFlow.levelOpt).mapN((c, level) => (shell: Shell) => applyAll(c, level, shell).map(_.code))
+    (SchemaFlow.common, SchemaFlow.levelOpt, deleteUnlisted, Opts.flag("yes", "Confirm --delete-unlisted.").orFalse).tupled
+      .mapValidated { case (c, level, delete, yes) =>
+        if (delete && !yes) "--delete-unlisted deletes ACLs and SCRAM users: add --yes to confirm (or run plan --delete-unlisted to see which)"
+          .invalidNel
+        else (c, level, delete).validNel
+      }
+      .map { case (c, level, delete) => (shell: Shell) => applyAll(c, level, shell, delete).map(_.code) }
   )
 }

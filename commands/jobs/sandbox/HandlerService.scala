@@ -70,7 +70,9 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
       java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       pid <- Processes.spawnDetached(
         Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
-          "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "--no-context", "-o", "table"),
+          "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "--no-context", "-o", "table",
+          // As its own identity: it holds only the ACLs the topology grants the handler.
+          "--command-config", ClientConfig.file(ctx.layout, Identities.Handler, scram = false).toString),
         // The sandbox's handler works on the sandbox alone: no context, and no variable of the shell that names another cluster.
         ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2") ++ ConnectionFlags.Variables.map(_ -> (null: String)))
       _ <- process.record(pid)

@@ -21,11 +21,13 @@ final case class TopicSpec(
     records: List[TopicRecord]
 )
 
-/** The declared topics, the subject naming of their records and every `.avsc` next to the file:
-  * the one model topics and schemas plan from.
+/** The declared topics, the subject naming of their records and every `.avsc` next to the file, and who may do what:
+  * the one model topics, schemas, ACLs and SCRAM users plan from. `access`/`users` absent (None) means bankops does
+  * not manage ACLs/users on this cluster at all; present but empty means it manages them and wants none.
   */
 final case class Topology(file: os.Path, subjectNameStrategy: SubjectNameStrategy, topics: List[TopicSpec], schemaFiles: Map[String, SchemaFile],
-                          environments: Map[String, TopologyEnvironment] = Map.empty, environment: Option[TopologyEnvironment] = None) {
+                          environments: Map[String, TopologyEnvironment] = Map.empty, environment: Option[TopologyEnvironment] = None,
+                          access: Option[List[Access]] = None, users: Option[List[ScramUser]] = None) {
 
   /** The topics as the named environment declares them; an unknown name is an error naming the declared ones. */
   def in(name: String): Either[String, Topology] =

@@ -4,6 +4,8 @@ import cats.syntax.all._
 import io.circe.{Json, JsonObject}
 import io.circe.parser.parse
 
+import JsonFields._
+
 /** Reads and validates a topology file. Every error names the file, the path inside it and the problem:
   * `schemas/topology.json: topics.commands.partitions: must be at least 1, got 0`.
   *
@@ -12,11 +14,9 @@ import io.circe.parser.parse
   *   "topics": { "heartbeat": { "partitions": 1, "replicationFactor": 3, "config": { "retention.ms": "15m" },
   *                              "records": [ { "type": "nl.openweb.data.Heartbeat", "key": "time" } ] } } }
   * }}}
-  * Record types are found among the `.avsc` files of the topology's directory.
+  * Record types are found among the `.avsc` files of the topology's directory; `access` and `users` are read by [[AccessFile]].
   */
 object TopologyFile {
-  private type R[A] = Either[String, A]
-
   def load(file: os.Path): R[Topology] =
     for {
       text <- if (os.isFile(file)) bankops.base.TextFile.read(file) else Left(s"$file: no such topology file")
@@ -29,7 +29,7 @@ object TopologyFile {
   /** Pure: the model from parsed JSON and the schemas it may name. */
   def fromJson(file: os.Path, json: Json, schemas: Map[String, SchemaFile]): R[Topology] =
     for {
-      root <- obj("", json, Set("subjectNameStrategy", "topics", "environments"), Set("topics"))
+      root <- obj("", json, Set("subjectNameStrategy", "topics", "environments", "access", "users"), Set("topics"))
       strategy <- root("subjectNameStrategy").traverse(str("subjectNameStrategy", _).flatMap(s =>
           SubjectNameStrategy.parse(s).left.map(e => s"subjectNameStrategy: $e")))
       topicsJson <- obj("topics", root("topics").get, Set.empty, Set.empty, anyKey = true)
@@ -39,7 +39,9 @@ object TopologyFile {
         obj("environments", _, Set.empty, Set.empty, anyKey = true).flatMap(_.toList.traverse { case (name, e) =>
           environment(s"environments.$name", name, e, topics.map(_.name).toSet)
         }).map(_.map(e => e.name -> e).toMap))
-    } yield Topology(file, strategy.getOrElse(SubjectNameStrategy.TopicRecord), topics, schemas, environments)
+      access <- root("access").traverse(AccessFile.access(_, topics.map(_.name).toSet))
+      users <- root("users").traverse(AccessFile.users(_, file / os.up))
+    } yield Topology(file, strategy.getOrElse(SubjectNameStrategy.TopicRecord), topics, schemas, environments, access = access, users = users)
 
   private def environment(at: String, name: String, json: Json, declared: Set[String]): R[TopologyEnvironment] =
     for {
@@ -102,23 +104,6 @@ object TopologyFile {
         .flatMap(r => ConfigValues.canonical(k, r).left.map(e => s"$at.$k: $e"))
         .map(k -> _)
     }).map(_.toMap)
-
-  private def obj(at: String, json: Json, allowed: Set[String], required: Set[String], anyKey: Boolean = false): R[JsonObject] = {
-    val where = if (at.isEmpty) "top level" else at
-    json.asObject.toRight(s"$where: must be an object").flatMap { o =>
-      val unknown = if (anyKey) Nil else o.keys.filterNot(allowed).toList
-      val missing = required.filterNot(o.contains).toList.sorted
-      unknown.headOption.map(k => s"${prefix(at)}$k: unknown key (expected ${allowed.toList.sorted.mkString(", ")})")
-        .orElse(missing.headOption.map(k => s"${prefix(at)}$k: missing"))
-        .toLeft(o)
-    }
-  }
-
-  private def prefix(at: String) = if (at.isEmpty) "" else s"$at."
-
-  private def str(at: String, json: Json): R[String] = json.asString.filter(_.trim.nonEmpty).toRight(s"$at: must be a non-empty string")
-
-  private def int(at: String, json: Json): R[Int] = json.asNumber.flatMap(_.toInt).toRight(s"$at: must be a whole number")
 
   private def atLeastOne(at: String, n: Int): R[Int] = if (n >= 1) Right(n) else Left(s"$at: must be at least 1, got $n")
 }

@@ -64,6 +64,9 @@ object Doing {
   def alteringConfigs(topics: List[String]): Doing = Doing(ALTER_CONFIGS, topics, clusterOp = ALTER_CONFIGS)
   def describingConfigs(topics: List[String]): Doing = Doing(DESCRIBE_CONFIGS, topics, clusterOp = DESCRIBE_CONFIGS)
   def deleting(topics: List[String]): Doing = Doing(DELETE, topics, clusterOp = DELETE)
+
+  /** A request on the cluster itself: reading ACLs and SCRAM users (DESCRIBE), changing them (ALTER). */
+  def onCluster(op: AclOperation): Doing = Doing(UNKNOWN, clusterOp = op)
 }
 
 object Denied {

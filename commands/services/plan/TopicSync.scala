@@ -59,7 +59,8 @@ object TopicSync {
     else Failure.ExitDifference
   }
 
-  private def unwrap(e: Throwable): Throwable = e match {
+  /** The Kafka error inside the futures' (and a refusal's tag's) wrappers. */
+  def unwrap(e: Throwable): Throwable = e match {
     case c @ (_: CompletionException | _: ExecutionException | _: Denied.Tagged) if c.getCause != null => unwrap(c.getCause)
     case other => other
   }

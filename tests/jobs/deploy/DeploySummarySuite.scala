@@ -3,7 +3,7 @@ package bankops.jobs.deploy
 import org.apache.avro.Schema
 
 import bankops.services.contracts.{DesiredSubject, SchemaFile}
-import bankops.services.plan.{Outcome, SchemaPlan, SubjectPlan, SubjectStatus, TopicChange, TopicPlan}
+import bankops.services.plan.{AccessPlan, AclChange, AclEntry, Outcome, SchemaPlan, UserChange, SubjectPlan, SubjectStatus, TopicChange, TopicPlan}
 import bankops.support.MarkdownCheck
 
 class DeploySummarySuite extends munit.FunSuite {
@@ -38,8 +38,28 @@ class DeploySummarySuite extends munit.FunSuite {
     assert(MarkdownCheck.tableRows(made).contains(List("hb", "create", "3 partitions, replication 1, retention.ms=900000", "done")), made)
     assert(MarkdownCheck.tableRows(made).contains(List("`y`", "registered", "register version 1")), made)
     val gate = DeploySummary.apply(TopicPlan(List(create), Nil), SchemaPlan(List(incompatible)), Nil, Nil, 1).markdown
-    assert(gate.startsWith("### bankops apply: the gate failed; nothing was changed, neither topics nor schemas :x:"), gate)
+    assert(gate.startsWith("### bankops apply: the gate failed; nothing was changed, neither topics nor schemas (nor ACLs or users) :x:"), gate)
     assert(MarkdownCheck.tableRows(gate).contains(List("hb", "create", "3 partitions, replication 1, retention.ms=900000", "not made")), gate)
     assertEquals(MarkdownCheck.problems(gate), Nil)
+  }
+
+  test("ACLs and users get their own tables when the topology manages them; drift counted; a missing password is a gate refusal") {
+    val acl = AclEntry("User:handler", "TOPIC", "commands", "LITERAL", "READ")
+    val access = AccessPlan(managesAcls = true, managesUsers = true,
+      List(AclChange("add", acl), AclChange("unlisted", acl.copy(principal = "User:x"))),
+      List(UserChange("create", "loader", "SCRAM-SHA-512")), Nil)
+    val pending = DeploySummary.plan(TopicPlan(Nil, Nil), SchemaPlan(List(unchanged)), Nil, access).markdown
+    assert(pending.startsWith("### bankops plan: 2 changes pending, none refused :warning:"), pending)
+    assert(pending.contains("- **ACLs/users unlisted (drift)**: 1"), pending)
+    assert(MarkdownCheck.tableRows(pending).contains(List("add", "`User:handler`", "ALLOW READ", "`topic:commands`", "not made")), pending)
+    assert(MarkdownCheck.tableRows(pending).contains(List("unlisted", "`User:x`", "ALLOW READ", "`topic:commands`", "")), pending)
+    assertEquals(MarkdownCheck.problems(pending), Nil)
+    val refused =
+      access.copy(refusals = List("refused: users.loader: the environment variable P holding the password of SCRAM user loader is not set"))
+    val gate = DeploySummary.apply(TopicPlan(List(create), Nil), SchemaPlan(List(unchanged)), Nil, Nil, 2, refused).markdown
+    assert(gate.startsWith("### bankops apply: the gate failed; nothing was changed, neither topics nor schemas (nor ACLs or users) :x:"), gate)
+    assert(gate.contains("environment variable P"), gate)
+    val none = DeploySummary.plan(TopicPlan(Nil, Nil), SchemaPlan(List(unchanged)), Nil).markdown
+    assert(!none.contains("acls") && !none.contains("ACL"), none)
   }
 }

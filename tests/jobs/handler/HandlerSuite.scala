@@ -12,7 +12,7 @@ import scala.concurrent.duration._
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.kafka.ChunkProducer
-import bankops.support.{BankFixture, SandboxFixture}
+import bankops.support.{BankFixture, SandboxFixture, Setup}
 import bankops.support.BankFixture.{creation, id, transfer}
 
 class HandlerSuite extends munit.CatsEffectSuite {
@@ -272,6 +272,26 @@ class HandlerSuite extends munit.CatsEffectSuite {
         assert(os.read(logB).contains("\"commands\":"), BankFixture.tail(logB))
       }
     }
+  }
+
+  test("a broker stopped mid-load and started again, one of two handlers killed meanwhile: nothing lost or doubled, balances exact") {
+    BankFixture.create("broker").flatMap { bank =>
+      val (logA, logB) = (os.temp(prefix = "broker-a", suffix = ".log"), os.temp(prefix = "broker-b", suffix = ".log"))
+      for {
+        a <- IO.blocking(bank.spawnHandler("a", logA))
+        b <- IO.blocking(bank.spawnHandler("b", logB))
+        loaded <- load(bank, 3000, 4)
+        (accounts, transfers) = loaded
+        sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
+        _ <- IO.sleep(2.seconds)
+        _ <- Setup.cli("stop a broker", "sandbox", "stop", "kafka-3")
+        killed <- IO.sleep(2.seconds) >> BankFixture.signal(a, "KILL")
+        _ <- Setup.cli("start the broker", "sandbox", "start", "kafka-3")
+        _ <- sending.joinWithNever
+        _ <-
+          checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
+      } yield assertEquals(killed, 137)
+    }.guarantee(SandboxFixture.cli("sandbox", "start", "kafka-3").void)
   }
 
   List(true -> "dynamic members", false -> "static members (--instance)").foreach { case (dynamic, kind) =>
