@@ -60,13 +60,9 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
   }
 
   test("handler cannot write commands") {
+    // The handler may write its outputs, so its producer gets an id and the send itself is refused.
     as(identities / "handler.properties", "produce", "--topic", BankNames.Commands, "--record", "ConfirmMoneyTransfer", "--value", transfer)
-      .map { r =>
-        assertEquals(r._1.code, 4, r._1.err)
-        assert(
-          r._1.err.startsWith("bankops: not authorized to WRITE topic commands") && r._1.err.trim.endsWith(
-            "as CN=handler (from BANKOPS_COMMAND_CONFIG)"), r._1.err)
-      }
+      .map(refused(_, "not authorized to WRITE topic commands as CN=handler (from BANKOPS_COMMAND_CONFIG)"))
   }
 
   test("reader cannot write anywhere") {
@@ -122,7 +118,9 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
       val dir = os.temp.dir()
       os.list(Repo.root / "schemas").foreach(f => os.copy(f, dir / f.last))
       val file = dir / "topology.json"
-      os.write.over(file, os.read(file).replace("\"retention.ms\": \"900000\"", "\"retention.ms\": \"1200000\""))
+      // Topics alone (its access would need DESCRIBE on the cluster first), one config changed.
+      val json = io.circe.parser.parse(os.read(file).replace("\"retention.ms\": \"900000\"", "\"retention.ms\": \"1200000\"")).toOption.get
+      os.write.over(file, json.mapObject(_.remove("access").remove("users")).spaces2)
       file
     }
     (Strangers.certificate("planner"), Strangers.grant("planner", bankTopics, DESCRIBE, DESCRIBE_CONFIGS), topology).mapN((config, _, file) =>

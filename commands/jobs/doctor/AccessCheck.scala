@@ -140,6 +140,8 @@ final class AccessCheck(kafka: KafkaSettings, timeout: FiniteDuration) {
       case (ResourceType.TOPIC, _) => describe.map(weaker)
       case (ResourceType.GROUP, op) =>
         held(await(admin.describeConsumerGroups(List(name).asJava).all())).map(a => if (op == DESCRIBE) a else weaker(a))
+      case (ResourceType.CLUSTER, op) =>
+        held(await(admin.describeAcls(AclBindingFilter.ANY).values())).map(a => if (op == DESCRIBE) a else weaker(a))
       case (ResourceType.TRANSACTIONAL_ID, _) =>
         val id = if (need.prefixed) s"$name-doctor" else name
         held(await(admin.describeTransactions(List(id).asJava).all()).recover { case e if found[TransactionalIdNotFoundException](e) => () })

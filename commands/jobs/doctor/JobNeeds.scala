@@ -24,6 +24,8 @@ object JobNeeds {
   private val bankTopics = List(Heartbeat, Commands, DeadLetters, Feedback, BalanceChanged)
   private def topics(op: AclOperation, names: String*) = names.toList.map(Need(op, ResourceType.TOPIC, _))
   private def group(op: AclOperation, name: String) = Need(op, ResourceType.GROUP, name)
+  /** Kafka names its one cluster resource so. */
+  private def cluster(op: AclOperation) = Need(op, ResourceType.CLUSTER, "kafka-cluster")
 
   val table: List[(String, List[Need])] = List(
     "inspect" -> topics(READ, bankTopics: _*),
@@ -36,8 +38,9 @@ object JobNeeds {
       ((topics(READ, Commands, Feedback) :+ group(READ, HandlerGroup)) ++ topics(WRITE, Feedback, BalanceChanged, DeadLetters) :+
         Need(WRITE, ResourceType.TRANSACTIONAL_ID, HandlerGroup, prefixed = true)),
     "groups" -> (group(DESCRIBE, HandlerGroup) :: topics(DESCRIBE, Commands)),
-    "plan" -> (topics(DESCRIBE, bankTopics: _*) ++ topics(DESCRIBE_CONFIGS, bankTopics: _*)),
-    "apply" -> (topics(CREATE, bankTopics: _*) ++ topics(ALTER, bankTopics: _*) ++ topics(ALTER_CONFIGS, bankTopics: _*))
+    // The topology declares access: plan reads the cluster's ACLs and SCRAM users, apply changes them.
+    "plan" -> (topics(DESCRIBE, bankTopics: _*) ++ topics(DESCRIBE_CONFIGS, bankTopics: _*) :+ cluster(DESCRIBE)),
+    "apply" -> (topics(CREATE, bankTopics: _*) ++ topics(ALTER, bankTopics: _*) ++ topics(ALTER_CONFIGS, bankTopics: _*) :+ cluster(ALTER))
   )
 
   def jobs: List[String] = table.map(_._1)

@@ -62,7 +62,7 @@ class AccessSuite extends munit.FunSuite {
     val names = JobNeeds.table.flatMap(_._2).map(_.name).toSet
     assertEquals(names,
       Set(BankNames.Heartbeat, BankNames.Commands, BankNames.DeadLetters, BankNames.Feedback, BankNames.BalanceChanged,
-        BankNames.HandlerGroup))
+        BankNames.HandlerGroup, "kafka-cluster"))
     assert(JobNeeds.jobs.toSet.subsetOf(Set("inspect", "produce", "heartbeat", "replay", "balances", "latency", "handler", "groups", "plan",
           "apply")))
   }
