@@ -89,6 +89,7 @@ object BankFixture {
       "$balance": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("BalanceChanged")}]}},
       "access": {"User:handler": [
         {"role": "consumer", "topics": ["$commands"], "group": "$prefix-handler"},
+        {"role": "consumer", "topics": ["$feedback"]},
         {"role": "transactional-producer", "topics": ["$feedback", "$balance", "$commands.dlq"], "transactionalIdPrefix": "$prefix-handler"}]}}""")
     val db = prefix.replaceAll("[^a-z0-9]", "_")
     for {

@@ -95,8 +95,8 @@ object DeployCommand {
     val format = OutputFormat.resolve(c.output, shell)
     session(c, level, deleteUnlisted, shell) { s =>
       val (tp, sp, ap) = (s.tp, s.sp, s.access)
-      def report(refused: List[Outcome], outcomes: List[Outcome])(code: ExitCode): IO[ApplyReport] =
-        StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code, ap))
+      def report(refused: List[Outcome], outcomes: List[Outcome], accessDone: Boolean = false)(code: ExitCode): IO[ApplyReport] =
+        StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code, ap, accessDone))
           .as(ApplyReport(tp, sp, refused, outcomes, code, ap))
       if (tp.isEmpty && sp.isEmpty && ap.isEmpty && !ap.refused)
         print(s, format, shell) >> shell.info("apply: no changes") >> report(Nil, Nil)(Exit.Ok)
@@ -110,18 +110,19 @@ object DeployCommand {
           outcomes <- s.topics.execute(tp, validateOnly = false)
           _ <- TopicSync.printOutcomes(outcomes, format, shell)
           failed = outcomes.filterNot(_.ok)
-          code <- if (failed.nonEmpty)
+          // The exit code, and whether the ACLs and users were changed (the summary marks their rows done).
+          step <- if (failed.nonEmpty)
             shell.info(s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; " +
-              "ACLs, users and schemas not changed").as(ExitCode(TopicSync.exitCode(failed)))
+              "ACLs, users and schemas not changed").as(ExitCode(TopicSync.exitCode(failed)) -> false)
           else TopicSync.confirm(s.topics, s.topology).flatMap { left =>
-            if (!left.isEmpty) shell.info("apply: topics still differ after apply; ACLs, users and schemas not changed").as(Exit.Difference)
+            if (!left.isEmpty) shell.info("apply: topics still differ after apply; ACLs, users and schemas not changed").as(Exit.Difference -> false)
             else access(s, deleteUnlisted, format, shell).flatMap {
-              case Some(code) => IO.pure(code)
-              case None if sp.isEmpty => shell.info("topics and access: applied; schemas: no changes").as(ExitCode.Success)
-              case None => SchemaFlow.register(s.sync, s.desired, sp, level, format, shell)
+              case Some(code) => IO.pure(code -> false)
+              case None if sp.isEmpty => shell.info("topics and access: applied; schemas: no changes").as(ExitCode.Success -> true)
+              case None => SchemaFlow.register(s.sync, s.desired, sp, level, format, shell).map(_ -> true)
             }
           }
-          done <- report(Nil, outcomes)(code)
+          done <- report(Nil, outcomes, accessDone = step._2)(step._1)
         } yield done
       }
     }

@@ -57,9 +57,11 @@ object DeploySummary {
       notes = gateNotes(refused, sp, ap) ++ tp.warnings.map(w => s"warning: ${w.message}"))
   }
 
-  /** What `apply` changed (exit 0), or why it changed nothing or stopped. */
-  def apply(tp: TopicPlan, sp: SchemaPlan, refused: List[Outcome], outcomes: List[Outcome], code: Int, ap: AccessPlan = AccessPlan.unmanaged)
-      : StepSummary = {
+  /** What `apply` changed (exit 0), or why it changed nothing or stopped; `accessDone`: the ACL and user changes were made
+    * even if a later step (schemas) failed.
+    */
+  def apply(tp: TopicPlan, sp: SchemaPlan, refused: List[Outcome], outcomes: List[Outcome], code: Int, ap: AccessPlan = AccessPlan.unmanaged,
+            accessDone: Boolean = false): StepSummary = {
     val gateFailed = refused.nonEmpty || sp.incompatible.nonEmpty || ap.refused
     val headline =
       if (tp.isEmpty && sp.isEmpty && ap.isEmpty && !gateFailed) "no changes"
@@ -74,7 +76,7 @@ object DeploySummary {
     StepSummary("apply", headline, if (code == 0) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
       facts = counts(tp, sp, ap),
       tables = List(StepSummary.Table(List("topic", "action", "detail", "result"), topicRows, title = Some("topics"))) ++
-        access(ap, done = code == 0) :+ subjects(sp, registered = code == 0),
+        access(ap, done = accessDone || code == 0) :+ subjects(sp, registered = code == 0),
       notes = gateNotes(refused, sp, ap) ++ tp.warnings.map(w => s"warning: ${w.message}"))
   }
 }

@@ -65,12 +65,14 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
   private def topics: IO[Set[String]] = SandboxFixture.settings.flatMap(s => KafkaClients.admin(s.kafka).use(_.listTopics.names))
 
   /** The bank's topology with one more topic (`topic`, Heartbeat records), `principal` a consumer of it in group `group`,
-    * and SCRAM user `user` whose password is in `variable`.
+    * and SCRAM user `user` whose password is in `variable`; `config`: the topic's configs.
     */
-  private def topology(topic: String, principal: String, group: String, user: String, variable: String): os.Path = {
+  private def topology(topic: String, principal: String, group: String, user: String, variable: String, config: Json = Json.obj()): os.Path = {
     val bank = parse(os.read(Repo.root / "schemas" / "topology.json")).fold(throw _, identity)
-    val extraTopic = Json.obj(topic -> parse(
-      """{"partitions": 1, "replicationFactor": 3, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}""").toOption.get)
+    val extraTopic = Json.obj(topic ->
+      parse(
+        """{"partitions": 1, "replicationFactor": 3, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}""").toOption.get
+        .deepMerge(Json.obj("config" -> config)))
     val extraAccess = Json.obj(principal -> Json.arr(Json.obj("role" -> Json.fromString("consumer"),
         "topics" -> Json.arr(Json.fromString(topic)), "group" -> Json.fromString(group))))
     val extraUser = Json.obj(user -> Json.obj("password" -> Json.obj("env" -> Json.fromString(variable))))
@@ -106,6 +108,7 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
       plan <- bankops(Map.empty, List("plan", "--topology", file.toString, "-o", "json") ++ e: _*)
       _ <- aclCommand("--add", "--allow-principal", drifter, "--operation", "Read", "--topic", s"$id-t")
       drift <- bankops(Map.empty, List("plan", "--topology", file.toString, "-o", "json") ++ e: _*)
+      wouldDelete <- bankops(Map.empty, List("plan", "--topology", file.toString, "--delete-unlisted", "-o", "json") ++ e: _*)
       driftTable <- bankops(Map.empty, List("plan", "--topology", file.toString, "-o", "table") ++ e: _*)
       kept <- bankops(Map.empty, List("apply", "--topology", file.toString) ++ e: _*)
       stillThere <- aclsOf(drifter)
@@ -125,6 +128,8 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
       assertEquals(aclActions(plan.out).filter(_._1 != "unlisted"), Nil, plan.out)
       assertEquals(drift.code, 0, s"drift alone is not a pending change: ${drift.err}")
       assert(aclActions(drift.out).contains("unlisted" -> drifter), drift.out)
+      assertEquals(wouldDelete.code, 1, s"plan --delete-unlisted shows the deletion as pending: ${wouldDelete.err}")
+      assert(aclActions(wouldDelete.out).contains("delete" -> drifter), wouldDelete.out)
       assert(drift.err.contains("not in the topology; left alone (--delete-unlisted --yes deletes them)"), drift.err)
       assert(driftTable.out.linesIterator.exists(l => l.startsWith("unlisted") && l.contains(drifter) && l.contains(s"topic:$id-t")),
         driftTable.out)
@@ -142,7 +147,7 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("a refused part changes nothing: a missing password (exit 2) or an incompatible schema (exit 1) leave topics, ACLs, users and schemas") {
+  test("a refused part changes nothing: a missing password, an incompatible schema, a refused topic config leave topics, ACLs, users and schemas") {
     val id = TopologyFixture.unique("gate")
     val (principal, user, variable) = (s"User:$id-svc", s"$id-svc", s"BANKOPS_TEST_${id.filter(_.isLetterOrDigit).toUpperCase}_PASSWORD")
     val file = topology(s"$id-t", principal, s"$id-g", user, variable)
@@ -150,10 +155,13 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
     os.write.over(incompatible / os.up / "Heartbeat.avsc",
       """{"type":"record","name":"Heartbeat","namespace":"nl.openweb.data",""" +
         """"fields":[{"name":"beat","type":"long"},{"name":"node","type":"string"}]}""")
+    // A topic config the broker refuses (asked with validateOnly): the gate's third kind of refusal.
+    val badConfig = topology(s"$id-t", principal, s"$id-g", user, variable, Json.obj("no.such.setting" -> Json.fromString("1")))
     for {
       e <- environment
       missing <- bankops(Map.empty, List("apply", "--topology", file.toString) ++ e: _*)
       gated <- bankops(Map(variable -> "pw"), List("apply", "--topology", incompatible.toString) ++ e: _*)
+      refusedTopic <- bankops(Map(variable -> "pw"), List("apply", "--topology", badConfig.toString) ++ e: _*)
       names <- topics
       acls <- aclsOf(principal)
       users <- scramUsers
@@ -166,6 +174,8 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
           s"refused: users.$user: the environment variable $variable holding the password of SCRAM user $user is not set"), missing.err)
       assert(missing.err.contains("apply: the gate failed; nothing was changed"), missing.err)
       assertEquals(gated.code, 1, gated.err)
+      assertEquals(refusedTopic.code, 2, refusedTopic.err)
+      assert(refusedTopic.err.contains("no.such.setting") && refusedTopic.err.contains("nothing was changed"), refusedTopic.err)
       assert(gated.err.contains("incompatible: heartbeat-nl.openweb.data.Heartbeat"), gated.err)
       assert(!names.contains(s"$id-t"), names)
       assert(!acls.contains(s"$id-t"), acls)

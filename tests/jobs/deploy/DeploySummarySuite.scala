@@ -59,6 +59,11 @@ class DeploySummarySuite extends munit.FunSuite {
     val gate = DeploySummary.apply(TopicPlan(List(create), Nil), SchemaPlan(List(unchanged)), Nil, Nil, 2, refused).markdown
     assert(gate.startsWith("### bankops apply: the gate failed; nothing was changed, neither topics nor schemas (nor ACLs or users) :x:"), gate)
     assert(gate.contains("environment variable P"), gate)
+    val schemasFailed = DeploySummary.apply(TopicPlan(Nil, Nil), SchemaPlan(List(unchanged)), Nil, Nil, 1, access, accessDone = true).markdown
+    assert(MarkdownCheck.tableRows(schemasFailed).contains(List("add", "`User:handler`", "ALLOW READ", "`topic:commands`", "done")),
+      s"ACLs made before a later step failed are marked done: $schemasFailed")
+    assert(MarkdownCheck.tableRows(schemasFailed).contains(List("create", "`loader`", "SCRAM-SHA-512", "create with the declared password", "done")),
+      schemasFailed)
     val none = DeploySummary.plan(TopicPlan(Nil, Nil), SchemaPlan(List(unchanged)), Nil).markdown
     assert(!none.contains("acls") && !none.contains("ACL"), none)
   }

@@ -185,9 +185,12 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
     BankFixture.create("fresh").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "fresh-a", suffix = ".log"), os.temp(prefix = "fresh-b", suffix = ".log"))
       val other = s"${bank.commands}-2"
-      val topology = TopologyFixture.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 1, "records": [
+      // The second handler's own commands topic and group, granted to the handler identity as the fixture's are.
+      val topology = TopologyFixture.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 3, "records": [
         {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]},
-        "$other.dlq": {"partitions": 1, "replicationFactor": 1, "records": []}}}""")
+        "$other.dlq": {"partitions": 1, "replicationFactor": 3, "records": []}},
+        "access": {"User:handler": [{"role": "consumer", "topics": ["$other"], "group": "${bank.group}-2"},
+          {"role": "transactional-producer", "topics": ["$other.dlq"], "transactionalIdPrefix": "${bank.group}-2"}]}}""")
       val (account, deposit) = (id(), id())
       for {
         applied <- SandboxFixture.cli("apply", "--topology", topology.toString)
