@@ -113,6 +113,7 @@ object LayersSuite {
   /** Literals that spell a bank name but mean something else: a job's or a load kind's name, a JSON field. */
   private val notNames: Set[(String, String)] = Set(
     "jobs/heartbeat/HeartbeatCommand.scala" -> "heartbeat", // the job's name
+    "jobs/doctor/JobNeeds.scala" -> "heartbeat", // the job's name, in what each job needs
     "services/load/LoadKind.scala" -> "heartbeat", // --kind heartbeat
     "services/load/LoadKind.scala" -> "commands", // --kind commands
     "jobs/handler/HandlerStats.scala" -> "commands" // the status line's count of commands

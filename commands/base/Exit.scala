@@ -8,6 +8,7 @@ object Exit {
   val Difference: ExitCode = ExitCode(Failure.ExitDifference)
   val BadInput: ExitCode = ExitCode(Failure.ExitBadInput)
   val Unavailable: ExitCode = ExitCode(Failure.ExitUnavailable)
+  val NotAuthorized: ExitCode = ExitCode(Failure.ExitNotAuthorized)
   /** Ctrl-C, as a shell reports a command ended by SIGINT (128 + 2). */
   val Interrupted: ExitCode = ExitCode(130)
 }

@@ -15,7 +15,11 @@ object Failure {
   /** 3: a service could not be reached or refused us. */
   final case class Unavailable(override val message: String, cause: Throwable = null) extends Failure(message, 3, cause)
 
+  /** 4: Kafka's authorizer refused an operation; the message names the operation, the resource and the identity in use. */
+  final case class NotAuthorized(override val message: String, cause: Throwable = null) extends Failure(message, 4, cause)
+
   val ExitDifference = 1
   val ExitBadInput = 2
   val ExitUnavailable = 3
+  val ExitNotAuthorized = 4
 }

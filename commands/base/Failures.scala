@@ -15,7 +15,9 @@ object Failures {
       case e: SSLException => (s"TLS failure: ${msg(e)}", Failure.ExitUnavailable)
       case e: org.apache.kafka.common.errors.TimeoutException => (s"Kafka did not answer in time: ${msg(e)}", Failure.ExitUnavailable)
       case e: org.apache.kafka.common.errors.AuthenticationException => (s"Kafka refused us: ${msg(e)}", Failure.ExitUnavailable)
-      case e: org.apache.kafka.common.errors.AuthorizationException => (s"Kafka refused us: ${msg(e)}", Failure.ExitUnavailable)
+      // Where bankops knows what it was doing, the refusal is a Failure.NotAuthorized naming the operation and identity
+      // (services/kafka Denied); this is the net under a place that does not say.
+      case e: org.apache.kafka.common.errors.AuthorizationException => (s"not authorized: ${msg(e)}", Failure.ExitNotAuthorized)
       case e: ServiceError => (e.getMessage, e.exitCode)
       // Settings the Java client refused (bankops checks its own first; see KafkaCheck) and names it gave.
       case e: org.apache.kafka.common.config.ConfigException => (s"Kafka client setting: ${msg(e)}", Failure.ExitBadInput)

@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{KafkaClients, KeyPartition, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
+import bankops.services.kafka.{Doing, KafkaClients, KeyPartition, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops balances validate`: the balances on Kafka and in PostgreSQL agree, or here is how they differ. */
@@ -41,7 +41,7 @@ object BalancesCommand {
   def validate(o: Options, shell: Shell): IO[ValidationReport] =
     for {
       settings <- Connections.load(o.flags, shell)
-      count <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout)
+      count <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout, Some(Doing.reading(List(o.topic))))
       partitions = o.partitions.getOrElse((0 until count).toList).sorted
       _ <- partitions.find(_ >= count).traverse_(p => IO.raiseError(Failure.BadInput(s"topic ${o.topic} has no partition $p (it has $count)")))
       // An account's events are keyed by iban, so its partition is the default partitioner's: the rows this share owns.

@@ -5,6 +5,7 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 
 import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, StepSummary}
+import bankops.services.config.ClientIdentity
 import bankops.services.contracts.{DesiredSubject, Topology}
 import bankops.services.kafka.KafkaClients
 import bankops.services.plan.{AccessPlan, AccessSync, AclAdmin, Outcome, SchemaFlow, SchemaPlan, SchemaSync, TopicAdmin, TopicPlan, TopicSync}
@@ -23,7 +24,7 @@ object DeployCommand {
   private def session[A](c: SchemaFlow.Common, level: Option[String], deleteUnlisted: Boolean, shell: Shell)(f: Session => IO[A]): IO[A] =
     SchemaFlow.preparedWith(c, shell) { (topology, desired, sync, settings) =>
       KafkaClients.withAdmin(settings.kafka, c.timeout) { admin =>
-        val (topics, acls) = (new TopicAdmin(admin), new AclAdmin(admin))
+        val (topics, acls) = (new TopicAdmin(admin, ClientIdentity.describe(settings.kafka)), new AclAdmin(admin))
         (TopicSync.plan(topics, topology, deleteUnlisted = false), sync.plan(desired, level),
           AccessSync.plan(acls, topology, deleteUnlisted, shell.env)).tupled.flatMap { case (tp, sp, (ap, passwords)) =>
           f(Session(topics, acls, sync, topology, desired, tp, sp, ap, passwords))

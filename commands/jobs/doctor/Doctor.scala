@@ -85,7 +85,12 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
       (admin.describeCluster.nodes, admin.describeCluster.controller).mapN((nodes, ctrl) =>
         s"${nodes.size} broker(s), controller ${Option(ctrl).map(_.idString).getOrElse("?")}")
     })
-    perBroker.flatMap(cs => metadata.map(cs :+ _))
+    perBroker.flatMap(cs => metadata.map(cs :+ _)).flatMap { cs =>
+      // Who we are and what each job may do, once the cluster answers.
+      if (!cs.lastOption.exists(_.passed)) IO.pure(cs)
+      else new AccessCheck(settings.kafka, timeout).checks.handleError(e =>
+        List(Check("kafka access", passed = false, Failures.classify(e)._1.stripSuffix(" (run with --verbose for details)")))).map(cs ++ _)
+    }
   }
 
   def registry: IO[List[Check]] = {

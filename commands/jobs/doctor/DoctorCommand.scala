@@ -2,6 +2,7 @@ package bankops.jobs.doctor
 
 import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
+import com.monovore.decline.Opts
 import io.circe.Json
 
 import scala.concurrent.duration._
@@ -12,24 +13,43 @@ import bankops.services.config.{ConnectionFlags, Connections}
 /** `bankops doctor`: checks whatever is configured, one line per step. */
 object DoctorCommand {
 
-  private def run(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)(shell: Shell): IO[ExitCode] =
+  private def run(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration, require: List[String])(shell: Shell): IO[ExitCode] =
     Connections.load(flags, shell, checked = false).flatMap(s => new Doctor(s, timeout).all).flatMap { checks =>
       val width = checks.map(_.name.length).maxOption.getOrElse(0)
+      def mark(c: Check) = c.access match {
+        case Some(Access.Missing) => "no  "
+        case Some(Access.Unknown) => "?   "
+        case _ => if (c.passed) "ok  " else "FAIL"
+      }
+      // A job's access tells what this identity may do: it fails doctor only for the jobs named with --require.
+      val refused = checks.filter(c => require.exists(j => c.name == s"access $j") && c.access.contains(Access.Missing))
       OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
         json = checks.map(c =>
-          Json.obj("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed), "detail" -> Json.fromString(c.detail))),
-        table = checks.map(c => s"${if (c.passed) "ok  " else "FAIL"}  ${c.name.padTo(width, ' ')}  ${c.detail}").mkString("\n")
-      ).as(if (checks.forall(_.passed)) Exit.Ok else Exit.Unavailable)
+          Json.fromFields(List("check" -> Json.fromString(c.name), "passed" -> Json.fromBoolean(c.passed), "detail" -> Json.fromString(c.detail)) ++
+            c.access.map(a => "access" -> Json.fromString(a.name)))),
+        table = checks.map(c => s"${mark(c)}  ${c.name.padTo(width, ' ')}  ${c.detail}").mkString("\n")
+      ).as {
+        if (!checks.filter(_.access.isEmpty).forall(_.passed)) Exit.Unavailable
+        else if (refused.nonEmpty) Exit.NotAuthorized
+        else Exit.Ok
+      }
     }
+
+  private val require: Opts[List[String]] = Opts.options[String]("require",
+    s"Exit 4 when this identity lacks what JOB needs (repeatable; ${JobNeeds.jobs.mkString(", ")}).", metavar = "JOB")
+    .orEmpty.mapValidated(
+      _.traverse(j => if (JobNeeds.jobs.contains(j)) j.validNel else s"--require: unknown job $j (${JobNeeds.jobs.mkString(", ")})".invalidNel))
 
   val job: Job = Job(
     "doctor",
-    "Check each connection step (DNS, TCP, TLS trust/expiry/hostname, Kafka metadata, registry, PostgreSQL login); exit 3 if any fails.",
-    "bankops doctor --bootstrap-server broker:9093 --command-config client.properties",
+    "Check each connection step (DNS, TCP, TLS trust/expiry/hostname, Kafka metadata, registry, PostgreSQL login; exit 3 if any " +
+      "fails), the Kafka identity in use and, per job, whether it holds what the job needs (--require JOB: exit 4 if not).",
+    "bankops doctor --bootstrap-server broker:9093 --command-config client.properties --require handler",
     (
       ConnectionFlags.opts,
       OutputFormat.opts,
-      Flags.duration("timeout", "How long each step may take: seconds, or e.g. 90s (default 10s).").withDefault(10.seconds)
-    ).mapN((f, o, t) => run(f, o, t) _)
+      Flags.duration("timeout", "How long each step may take: seconds, or e.g. 90s (default 10s).").withDefault(10.seconds),
+      require
+    ).mapN((f, o, t, r) => run(f, o, t, r) _)
   )
 }

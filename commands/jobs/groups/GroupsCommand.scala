@@ -11,7 +11,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Shell, StepSummary, Table}
 import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
-import bankops.services.kafka.{ConsumerGroups, KafkaClients, SourceOpts, TopicName}
+import bankops.services.kafka.{ConsumerGroups, Doing, KafkaClients, SourceOpts, TopicName}
 
 /** `bankops groups list|describe|reset|delete`: consumer-group lag, and offset moves that are planned before they are made. */
 object GroupsCommand {
@@ -20,14 +20,16 @@ object GroupsCommand {
   private val common: Opts[Common] = (ConnectionFlags.opts, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
   private val groups: Opts[List[String]] = Opts.arguments[String]("GROUP").map(_.toList.distinct)
 
-  private def withAdmin[A](c: Common, shell: Shell)(f: (Admin, KafkaSettings) => IO[A]): IO[A] =
+  /** `doing`: what a refusal by Kafka's authorizer is reported as (see Denied). */
+  private def withAdmin[A](c: Common, shell: Shell, doing: Doing)(f: (Admin, KafkaSettings) => IO[A]): IO[A] =
     Connections.load(c.flags, shell).flatMap { settings =>
-      KafkaClients.javaAdmin(settings.kafka, c.timeout).use(f(_, settings.kafka)).adaptError(KafkaClients.unreachable(settings.kafka, c.timeout))
+      KafkaClients.javaAdmin(settings.kafka, c.timeout).use(f(_, settings.kafka)).adaptError(KafkaClients.denied(settings.kafka, doing))
+        .adaptError(KafkaClients.unreachable(settings.kafka, c.timeout))
     }
 
   private val listCmd = Opts.subcommand("list", "Every consumer group with its state, members, protocol and total lag.")(common.map {
     c => (shell: Shell) =>
-      withAdmin(c, shell)((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list).flatMap { rows =>
+      withAdmin(c, shell, Doing.describing(Nil))((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list).flatMap { rows =>
         OutputFormat.emit(OutputFormat.resolve(c.output, shell), shell)(rows.map(_.json),
           if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells))) >> StepSummary.write(shell,
           StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
@@ -42,7 +44,7 @@ object GroupsCommand {
     val format = OutputFormat.resolve(c.output, shell)
     // On a terminal a refresh replaces the screen; elsewhere every round is more JSON lines (or tables) on stdout.
     val clear = shell.println("\u001b[H\u001b[2J").whenA(every.isDefined && format == OutputFormat.Table && shell.stdoutIsTerminal)
-    withAdmin(c, shell) { (admin, kafka) =>
+    withAdmin(c, shell, Doing.describing(Nil)) { (admin, kafka) =>
       val reader = new GroupReader(admin, kafka, c.timeout)
       val once = reader.describe(names).flatMap { statuses =>
         clear >> OutputFormat.emit(format, shell)(statuses.map(_.json), statuses.map(_.table).mkString("\n\n\n")) >>
@@ -79,7 +81,7 @@ object GroupsCommand {
     Opts.subcommand("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.")(
       resetOpts.map(o =>
         (shell: Shell) =>
-          withAdmin(o.common, shell)((admin, _) =>
+          withAdmin(o.common, shell, Doing.resettingGroups(o.topics.toList))((admin, _) =>
             GroupReset.run(admin, o.groups, o.topics.toList.distinct, o.partitions,
               o.target, o.execute, o.saveTo, o.overwrite, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r =>
             StepSummary.write(shell, r._2)).map(_._1)))
@@ -90,7 +92,7 @@ object GroupsCommand {
         if (yes) (c, gs).validNel else "groups delete removes the groups' committed offsets for good: add --yes to confirm".invalidNel
       }.map { case (c, gs) =>
         (shell: Shell) =>
-          withAdmin(c, shell) { (admin, _) =>
+          withAdmin(c, shell, Doing.deletingGroups) { (admin, _) =>
             ConsumerGroups.describe(admin, gs).flatMap { ds =>
               ds.find(_.active).traverse_(d =>
                 IO.raiseError(

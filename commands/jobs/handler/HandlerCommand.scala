@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Shell}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
-import bankops.services.kafka.{KafkaClients, TopicName}
+import bankops.services.kafka.{Denied, Doing, KafkaClients, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
 
@@ -54,12 +54,18 @@ object HandlerCommand {
   private def serve(o: Options, settings: ConnectionSettings, registry: RegistryClient, shell: Shell): IO[ExitCode] = {
     val strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
     for {
-      _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout)
+      _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout,
+        Some(Doing.writing(List(o.balanceTopic, o.deadLetterTopic)).andReading(List(o.topic, o.feedbackTopic))))
       outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic)
       // Reached once at start, so an unreachable database is one line naming it (exit 3); later it reconnects on its own.
       _ <- Database.session(settings.database, "handler", o.timeout).use_
       instance = o.instance.getOrElse(s"${java.net.InetAddress.getLocalHost.getHostName}-${ProcessHandle.current.pid}")
       json = OutputFormat.resolve(o.output, shell) == OutputFormat.Json
+      // What the handler does, for the line naming what Kafka's authorizer refused: it reads its commands in its group
+      // and recovers prepared batches by reading the feedback topic; it writes its outputs in transactions.
+      transactionalId = s"${o.group}-$instance"
+      applying = Doing.writingTransactionally(transactionalId, List(o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), Some(o.group))
+      polling = Doing.readingInGroup(o.group, List(o.topic)).copy(transactionalId = Some(transactionalId))
       code <- (instanceLock(o, settings) >> Interrupt.onStop,
         KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
         KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1))).tupled.use { case (stopping, consumer, markers) =>
@@ -71,17 +77,16 @@ object HandlerCommand {
           if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
         HandlerLoop.resource(HandlerNames(o.group, o.topic), parts, producer(settings, s"${o.group}-$instance", o.timeout),
           ledgerDb(settings, o.timeout, stopping)).use { loop =>
-          IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(KafkaClients.unreachable(settings.kafka,
-              o.timeout)).flatMap {
+          IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(Denied.tag(polling)).flatMap {
             case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
             case true =>
               shell.info(
                 s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), " +
                   s"publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
-                HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell)
+                HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell, polling, applying)
           }
         }
-      }.adaptError {
+      }.adaptError(KafkaClients.denied(settings.kafka, applying)).adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).adaptError {
         case e if HandlerLoop.fenced(e) =>
           Failure.Unavailable(
             s"another handler took this one's place as ${o.group}-$instance (Kafka fenced its transactional id or member id): this one stops", e)

@@ -5,18 +5,21 @@ import cats.effect.{ExitCode, IO}
 import scala.concurrent.duration._
 
 import bankops.base.Shell
+import bankops.services.kafka.{Denied, Doing}
 
 /** Runs the handler's batches until SIGINT/SIGTERM (the batch in hand is finished first, then exit 0), reports its
   * figures every `every`, and retries a failed batch with backoff (a database or broker that went away) with one
   * line per failure; only errors no retry mends end it.
   */
 object HandlerRunner {
+  /** `polling`, `applying`: what a refusal by Kafka's authorizer while polling (and recovering) or applying a batch is reported as. */
   def apply(loop: HandlerLoop, decoder: CommandDecoder, stopped: IO[Boolean], every: FiniteDuration,
-            report: (HandlerStatus, HandlerStatus) => IO[Unit], shell: Shell): IO[ExitCode] = {
-    val batch: IO[Unit] = IO.blocking(loop.step()).flatMap {
+            report: (HandlerStatus, HandlerStatus) => IO[Unit], shell: Shell, polling: Doing, applying: Doing): IO[ExitCode] = {
+    val batch: IO[Unit] = IO.blocking(loop.step()).adaptError(Denied.tag(polling)).flatMap {
       case None => IO.unit
       case Some(records) =>
-        decoder.resolve(records.map(_.value)).onError(_ => IO.blocking(loop.rewind(records))) >> IO.blocking(loop.apply(records))
+        decoder.resolve(records.map(_.value)).onError(_ => IO.blocking(loop.rewind(records))) >>
+          IO.blocking(loop.apply(records)).adaptError(Denied.tag(applying))
     }
 
     def status(previous: HandlerStatus): IO[HandlerStatus] =

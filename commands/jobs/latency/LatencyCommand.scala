@@ -9,7 +9,7 @@ import bankops.base.{Exit, Interrupt, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.config.{ConnectionSettings, Connections, SandboxConnection, Source}
 import bankops.services.contracts.SubjectNameStrategy
-import bankops.services.kafka.{ChunkProducer, ConsumerGroups, KafkaClients, RecordDecoder}
+import bankops.services.kafka.{ChunkProducer, ConsumerGroups, Doing, KafkaClients, RecordDecoder}
 import bankops.services.load.{LoadGenerator, LoadSpec}
 import bankops.services.registry.{RecordSchemaId, RegistryClient, SchemaResolver}
 
@@ -97,7 +97,8 @@ object LatencyCommand {
           failShare = 0.1, register = false, seed = System.nanoTime(), strategy), services).map(Some(_))
     (Interrupt.onCtrlC, RegistryClient.resource(settings, services)).tupled.use { case (ctrlC, registry) =>
       for {
-        _ <- KafkaClients.partitionCounts(settings.kafka, List(o.commandsTopic, o.feedbackTopic, o.balanceTopic), services)
+        _ <- KafkaClients.partitionCounts(settings.kafka, List(o.commandsTopic, o.feedbackTopic, o.balanceTopic), services,
+          Some(Doing.writing(List(o.commandsTopic)).andReading(List(o.feedbackTopic, o.balanceTopic))))
         creationId <- RecordSchemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, register = false)
         transferId <- RecordSchemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, register = false)
         outcome <- (ProbeWatcher.resource(settings.kafka, o.feedbackTopic, o.balanceTopic, new RecordDecoder(new SchemaResolver(registry)), services),
@@ -118,7 +119,8 @@ object LatencyCommand {
           } yield outcome
         }
       } yield outcome
-    }.adaptError(KafkaClients.unreachable(settings.kafka, services))
+    }.adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(o.commandsTopic)))).adaptError(KafkaClients.unreachable(settings.kafka,
+        services))
   }
 
   val job: Job = Job(

@@ -1,6 +1,6 @@
 package bankops.jobs.latency
 
-import cats.effect.{IO, Ref}
+import cats.effect.{Deferred, IO, Ref}
 import cats.syntax.all._
 import fs2.Chunk
 import org.apache.kafka.clients.producer.ProducerRecord
@@ -12,12 +12,18 @@ import scala.concurrent.duration._
 import bankops.base.Failure
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{Atype, BankRules, ConfirmAccountCreation, ConfirmMoneyTransfer}
-import bankops.services.kafka.ChunkProducer
+import bankops.services.kafka.{ChunkProducer, Denied}
 
 /** Sends the probes through the normal command path, as a client of the bank would, and times their answers. */
 final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: Int, transferId: Int, watcher: ProbeWatcher, timeout: FiniteDuration) {
   private val creations = WireFormat.Writer[ConfirmAccountCreation](creationId)
   private val transfers = WireFormat.Writer[ConfirmMoneyTransfer](transferId)
+
+  /** Completed when Kafka's authorizer refuses a send: every wait for an answer then ends with that refusal. */
+  private val refusal = Deferred.unsafe[IO, Throwable]
+
+  /** `wait`, unless a send is refused first (then that refusal is the error). */
+  private def unlessRefused[A](wait: IO[A]): IO[A] = IO.race(refusal.get.flatMap(IO.raiseError[A]), wait).map(_.merge)
 
   /** Sends one command keyed by its id; the error of a send that failed, once the broker answered. */
   private def send(id: UUID, value: Array[Byte]): IO[Ref[IO, Option[Throwable]]] =
@@ -25,7 +31,8 @@ final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: I
       val record = new ProducerRecord(commandsTopic, id.toString.getBytes(UTF_8), value)
       val failed = new java.util.concurrent.atomic.AtomicReference[Throwable]()
       producer.sendEach(Chunk.singleton(record))((_, _, e) => if (e != null) failed.set(e))
-        .flatMap(acked => (acked >> error.set(Option(failed.get))).start).void
+        .flatMap(acked =>
+          (acked >> error.set(Option(failed.get)) >> Option(failed.get).filter(Denied.isRefusal).traverse_(refusal.complete)).start).void
     }
 
   /** Opens an account for the probes and returns its iban; exit 1 when the handler does not answer or refuses. */
@@ -36,7 +43,7 @@ final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: I
       answer = waits._1
       value <- IO.fromEither(creations(ConfirmAccountCreation(id, Atype.Auto)).leftMap(e => new IllegalStateException(e.message)))
       _ <- send(id, value)
-      arrival <- answer.get.timeoutTo(timeout,
+      arrival <- unlessRefused(answer.get).timeoutTo(timeout,
         IO.raiseError(Failure.Difference(
             s"no answer on the feedback topic within ${timeout.toSeconds} s to the probe account's creation: is a " +
               s"command handler consuming $commandsTopic? " +
@@ -64,8 +71,8 @@ final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: I
       sendError <- send(id, value)
       // A refused deposit changes no balance: the other waits end with its feedback.
       refused = answer.get.flatMap(a => if (a.record.endsWith("MoneyTransferFailed")) IO.unit else IO.never)
-      seen <- (answer.get.map(Option(_)).timeoutTo(timeout, IO.none), balance.flatTraverse(b => until(b.get, refused)),
-        shown.flatTraverse(d => until(d.get, refused))).parTupled
+      seen <- unlessRefused((answer.get.map(Option(_)).timeoutTo(timeout, IO.none), balance.flatTraverse(b => until(b.get, refused)),
+          shown.flatTraverse(d => until(d.get, refused))).parTupled)
       (feedback, changed, db0) = seen
       _ <- watcher.forget(id)
       error <- sendError.get

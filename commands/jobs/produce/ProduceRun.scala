@@ -16,7 +16,7 @@ import bankops.jobs.produce.ProduceCommand.{Options, Values}
 import bankops.services.avro.AvroJsonRead
 import bankops.services.config.ConnectionSettings
 import bankops.services.contracts.Topology
-import bankops.services.kafka.{ChunkProducer, KafkaClients}
+import bankops.services.kafka.{ChunkProducer, Denied, Doing, KafkaClients}
 import bankops.services.registry.{RegistryClient, RegistryError, SchemaResolver}
 
 /** The effectful shell of `produce`: the writer schema from the registry, the topic's partitions from Kafka, then each
@@ -35,10 +35,11 @@ object ProduceRun {
         for {
           schema <- choice.traverse(c =>
             writerSchema(new SchemaResolver(registry), strategy.subject(o.topic, c.fullName), c.fullName, o.schemaVersion))
-          partitions <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout)
+          partitions <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout, Some(Doing.writing(List(o.topic))))
           _ <- o.partition.filter(_ >= partitions).traverse_(p =>
             orBad(Left(s"--partition $p: topic ${o.topic} has $partitions partition(s), 0 to ${partitions - 1}")))
           report <- send(o, values(o, shell, single, choice.zip(schema)), settings, shell, onAck)
+            .adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(o.topic))))
         } yield report
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       _ <- orBad(Left("no value on standard input: give --value JSON, --value @FILE, or JSON lines on standard input"))
@@ -140,6 +141,8 @@ object ProduceRun {
         records.zip(results).collectFirst {
           // Too large for the broker or the producer: the record is at fault, not the service.
           case (ob, Left(e: RecordTooLargeException)) => Failure.BadInput(s"${ob.source}: Kafka refused the record: ${e.getMessage}; $sent")
+          // The authorizer refused: `apply` names the operation and the identity.
+          case (_, Left(e)) if Denied.isRefusal(e) => e
           case (ob, Left(e)) => Failure.Unavailable(s"${ob.source}: Kafka did not take the record: ${e.getMessage}; $sent", e)
         }.traverse_(IO.raiseError[Unit])
       }

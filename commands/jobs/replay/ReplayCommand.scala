@@ -10,7 +10,7 @@ import scala.concurrent.duration._
 import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, StepSummary, TextFile, Flags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
-import bankops.services.kafka.{KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicName, TopicReader}
+import bankops.services.kafka.{Doing, KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicName, TopicReader}
 import bankops.services.plan.TopicSync
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
@@ -132,18 +132,21 @@ object ReplayCommand {
   /** The target topic's partition count, creating it first with --create-topic. */
   private def ensureTopic(topic: String, create: Boolean, timeout: FiniteDuration, target: ConnectionSettings, topology: Topology,
                           shell: Shell): IO[Int] =
-    KafkaClients.partitionCount(target.kafka, topic, timeout).handleErrorWith {
+    KafkaClients.partitionCount(target.kafka, topic, timeout, Some(Doing.writing(List(topic)))).handleErrorWith {
       case Failure.BadInput(_) if create =>
         topology.topic(topic).fold(
           IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist and ${topology.file} does not declare it"))) { spec =>
           val only = topology.copy(topics = List(spec))
           TopicSync.session(target.kafka, timeout)(admin =>
             TopicSync.plan(admin, only, deleteUnlisted = false).flatMap(p =>
-              admin.execute(p, validateOnly = false) >> TopicSync.confirm(admin, only))) >>
+              // A refused creation (the authorizer, the broker's policy) is the error, not a wait for a topic that never comes.
+              admin.execute(p, validateOnly = false).flatMap(_.flatMap(_.error).headOption.traverse_(IO.raiseError[Unit])) >>
+                TopicSync.confirm(admin, only))) >>
             shell.info(s"replay: created topic $topic from ${topology.file}").as(spec.partitions)
         }
       case Failure.BadInput(_) =>
         IO.raiseError[Int](Failure.BadInput(s"target topic $topic does not exist (--create-topic creates it from the topology)"))
+      case other => IO.raiseError[Int](other)
     }
 
   /** Topic records as they go out: values re-framed when the target registry differs. */

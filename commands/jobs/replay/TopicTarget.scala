@@ -11,7 +11,7 @@ import scala.jdk.CollectionConverters._
 
 import bankops.base.{Exit, Failure, Interrupt, Shell, StepSummary}
 import bankops.services.config.ConnectionSettings
-import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
+import bankops.services.kafka.{ChunkProducer, Denied, Doing, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
 
 /** Replay's topic target: sends with the idempotent producer, counts acknowledgements per target partition,
   * names the source offsets to resume from when deliveries fail, and with --verify reads the writes back.
@@ -37,6 +37,8 @@ object TopicTarget {
       // Per source partition, the offset after the last record read: where an interrupted run resumes.
       nextRead = new ConcurrentHashMap[Int, java.lang.Long]()
       interrupted = new java.util.concurrent.atomic.AtomicBoolean(false)
+      // The authorizer's refusal of a send ends the run at once: every later record would be refused too.
+      refusal = new java.util.concurrent.atomic.AtomicReference[Exception]()
       // A tenth of a second's records every tenth of a second; below 10 records/s, one record every 1/rate s.
       paced = o.rate.fold(records) { r =>
         val n = (r / 10) max 1; records.flatMap(Stream.chunk).chunkN(n).metered((n * 1000000000L / r).nanos)
@@ -60,20 +62,23 @@ object TopicTarget {
                 val sending =
                   if (o.verify) producer.sendEach(records) { (i, m, e) =>
                     if (e == null) { acked(m.partition).incrementAndGet(); sent.put((m.partition, m.offset), chunk(i)) }
-                    else chunkFailed.set(true)
+                    else { chunkFailed.set(true); if (Denied.isRefusal(e)) refusal.compareAndSet(null, e) }
                   }
-                  else producer.send(records) { (_, m, e) => if (e == null) acked(m.partition).incrementAndGet() else chunkFailed.set(true) }
+                  else producer.send(records) { (_, m, e) =>
+                    if (e == null) acked(m.partition).incrementAndGet()
+                    else { chunkFailed.set(true); if (Denied.isRefusal(e)) refusal.compareAndSet(null, e) }
+                  }
                 sending.map(_.flatMap(_ =>
                     IO {
                       if (chunkFailed.get) chunk.foreach { r =>
                         errors.incrementAndGet();
                         failedAt.merge(r.sourcePartition, r.sourceOffset, (a, b) => java.lang.Long.valueOf(a.longValue min b.longValue))
                       }
-                    }))
+                    } >> Option(refusal.get).traverse_(IO.raiseError)))
               }
           }
         }.parEvalMap(64)(identity).compile.drain)
-      }.adaptError(KafkaClients.unreachable(target.kafka, o.timeout))
+      }.adaptError(KafkaClients.denied(target.kafka, Doing.writing(List(topic)))).adaptError(KafkaClients.unreachable(target.kafka, o.timeout))
       acked <- ackedOnce
       n <- read.get
       took <- IO.monotonic.map(_ - started)

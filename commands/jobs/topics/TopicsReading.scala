@@ -8,7 +8,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, OutputFormat, Shell}
-import bankops.services.config.{Connections, KafkaSettings}
+import bankops.services.config.{ClientIdentity, Connections, KafkaSettings}
 import bankops.services.contracts.{Topology, TopologyOpts}
 import bankops.services.kafka.{ClusterTopics, KafkaClients, TopicName}
 
@@ -53,7 +53,9 @@ object TopicsReading {
         format = OutputFormat.resolve(c.output, shell)
         _ <- OutputFormat.emit(format, shell)(lines.map(TopicViews.lineJson), TopicViews.listTable(lines))
         missing = topology.topics.map(_.name).filterNot(n => lines.exists(_.overview.name == n))
-        _ <- shell.warn(s"declared in the topology but not on the cluster: ${missing.mkString(", ")} (topics plan shows what apply would create)")
+        // The cluster lists only the topics this identity may describe.
+        _ <- shell.warn(s"declared in the topology but not on the cluster: ${missing.mkString(", ")} (topics plan shows what apply would create; " +
+          s"a topic ${ClientIdentity.describe(settings.kafka)} may not DESCRIBE is not listed either)")
           .whenA(missing.nonEmpty)
         under = lines.filter(_.overview.underReplicated > 0)
         code <- verdict(under.map(_.overview.underReplicated).sum, under.map(l => s"${l.overview.name} (${l.overview.underReplicated})"), fail, shell)

@@ -63,7 +63,7 @@ object TlsProfile {
     }
   }
 
-  private def certificates(pem: String): List[X509Certificate] =
+  private[config] def certificates(pem: String): List[X509Certificate] =
     CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(pem.getBytes("US-ASCII")))
       .asScala.toList.collect { case c: X509Certificate => c }
 

@@ -45,7 +45,9 @@ object ClusterTopics {
     for {
       all <- names(admin)
       missing = topics.filterNot(all.contains)
-      _ <- IO.raiseWhen(missing.nonEmpty)(Failure.BadInput(missing.map(t => s"topic $t does not exist").mkString("; ")))
+      // The list holds only the topics this identity may describe: one it may not is a refusal, not an absence.
+      _ <- IO.whenA(missing.nonEmpty)(Denied.visible(admin, missing) >>
+        IO.raiseError(Failure.BadInput(missing.map(t => s"topic $t does not exist").mkString("; "))))
       d <- described(admin, topics)
       nodes <- await(admin.describeCluster().nodes()).map(_.asScala.toList.map(_.id))
       parts = topics.flatMap(t => d(t).partitions.asScala.toList.map(p => new TopicPartition(t, p.partition) -> p))

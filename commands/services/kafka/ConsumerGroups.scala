@@ -34,7 +34,7 @@ object ConsumerGroups {
     else {
       val described = admin.describeConsumerGroups(groups.distinct.asJava).describedGroups().asScala
       groups.distinct.traverse { g =>
-        KafkaClients.await(described(g)).map(Option(_))
+        KafkaClients.await(described(g)).map(Option(_)).adaptError(Denied.tag(Doing.describing(Nil)))
           .recover { case e if causes(e).exists(_.isInstanceOf[GroupIdNotFoundException]) => None }
           // The classic protocol answers Dead, with no error, for a group it does not know.
           .map(_.filter(_.state != ConsumerGroupState.DEAD).map { d =>
@@ -56,7 +56,7 @@ object ConsumerGroups {
   /** The offsets a group has committed, per partition (only partitions it committed on). */
   def committed(admin: Admin, group: String): IO[Map[TopicPartition, Long]] =
     KafkaClients.await(admin.listConsumerGroupOffsets(Map(group -> new ListConsumerGroupOffsetsSpec()).asJava).partitionsToOffsetAndMetadata(group))
-      .map(_.asScala.collect { case (tp, o) if o != null => tp -> o.offset }.toMap)
+      .map(_.asScala.collect { case (tp, o) if o != null => tp -> o.offset }.toMap).adaptError(Denied.tag(Doing.describing(Nil)))
 
   /** Committed offset and end offset per partition the group has committed on (read_committed ends: the last stable offset). */
   def positions(admin: Admin, group: String): IO[Map[TopicPartition, (Long, Long)]] =
@@ -73,11 +73,12 @@ object ConsumerGroups {
     */
   def alter(admin: Admin, group: String, offsets: Map[TopicPartition, Long]): IO[Unit] =
     KafkaClients.await(admin.alterConsumerGroupOffsets(group, offsets.map { case (tp, o) => tp -> new OffsetAndMetadata(o) }.asJava).all())
-      .void.adaptError(notEmpty(group))
+      .void.adaptError(notEmpty(group)).adaptError(Denied.tag(Doing.resettingGroups(offsets.keys.map(_.topic).toList.distinct)))
 
   /** Deletes an empty group and its committed offsets; exit 2 when it has members. */
   def delete(admin: Admin, group: String): IO[Unit] =
     KafkaClients.await(admin.deleteConsumerGroups(List(group).asJava).all()).void.adaptError(notEmpty(group).orElse(unknown(group)))
+      .adaptError(Denied.tag(Doing.deletingGroups))
 
   private def notEmpty(group: String): PartialFunction[Throwable, Throwable] = {
     case e if causes(e).exists(c => c.isInstanceOf[GroupNotEmptyException] || c.isInstanceOf[UnknownMemberIdException]) =>

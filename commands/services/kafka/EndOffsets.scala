@@ -20,6 +20,7 @@ object EndOffsets {
   def partitions(admin: Admin, topic: String): IO[List[TopicPartition]] =
     KafkaClients.await(admin.describeTopics(List(topic).asJava).allTopicNames())
       .map(_.get(topic).partitions.asScala.map(p => new TopicPartition(topic, p.partition)).toList.sortBy(_.partition))
+      .adaptError(Denied.tag(Doing.describing(List(topic))))
       .adaptError {
         case e if Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[UnknownTopicOrPartitionException]) =>
           Failure.BadInput(s"topic $topic does not exist")
@@ -40,4 +41,5 @@ object EndOffsets {
     if (partitions.isEmpty) IO.pure(Map.empty)
     else KafkaClients.await(admin.listOffsets(partitions.map(_ -> spec).toMap.asJava, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all())
       .map(_.asScala.map { case (tp, r) => tp -> Some(r.offset).filter(_ >= 0) }.toMap)
+      .adaptError(Denied.tag(Doing.describing(partitions.map(_.topic).toList.distinct)))
 }

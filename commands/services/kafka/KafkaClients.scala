@@ -12,7 +12,7 @@ import scala.jdk.CollectionConverters._
 
 import scala.concurrent.duration._
 
-import bankops.services.config.KafkaSettings
+import bankops.services.config.{ClientIdentity, KafkaSettings}
 
 /** The one place Kafka clients are configured: every admin, consumer and producer
   * bankops makes takes its properties (bootstrap servers, SSL, mTLS) from here.
@@ -127,16 +127,25 @@ object KafkaClients {
     * wrap them), unless bankops already said what failed.
     */
   def unreachable(kafka: KafkaSettings, timeout: FiniteDuration): PartialFunction[Throwable, Throwable] = Function.unlift { (error: Throwable) =>
-    import org.apache.kafka.common.errors.{AuthenticationException, SslAuthenticationException, TimeoutException}
+    import org.apache.kafka.common.errors.{AuthenticationException, AuthorizationException, SaslAuthenticationException}
+    import org.apache.kafka.common.errors.{SslAuthenticationException, TimeoutException}
     val at = kafka.bootstrapServers.value
     def msg(e: Throwable) = Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
     Iterator.iterate(error)(_.getCause).takeWhile(_ != null).takeWhile(!_.isInstanceOf[bankops.base.Failure]).collectFirst {
       case e: TimeoutException => bankops.base.Failure.Unavailable(s"Kafka at $at did not answer within ${timeout.toSeconds} s (${msg(e)})", error)
       case e: SslAuthenticationException => bankops.base.Failure.Unavailable(
           s"Kafka at $at: TLS handshake failed (${msg(e)}); is this a Kafka SSL listener, and does ssl.truststore.location hold its CA?", error)
+      // The broker's message says only "Authentication failed during authentication due to invalid credentials".
+      case _: SaslAuthenticationException =>
+        bankops.base.Failure.Unavailable(s"Kafka at $at: authentication failed for ${ClientIdentity.describe(kafka)} (wrong password?)", error)
       case e: AuthenticationException => bankops.base.Failure.Unavailable(s"Kafka at $at refused the client's credentials: ${msg(e)}", error)
+      // The net under a request that did not say what it was doing (see Denied).
+      case _: AuthorizationException => Denied.failure(error, Doing.Unknown, ClientIdentity.describe(kafka)).get
     }
   }
+
+  /** For `adaptError` where a request is made: Kafka's refusal becomes exit 4 naming `doing`'s operation and the identity. */
+  def denied(kafka: KafkaSettings, doing: Doing): PartialFunction[Throwable, Throwable] = Denied.adapt(kafka, doing)
 
   /** An idempotent, acks=all producer of raw bytes, batched for throughput; the command-config file's
     * producer keys (linger.ms, batch.size, compression.type, ...) override these defaults.
@@ -162,12 +171,14 @@ object KafkaClients {
   /** The settings' properties as the Java clients' constructors take them. */
   def javaProperties(props: Map[String, String]): java.util.Map[String, AnyRef] = props.map { case (k, v) => k -> (v: AnyRef) }.asJava
 
-  /** The partition count of a topic; exit 2 naming it when it does not exist. */
-  def partitionCount(kafka: KafkaSettings, topic: String, timeout: FiniteDuration): IO[Int] =
-    partitionCounts(kafka, List(topic), timeout).map(_(topic))
+  /** The partition count of a topic; exit 2 naming it when it does not exist. `doing`: what the job will do with the
+    * topic, which a refusal names (WRITE implies the DESCRIBE asked here, and is what the operator must grant).
+    */
+  def partitionCount(kafka: KafkaSettings, topic: String, timeout: FiniteDuration, doing: Option[Doing] = None): IO[Int] =
+    partitionCounts(kafka, List(topic), timeout, doing).map(_(topic))
 
   /** Partition counts of several topics through one admin client; exit 2 naming the first that does not exist. */
-  def partitionCounts(kafka: KafkaSettings, topics: List[String], timeout: FiniteDuration): IO[Map[String, Int]] =
+  def partitionCounts(kafka: KafkaSettings, topics: List[String], timeout: FiniteDuration, doing: Option[Doing] = None): IO[Map[String, Int]] =
     javaAdmin(kafka, timeout).use { a =>
       val described = a.describeTopics(topics.asJava).topicNameValues().asScala
       topics.traverse { topic =>
@@ -178,5 +189,5 @@ object KafkaClients {
             bankops.base.Failure.BadInput(s"topic $topic does not exist")
         }
       }.map(_.toMap)
-    }.adaptError(unreachable(kafka, timeout))
+    }.adaptError(denied(kafka, doing.getOrElse(Doing.describing(topics)))).adaptError(unreachable(kafka, timeout))
 }

@@ -31,5 +31,5 @@ object RecordTimes {
         }
         found.toMap
       }
-    }
+    }.adaptError(KafkaClients.denied(kafka, Doing.reading(offsets.keys.map(_.topic).toList)))
 }

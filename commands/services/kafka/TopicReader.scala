@@ -37,14 +37,15 @@ object TopicReader {
 
   def open(kafka: KafkaSettings, spec: ReadSpec, timeout: FiniteDuration, few: Option[Long] = None): Resource[IO, (ReadPlan, Stream[IO, Raw])] =
     KafkaClients.javaConsumer(kafka, timeout, few.filter(_ <= 1000).map(_.toInt)).evalMap { consumer =>
-      IO.blocking(plan(consumer, spec)).flatMap(IO.fromEither(_)).map { p =>
+      val refused = KafkaClients.denied(kafka, Doing.reading(spec.topics))
+      IO.blocking(plan(consumer, spec)).flatMap(IO.fromEither(_)).adaptError(refused).map { p =>
         val live = p.ranges.filterNot(_._2.isEmpty)
         p ->
           (if (live.isEmpty) Stream.empty
-           else Stream.eval(IO.blocking {
+           else (Stream.eval(IO.blocking {
              consumer.assign(live.keys.toList.asJava)
              live.foreach { case (tp, r) => consumer.seek(tp, r.from) }
-           }) >> read(consumer, live))
+           }) >> read(consumer, live)).adaptError(refused))
       }
     }
 

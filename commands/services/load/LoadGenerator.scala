@@ -13,14 +13,14 @@ import scala.concurrent.duration._
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.config.ConnectionSettings
-import bankops.services.kafka.{ChunkProducer, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
+import bankops.services.kafka.{ChunkProducer, Denied, Doing, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
 import bankops.services.registry.{RecordSchemaId, RegistryClient, SchemaResolver}
 
 /** Heartbeats and bank commands at a set rate through one producer, for `heartbeat` and for the background load of
   * `latency`. Runs may follow one another at different rates: beats go on counting and learned accounts stay known.
   */
 final class LoadGenerator private (make: (Long, Array[Byte]) => ProducerRecord[Array[Byte], Array[Byte]], producer: ChunkProducer,
-                                   learner: IO[Nothing]) {
+                                   learner: IO[Nothing], refused: PartialFunction[Throwable, Throwable]) {
   private val made = new AtomicLong()
 
   /** Sends at `rate` records/s (0: as fast as the broker takes them) until `stop` completes or `count` were made, then
@@ -37,18 +37,21 @@ final class LoadGenerator private (make: (Long, Array[Byte]) => ProducerRecord[A
         made.addAndGet(chunk.size.toLong)
         val bytes = chunk.foldLeft(0L)((n, r) => n + r.value.length + Option(r.key).fold(0)(_.length))
         val failed = new AtomicInteger()
+        val refusal = new java.util.concurrent.atomic.AtomicReference[Exception]()
         // Callbacks run on the producer's one network thread: per record only the latency is recorded.
         producer.send(chunk)((nanos, _, error) =>
-          if (error == null) stats.latency.recordValue((nanos / 1000) min stats.latency.getHighestTrackableValue) else failed.incrementAndGet())
+          if (error == null) stats.latency.recordValue((nanos / 1000) min stats.latency.getHighestTrackableValue)
+          else { failed.incrementAndGet(); if (Denied.isRefusal(error)) refusal.compareAndSet(null, error) })
           .map(_.flatMap(_ =>
               IO {
                 stats.records.addAndGet(chunk.size.toLong - failed.get); stats.errors.addAndGet(failed.get.toLong)
                 if (failed.get == 0) stats.bytes.addAndGet(bytes)
-              }))
+              } >> Option(refusal.get).traverse_(IO.raiseError[Unit]))) // the authorizer's refusal ends the run: all would be refused
       }.parEvalMap(4096)(identity)
       val snapshot = IO.monotonic.map(now => stats.snapshot(now.toNanos, rate))
       val reports = Stream.awakeEvery[IO](5.seconds).evalMap(_ => snapshot.flatMap(report))
-      (stop >> IO(stopped.set(true))).background.surround(sent.concurrently(reports).concurrently(Stream.eval(learner)).compile.drain) >> snapshot
+      (stop >> IO(stopped.set(true))).background.surround(sent.concurrently(reports).concurrently(Stream.eval(learner)).compile.drain)
+        .adaptError(refused) >> snapshot
     }
 }
 
@@ -59,7 +62,8 @@ object LoadGenerator {
     */
   def resource(settings: ConnectionSettings, spec: LoadSpec, timeout: FiniteDuration): Resource[IO, LoadGenerator] =
     for {
-      _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka, spec.topics ++ (if (spec.learning) List(spec.feedbackTopic) else Nil), timeout))
+      _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka, spec.topics ++ (if (spec.learning) List(spec.feedbackTopic) else Nil), timeout,
+          Some(Doing.writing(spec.topics).andReading(if (spec.learning) List(spec.feedbackTopic) else Nil))))
       registry <- RegistryClient.resource(settings, timeout)
       ids <- Resource.eval((
           if (spec.beats) RecordSchemaId[Heartbeat](registry, spec.strategy, spec.heartbeatTopic, spec.register).map(Some(_)) else IO.none[Int],
@@ -78,7 +82,7 @@ object LoadGenerator {
         })
       producer <- ChunkProducer.resource(settings.kafka, timeout)
       _ <- Resource.eval(producer.warmUp(spec.topics))
-    } yield new LoadGenerator(records(spec, ids, pool), producer, learner)
+    } yield new LoadGenerator(records(spec, ids, pool), producer, learner, KafkaClients.denied(settings.kafka, Doing.writing(spec.topics)))
 
   /** Record n (from 0): a heartbeat, a command, or in mixed runs alternately one of each. */
   private def records(spec: LoadSpec, ids: (Option[Int], Option[Int], Option[Int]), pool: AccountPool)

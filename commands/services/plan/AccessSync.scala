@@ -58,9 +58,10 @@ object AccessSync {
     loop
   }
 
-  /** 3 when the broker refused us (not authorized) or did not answer, else 1. */
+  /** 4 when the authorizer refused, 3 when the broker did not answer, else 1. */
   def exitCode(error: Throwable): Int = TopicSync.unwrap(error) match {
-    case _: AuthorizationException | _: TimeoutException => Failure.ExitUnavailable
+    case _: AuthorizationException => Failure.ExitNotAuthorized
+    case _: TimeoutException => Failure.ExitUnavailable
     case _ => Failure.ExitDifference
   }
 

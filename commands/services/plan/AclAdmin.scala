@@ -9,6 +9,7 @@ import org.apache.kafka.common.resource.{PatternType, ResourcePattern, ResourceT
 
 import scala.jdk.CollectionConverters._
 
+import bankops.services.kafka.{Denied, Doing}
 import bankops.services.kafka.KafkaClients.await
 
 /** The effectful edge of access as code: reads the cluster's ACLs and SCRAM users, and changes them. */
@@ -19,19 +20,19 @@ final class AclAdmin(admin: Admin) {
     await(admin.describeAcls(AclBindingFilter.ANY).values()).map(_.asScala.toList.map(AclAdmin.entry).asRight[String]).recover {
       case e if TopicSync.unwrap(e).isInstanceOf[SecurityDisabledException] =>
         Left("the brokers run without an authorizer (SecurityDisabledException); set authorizer.class.name")
-    }
+    }.adaptError(Denied.tag(Doing.onCluster(AclOperation.DESCRIBE)))
 
   /** Each SCRAM user and the mechanisms it has credentials for. */
   def credentials: IO[Map[String, Set[String]]] =
     await(admin.describeUserScramCredentials().all()).map(_.asScala.toMap.map { case (user, d) =>
       user -> d.credentialInfos.asScala.map(_.mechanism.mechanismName).toSet
-    })
+    }).adaptError(Denied.tag(Doing.onCluster(AclOperation.DESCRIBE)))
 
   def create(acls: List[AclEntry]): IO[Unit] =
-    if (acls.isEmpty) IO.unit else await(admin.createAcls(acls.map(AclAdmin.binding).asJava).all()).void
+    if (acls.isEmpty) IO.unit else await(admin.createAcls(acls.map(AclAdmin.binding).asJava).all()).void.adaptError(altering)
 
   def delete(acls: List[AclEntry]): IO[Unit] =
-    if (acls.isEmpty) IO.unit else await(admin.deleteAcls(acls.map(a => AclAdmin.binding(a).toFilter).asJava).all()).void
+    if (acls.isEmpty) IO.unit else await(admin.deleteAcls(acls.map(a => AclAdmin.binding(a).toFilter).asJava).all()).void.adaptError(altering)
 
   /** Creates (or replaces) each user's credential with its password. */
   def upsert(users: List[(UserChange, String)]): IO[Unit] =
@@ -39,14 +40,17 @@ final class AclAdmin(admin: Admin) {
     else await(admin.alterUserScramCredentials(users.map { case (u, password) =>
       new UserScramCredentialUpsertion(u.user, new ScramCredentialInfo(ScramMechanism.fromMechanismName(u.mechanism), AclAdmin.Iterations),
         password): org.apache.kafka.clients.admin.UserScramCredentialAlteration
-    }.asJava).all()).void
+    }.asJava).all()).void.adaptError(altering)
 
   def deleteUsers(users: List[UserChange]): IO[Unit] =
     if (users.isEmpty) IO.unit
     else await(admin.alterUserScramCredentials(users.map(u =>
           new UserScramCredentialDeletion(u.user,
             ScramMechanism.fromMechanismName(u.mechanism)): org.apache.kafka.clients.admin.UserScramCredentialAlteration)
-          .asJava).all()).void
+          .asJava).all()).void.adaptError(altering)
+
+  /** ACLs and SCRAM users are changed with ALTER on the cluster. */
+  private val altering = Denied.tag(Doing.onCluster(AclOperation.ALTER))
 }
 
 object AclAdmin {

@@ -13,16 +13,16 @@ import java.util.concurrent.{CompletionException, ExecutionException}
 import scala.concurrent.duration._
 
 import bankops.base.{Failure, OutputFormat, Shell, Table}
-import bankops.services.config.KafkaSettings
+import bankops.services.config.{ClientIdentity, KafkaSettings}
 import bankops.services.contracts.Topology
-import bankops.services.kafka.KafkaClients
+import bankops.services.kafka.{Denied, KafkaClients}
 
 /** Plan, gate, apply and confirm: the effectful steps `topics` and the combined `apply` share. */
 object TopicSync {
 
   /** An admin session bounded by `timeout`: an unreachable broker is exit 3, never a hang. */
   def session[A](kafka: KafkaSettings, timeout: FiniteDuration)(f: TopicAdmin => IO[A]): IO[A] =
-    KafkaClients.withAdmin(kafka, timeout)(a => f(new TopicAdmin(a)))
+    KafkaClients.withAdmin(kafka, timeout)(a => f(new TopicAdmin(a, ClientIdentity.describe(kafka))))
 
   def plan(admin: TopicAdmin, topology: Topology, deleteUnlisted: Boolean): IO[TopicPlan] =
     admin.cluster(topology.names).map(TopicPlanner.plan(topology, _, deleteUnlisted))
@@ -40,15 +40,17 @@ object TopicSync {
     loop
   }
 
-  def reason(error: Throwable): String = unwrap(error) match {
+  def reason(error: Throwable): String = Denied.describe(error).map(d => s"not authorized to $d").getOrElse(unwrap(error) match {
+    case e: Failure.NotAuthorized => e.message
     case e: ApiException => s"${e.getClass.getSimpleName.stripSuffix("Exception")}: ${e.getMessage}"
     case e => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
-  }
+  })
 
-  /** 2 when the topology asked for something invalid, 3 when the broker refused or did not answer, else 1. */
+  /** 4 when the authorizer refused, 2 when the topology asked for something invalid, 3 when the broker did not answer, else 1. */
   def exitCode(failed: List[Outcome]): Int = {
     val errors = failed.flatMap(_.error).map(unwrap)
-    if (errors.exists(e => e.isInstanceOf[AuthorizationException] || e.isInstanceOf[TimeoutException])) Failure.ExitUnavailable
+    if (errors.exists(e => e.isInstanceOf[AuthorizationException] || e.isInstanceOf[Failure.NotAuthorized])) Failure.ExitNotAuthorized
+    else if (errors.exists(_.isInstanceOf[TimeoutException])) Failure.ExitUnavailable
     else if (errors.exists {
         case _: InvalidConfigurationException | _: InvalidPartitionsException | _: InvalidReplicationFactorException | _: PolicyViolationException =>
           true
@@ -57,9 +59,9 @@ object TopicSync {
     else Failure.ExitDifference
   }
 
-  /** The Kafka error inside the futures' wrappers. */
+  /** The Kafka error inside the futures' (and a refusal's tag's) wrappers. */
   def unwrap(e: Throwable): Throwable = e match {
-    case c @ (_: CompletionException | _: ExecutionException) if c.getCause != null => unwrap(c.getCause)
+    case c @ (_: CompletionException | _: ExecutionException | _: Denied.Tagged) if c.getCause != null => unwrap(c.getCause)
     case other => other
   }
 

@@ -1,0 +1,86 @@
+package bankops.support
+
+import cats.effect.IO
+import org.apache.kafka.clients.admin.{
+  Admin, ScramCredentialInfo, ScramMechanism, UserScramCredentialAlteration, UserScramCredentialDeletion, UserScramCredentialUpsertion
+}
+
+import org.apache.kafka.common.acl.{AccessControlEntry, AccessControlEntryFilter, AclBinding, AclBindingFilter, AclOperation, AclPermissionType}
+import org.apache.kafka.common.resource.{PatternType, ResourcePattern, ResourcePatternFilter, ResourceType}
+
+import scala.jdk.CollectionConverters._
+
+import bankops.jobs.sandbox.{ClientConfig, SandboxSecrets}
+import bankops.services.kafka.KafkaClients
+
+/** Identities the tests' sandbox knows nothing of: a certificate its CA signs for a name no ACL mentions (keytool, as
+  * the sandbox makes its own), and a SCRAM user created through the operator's admin client. Each is a client
+  * properties file in a temporary directory, beside the sandbox's own identities' trust settings.
+  */
+object Strangers {
+  private val layout = SandboxFixture.layout
+
+  private def secrets: IO[SandboxSecrets] = SandboxSecrets.load(layout).map(_.getOrElse(sys.error(s"no sandbox secrets in ${layout.dir}")))
+
+  private def render(props: Map[String, String]): String = props.toList.sorted.map { case (k, v) => s"$k=$v" }.mkString("", "\n", "\n")
+
+  /** A client certificate `CN=<name>` signed by the sandbox's CA; its properties file. */
+  def certificate(name: String): IO[os.Path] = SandboxFixture.connection >> secrets.flatMap { s =>
+    IO.blocking {
+      val dir = os.temp.dir(prefix = s"bankops-$name-")
+      val env = Map("BANKOPS_TEST_PASSWORD" -> s.tlsPassword)
+      val store = Seq("-storetype", "PKCS12", "-storepass:env", "BANKOPS_TEST_PASSWORD")
+      def keytool(args: Seq[String]) = os.proc("keytool" +: args).call(cwd = dir, env = env, stderr = os.Pipe)
+      keytool(Seq("-genkeypair", "-alias", name, "-dname", s"CN=$name", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2", "-keystore",
+        "id.p12") ++ store)
+      keytool(Seq("-certreq", "-alias", name, "-keystore", "id.p12", "-file", "id.csr") ++ store)
+      keytool(Seq("-gencert", "-alias", "ca", "-keystore", layout.tls.caP12.toString, "-infile", "id.csr", "-outfile", "id.crt", "-rfc",
+        "-validity", "2", "-ext", "EKU=clientAuth") ++ store)
+      keytool(Seq("-importcert", "-noprompt", "-alias", "ca", "-file", layout.tls.caPem.toString, "-keystore", "id.p12") ++ store)
+      keytool(Seq("-importcert", "-noprompt", "-alias", name, "-file", "id.crt", "-keystore", "id.p12") ++ store)
+      val props = ClientConfig.properties(layout, s) ++ Map("ssl.keystore.location" -> (dir / "id.p12").toString)
+      os.write(dir / s"$name.properties", render(props), perms = "rw-------")
+      dir / s"$name.properties"
+    }
+  }
+
+  /** A SCRAM-SHA-512 user `name` with `password`, made by the operator; the properties file to connect as it with `as`. */
+  def scramUser(name: String, password: String, as: String): IO[os.Path] =
+    SandboxFixture.settings.flatMap { settings =>
+      secrets.flatMap { s =>
+        val upsert = new UserScramCredentialUpsertion(name, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password)
+        val alterations = List[UserScramCredentialAlteration](upsert).asJava
+        KafkaClients.javaAdmin(settings.kafka).use((a: Admin) => KafkaClients.await(a.alterUserScramCredentials(alterations).all())) >> IO.blocking {
+          val props = ClientConfig.scramProperties(layout, s, name).map {
+            case ("sasl.jaas.config", _) =>
+              "sasl.jaas.config" -> s"""org.apache.kafka.common.security.scram.ScramLoginModule required username="$name" password="$as";"""
+            case other => other
+          }
+          os.temp(render(props), prefix = s"bankops-$name-", suffix = ".properties", perms = "rw-------")
+        }
+      }
+    }
+
+  /** Grants `User:<name>` the operations on the topics (literal names), as the operator. */
+  def grant(name: String, topics: List[String], operations: AclOperation*): IO[Unit] =
+    SandboxFixture.settings.flatMap { settings =>
+      val bindings =
+        for { t <- topics; op <- operations.toList } yield new AclBinding(new ResourcePattern(ResourceType.TOPIC, t, PatternType.LITERAL),
+          new AccessControlEntry(s"User:$name", "*", op, AclPermissionType.ALLOW))
+      KafkaClients.javaAdmin(settings.kafka).use(a => KafkaClients.await(a.createAcls(bindings.asJava).all())).void
+    }
+
+  /** Removes what a test granted `User:<name>` and its SCRAM user, so later suites on the same sandbox see no drift from it. */
+  def revoke(name: String): IO[Unit] =
+    SandboxFixture.settings.flatMap { settings =>
+      val filter = new AclBindingFilter(ResourcePatternFilter.ANY,
+        new AccessControlEntryFilter(s"User:$name", null, AclOperation.ANY, AclPermissionType.ANY))
+      val user = List[UserScramCredentialAlteration](new UserScramCredentialDeletion(name, ScramMechanism.SCRAM_SHA_512)).asJava
+      KafkaClients.javaAdmin(settings.kafka).use(a =>
+        KafkaClients.await(a.deleteAcls(List(filter).asJava).all()) >>
+          KafkaClients.await(a.alterUserScramCredentials(user).all()).void.handleError(_ => ())) // no such user: nothing to remove
+    }
+
+  /** The SCRAM (SASL_SSL) listener of the first broker. */
+  def scramBootstrap: String = s"localhost:${SandboxFixture.sandboxSettings.kafkaPort + 2}"
+}
