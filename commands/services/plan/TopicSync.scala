@@ -6,7 +6,7 @@ import io.circe.Json
 import io.circe.syntax._
 import org.apache.kafka.common.errors.{
   ApiException, AuthorizationException, InvalidConfigurationException, InvalidPartitionsException, InvalidReplicationFactorException,
-  PolicyViolationException, TimeoutException
+  PolicyViolationException, TimeoutException, UnknownTopicOrPartitionException
 }
 
 import java.util.concurrent.{CompletionException, ExecutionException}
@@ -34,8 +34,11 @@ object TopicSync {
   /** Re-reads the cluster until it matches the topology (metadata settles within moments) or `patience` ends. */
   def confirm(admin: TopicAdmin, topology: Topology, patience: FiniteDuration = 15.seconds): IO[TopicPlan] = {
     val deadline = System.nanoTime() + patience.toNanos
-    def loop: IO[TopicPlan] = plan(admin, topology, deleteUnlisted = false).flatMap { p =>
-      if (p.isEmpty || System.nanoTime() > deadline) IO.pure(p) else IO.sleep(500.millis) >> loop
+    // A topic just created may be unknown for a moment to the broker answering (its metadata not there yet).
+    def loop: IO[TopicPlan] = plan(admin, topology, deleteUnlisted = false).attempt.flatMap {
+      case Right(p) if p.isEmpty || System.nanoTime() > deadline => IO.pure(p)
+      case Left(e) if !unwrap(e).isInstanceOf[UnknownTopicOrPartitionException] || System.nanoTime() > deadline => IO.raiseError(e)
+      case _ => IO.sleep(500.millis) >> loop
     }
     loop
   }
