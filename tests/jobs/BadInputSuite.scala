@@ -215,7 +215,8 @@ class BadInputSuite extends CatsEffectSuite {
         after <- ends("heartbeat")
       } yield {
         val failures = results.flatMap { case (row, res) =>
-          val lines = res.err.linesIterator.filter(_.nonEmpty).toList
+          // The drift notice (ACLs earlier suites' fixtures granted on the shared sandbox) depends on which suites ran before.
+          val lines = res.err.linesIterator.filter(_.nonEmpty).filterNot(l => l.startsWith("access: ") && l.contains("left alone")).toList
           val verbose = row.args.contains("--verbose")
           List(
             Option.when(res.code != row.code)(s"exit ${res.code}, expected ${row.code}"),

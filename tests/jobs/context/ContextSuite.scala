@@ -34,7 +34,7 @@ class ContextSuite extends CatsEffectSuite {
   private val sandboxB = ResourceSuiteLocalFixture("sandbox-b",
     Resource.make(
       // The operator's shell names another cluster and an unknown context: the sandbox's own provisioning uses neither.
-      SandboxFixture.connection >> cli(List("sandbox", "up", "--no-handler", "--sandbox-dir", dirB.toString) ++ portsB: _*)(
+      SandboxFixture.connection >> cli(List("sandbox", "up", "--no-handler", "--brokers", "1", "--sandbox-dir", dirB.toString) ++ portsB: _*)(
         "KAFKA_BROKERS" -> "127.0.0.1:1", "DB_URL" -> "jdbc:postgresql://127.0.0.1:1/x", "BANKOPS_CONTEXT" -> "nosuch")
         .flatMap(Setup.succeeded("sandbox up (B)")).void
     )(_ => cli("sandbox", "down", "--wipe", "--sandbox-dir", dirB.toString)().void))

@@ -175,7 +175,8 @@ class GroupsSuite extends munit.CatsEffectSuite {
         assertEquals(nothing.code, 0, nothing.err)
         assert(nothing.err.contains("nothing to change"), nothing.err)
         assertEquals(rerun.size - feedbackBefore.size, again.size, "each re-read command answered again")
-        assertEquals(changesAfter, changes, "no balance change twice")
+        // Compared as sets of records: partitions on three brokers interleave differently from read to read.
+        assertEquals(changesAfter.map(_.noSpaces).sorted, changes.map(_.noSpaces).sorted, "no balance change twice")
         assertEquals(amountsAfter.toMap, amounts.toMap)
         assertEquals(validated.code, 0, validated.out + validated.err)
       }

@@ -88,7 +88,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
           assertEquals(validated.code, 0, validated.out + validated.err)
           assertEquals(again.size, 28, os.read(log))
           assertEquals(again.groupBy(_._1).map { case (i, fs) => i -> fs.map(f => (f._2, f._3)).distinct.size }.values.toSet, Set(1))
-          assertEquals(changesAfter, changes)
+          // The same changes (read across partitions on three brokers, their interleaving differs from read to read).
+          assertEquals(changesAfter.map(_.noSpaces).sorted, changes.map(_.noSpaces).sorted)
           assertEquals(amountsAfter.toMap, amounts.toMap)
         }
       }

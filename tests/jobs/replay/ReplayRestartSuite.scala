@@ -34,7 +34,7 @@ class ReplayRestartSuite extends munit.CatsEffectSuite {
       // 1000 records/s: the replay is still running when the broker goes down after 4 s and comes back ~15 s later.
       // In the background: if the restart fails, the replay is cancelled rather than left running into other suites.
       r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--rate", "1000", "--timeout", "15").background.use { replay =>
-        IO.sleep(4.seconds) >> new Sandbox(SandboxFixture.layout, new TestShell(Map.empty, bankops.support.Repo.root).shell).restart("kafka") >>
+        IO.sleep(4.seconds) >> new Sandbox(SandboxFixture.layout, new TestShell(Map.empty, bankops.support.Repo.root).shell).restart("kafka-1") >>
           replay.flatMap(_.embedNever)
       }
       source <- records(src)
