@@ -8,6 +8,17 @@ import scala.concurrent.duration._
   * default action is restored (a background process of a non-interactive shell would otherwise ignore it).
   */
 final case class CliProcess(process: os.SubProcess, out: os.Path, err: os.Path) {
+  /** Waits (at most `within`) until `ready` holds; fails at once if the process ends first, and either way with the end of
+    * its stderr, so a failure says why.
+    */
+  def await(within: FiniteDuration, what: String)(ready: IO[Boolean]): IO[Unit] = {
+    val why = IO.blocking(os.read.lines(err).takeRight(5).mkString("\n  "))
+    (IO.sleep(200.millis) >> ready.flatMap(r =>
+      if (r || process.isAlive()) IO.pure(r)
+      else why.flatMap(e => IO.raiseError(new AssertionError(s"no $what: the process exited ${process.exitCode()} before; stderr:\n  $e")))))
+      .iterateUntil(identity).void.timeoutTo(within, why.flatMap(e => IO.raiseError(new AssertionError(s"no $what within $within; stderr:\n  $e"))))
+  }
+
   /** Ctrl-C, then the exit code (within 60 s). */
   def interrupt: IO[Int] =
     IO.blocking(os.proc("kill", "-INT", process.wrapped.pid().toString).call()) >> IO.blocking { process.waitFor(60000); process.exitCode() }
@@ -27,8 +38,4 @@ object CliProcess {
       stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
     CliProcess(p, out, err)
   }
-
-  /** Waits (at most `within`) until `ready` holds. */
-  def await(within: FiniteDuration, what: String)(ready: IO[Boolean]): IO[Unit] = (IO.sleep(200.millis) >> ready).iterateUntil(
-    identity).void.timeoutTo(within, IO.raiseError(new AssertionError(s"no $what within $within")))
 }

@@ -105,7 +105,7 @@ class HeartbeatSuite extends munit.CatsEffectSuite {
     for {
       _ <- Setup.cli("apply the topology", "apply", "--topology", topology.toString)
       p <- CliProcess.start("heartbeat", "--topic", topic, "--rate", "500", "-o", "table")
-      _ <- CliProcess.await(60.seconds, "heartbeats on the topic")(landed.map(_ >= 200))
+      _ <- p.await(60.seconds, "heartbeats on the topic")(landed.map(_ >= 200))
       code <- p.interrupt
       n <- landed
     } yield {

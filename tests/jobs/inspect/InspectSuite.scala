@@ -189,7 +189,7 @@ class InspectSuite extends munit.CatsEffectSuite {
       p <- CliProcess.start("inspect", "--topic", topic, "--from", "end", "--follow", "-o", "json")
       _ <- IO.sleep(6.seconds)
       _ <- PythonClients.produce(List(late))
-      _ <- CliProcess.await(60.seconds, "the late record")(IO.blocking(os.read(p.out).contains("\"key\":\"late\"")))
+      _ <- p.await(60.seconds, "the late record")(IO.blocking(os.read(p.out).contains("\"key\":\"late\"")))
       code <- p.interrupt
     } yield {
       val err = os.read(p.err)

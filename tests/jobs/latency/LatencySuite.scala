@@ -114,7 +114,7 @@ class LatencySuite extends munit.CatsEffectSuite {
     for {
       p <- CliProcess.start("latency", "--load", "0", "--step-duration", "60s", "--warm-up", "0", "-o", "json")
       probes = IO.blocking(os.read.lines(p.out).count(_.contains("\"type\":\"probe\"")))
-      _ <- CliProcess.await(60.seconds, "two probes")(probes.map(_ >= 2))
+      _ <- p.await(60.seconds, "two probes")(probes.map(_ >= 2))
       code <- p.interrupt
       n <- probes
     } yield {

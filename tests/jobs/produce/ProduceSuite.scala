@@ -186,7 +186,7 @@ class ProduceSuite extends munit.CatsEffectSuite {
       _ <- applyOnce
       p <- CliProcess.start("produce", "--topology", topology.toString, "--topic", beats, "-o", "json")
       _ <- IO.blocking { p.process.stdin.write("{\"beat\":1}\n{\"beat\":2}\n"); p.process.stdin.flush() }
-      _ <- CliProcess.await(60.seconds, "two acknowledgements")(IO.blocking(os.read.lines(p.out).count(_.contains("offset")) >= 2))
+      _ <- p.await(60.seconds, "two acknowledgements")(IO.blocking(os.read.lines(p.out).count(_.contains("offset")) >= 2))
       code <- p.interrupt
     } yield {
       val err = os.read(p.err)

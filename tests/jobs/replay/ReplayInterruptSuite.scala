@@ -17,7 +17,7 @@ class ReplayInterruptSuite extends munit.CatsEffectSuite {
       _ <- CommandTopics(src, dst)
       seeded <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--no-learn", "--commands-topic", src, "--count", "300", "--rate", "0")
       p <- CliProcess.start("replay", "--from-topic", src, "--to-topic", dst, "--rate", "50")
-      _ <- CliProcess.await(60.seconds, "records on the target")(count(dst).map(_ >= 20))
+      _ <- p.await(60.seconds, "records on the target")(count(dst).map(_ >= 20))
       code <- p.interrupt
       landed <- count(dst)
     } yield {
@@ -38,7 +38,7 @@ class ReplayInterruptSuite extends munit.CatsEffectSuite {
       _ <- CommandTopics(src)
       _ <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--no-learn", "--commands-topic", src, "--count", "200000", "--rate", "0")
       p <- CliProcess.start("replay", "--from-topic", src, "--to-file", file.toString)
-      _ <- CliProcess.await(60.seconds, "the partial file")(cats.effect.IO.blocking(os.exists(bankops.base.OutputFile.partialOf(file))))
+      _ <- p.await(60.seconds, "the partial file")(cats.effect.IO.blocking(os.exists(bankops.base.OutputFile.partialOf(file))))
       code <- p.interrupt
     } yield {
       assertEquals(code, 130, os.read(p.err))
