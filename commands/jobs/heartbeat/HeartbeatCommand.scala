@@ -74,7 +74,8 @@ object HeartbeatCommand {
         json = shell.println(summary.json.deepMerge(io.circe.Json.obj("interrupted" -> io.circe.Json.fromBoolean(stopped))).noSpaces) >>
           shell.info(s"heartbeat: ${if (stopped) mark else "done: "}${summary.line}"),
         table = shell.println(s"heartbeat: $mark${summary.line}")
-      ) >>
+      ) >> summary.firstError.filter(_ => summary.errors > 0).traverse_(e =>
+        shell.warn(s"heartbeat: ${summary.errors} record(s) not written; the first error: $e")) >>
         shell.warn(f"achieved ${summary.recordsPerSecond}%.1f records/s of the ${o.rate} asked for: the broker or this machine could not keep up")
           .whenA(o.rate > 0 && summary.seconds >= 2 && summary.recordsPerSecond < o.rate * 0.98 && o.count.forall(_ > o.rate.toLong * 2))
           .as(if (summary.errors > 0) Exit.Unavailable else if (stopped) Exit.Interrupted else Exit.Ok)

@@ -115,7 +115,7 @@ object ProduceRun {
           val (good, rest) = chunk.toList.span(_.isRight)
           val records = good.collect { case Right((ob, _)) => ob }
           val fresh = good.collect { case Right((ob, Some(id))) => shell.info(s"produce: ${ob.source}: no id given, so it has the fresh id $id") }
-          val step = producer.fold(checked.update(_ ++ records))(p => deliver(p, records, acked, onAck))
+          val step = producer.fold(checked.update(_ ++ records))(p => p.watched(deliver(p, records, acked, onAck)))
           (fresh.sequence_ >> step).uncancelable >> rest.collectFirst { case Left(e) => e }.traverse_ { e =>
             acked.get.flatMap(a =>
               IO.raiseError(Failure.BadInput(

@@ -39,6 +39,7 @@ object TopicTarget {
       interrupted = new java.util.concurrent.atomic.AtomicBoolean(false)
       // The authorizer's refusal of a send ends the run at once: every later record would be refused too.
       refusal = new java.util.concurrent.atomic.AtomicReference[Exception]()
+      firstError = new java.util.concurrent.atomic.AtomicReference[Option[String]](None)
       // A tenth of a second's records every tenth of a second; below 10 records/s, one record every 1/rate s.
       paced = o.rate.fold(records) { r =>
         val n = (r / 10) max 1; records.flatMap(Stream.chunk).chunkN(n).metered((n * 1000000000L / r).nanos)
@@ -47,7 +48,7 @@ object TopicTarget {
         // The producer's connection and metadata are made while the source is read, not at the first send.
         // Ctrl-C stops reading; what was handed to the producer is still awaited, so the counts are acknowledgements.
         val stop = ctrlC >> IO(interrupted.set(true))
-        (ackedOnce >> producer.warmUp(List(topic))).background.surround(paced.interruptWhen(stop.attempt).evalMap { chunk =>
+        producer.watched((ackedOnce >> producer.warmUp(List(topic))).background.surround(paced.interruptWhen(stop.attempt).evalMap { chunk =>
           ackedOnce.flatMap { acked =>
             val bad = chunk.toList.find(r => o.keepPartition && r.sourcePartition >= acked.length)
             IO.raiseError(Failure.BadInput(
@@ -77,7 +78,7 @@ object TopicTarget {
                     } >> Option(refusal.get).traverse_(IO.raiseError)))
               }
           }
-        }.parEvalMap(64)(identity).compile.drain)
+        }.parEvalMap(64)(identity).compile.drain)).flatTap(_ => IO(firstError.set(producer.firstError)))
       }.adaptError(KafkaClients.denied(target.kafka, Doing.writing(List(topic)))).adaptError(KafkaClients.unreachable(target.kafka, o.timeout))
       acked <- ackedOnce
       n <- read.get
@@ -95,7 +96,8 @@ object TopicTarget {
           shell.info(s"replay: interrupted before everything due was read; resume with --from offset per source partition: $resume (partitions not " +
             "listed: where this run started)").as(Exit.Interrupted)
         case Some(resume) =>
-          shell.info(s"replay: some records were not delivered; resume with --from offset per source partition: $resume")
+          shell.info(s"replay: some records were not delivered${firstError.get.fold("")(e => s" (the first error: $e)")}; resume with --from " +
+            s"offset per source partition: $resume")
             .as(Exit.Unavailable)
         case None => IO.pure(if (verified) Exit.Ok else Exit.Difference)
       }

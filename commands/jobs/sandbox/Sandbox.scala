@@ -123,19 +123,23 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       if (ran) list.all.traverse(_.status) else IO.pure(list.all.map(s => ServiceStatus(s.name, up = false, "", None, "")))
     }
 
-  /** Stops or starts one service alone: a broker while the others serve, or the handler to let commands pile up. */
-  def alone(name: String, start: Boolean): IO[String] =
-    service(name).flatMap { case (s, ran) =>
-      IO.raiseUnless(ran)(NotRun) >> s.pid.flatMap {
-        case Some(_) if start => IO.pure("already running")
-        case None if !start => IO.pure("not running")
-        case Some(_) => s.stop.as("stopped")
-        case None =>
-          SandboxConnection.read(layout.dir).flatMap {
-            case None => IO.raiseError(Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`"))
-            case Some(_) => s.start.as("started")
-          }
-      }
+  /** Stops or starts the named services, together (brokers that lost their quorum come back only together); every name
+    * is checked before anything is done. Each service's name with what happened to it.
+    */
+  def alone(names: List[String], start: Boolean): IO[List[(String, String)]] =
+    names.distinct.traverse(service).flatMap { found =>
+      IO.raiseUnless(found.forall(_._2))(NotRun) >>
+        (if (start) SandboxConnection.read(layout.dir).flatMap(c =>
+           IO.raiseWhen(c.isEmpty)(Failure.Unavailable("the sandbox is not running: start it with `bankops sandbox up`")))
+         else IO.unit) >>
+        names.distinct.zip(found.map(_._1)).parTraverse { case (name, s) =>
+          s.pid.flatMap {
+            case Some(_) if start => IO.pure("already running")
+            case None if !start => IO.pure("not running")
+            case Some(_) => s.stop.as("stopped")
+            case None => s.start.as("started")
+          }.map(name -> _)
+        }
     }
 
   /** Stops one service and starts it again on the same data and ports: a failover drill for clients. */

@@ -72,9 +72,10 @@ object SandboxCommand {
   )
 
   private def alone(name: String, start: Boolean) = Opts.subcommand(name,
-    s"${if (start) "Start" else "Stop"} one service alone: a broker (kafka-N) while the others serve, or the handler to let commands pile up.")(
-    (dirOpt, serviceArg).mapN { (dir, service) => (shell: Shell) =>
-      sandbox(dir, shell).alone(service, start).flatMap(r => shell.info(f"$service%-9s $r")).as(ExitCode.Success)
+    s"${if (start) "Start" else "Stop"} services alone, together: a broker (kafka-N) while the others serve, two to lose the quorum, or the " +
+      "handler to let commands pile up.")(
+    (dirOpt, Opts.arguments[String]("SERVICE")).mapN { (dir, services) => (shell: Shell) =>
+      sandbox(dir, shell).alone(services.toList, start).flatMap(_.traverse_ { case (s, r) => shell.info(f"$s%-9s $r") }).as(ExitCode.Success)
     }
   )
 

@@ -48,10 +48,10 @@ final class LoadGenerator private (make: (Long, Array[Byte]) => ProducerRecord[A
                 if (failed.get == 0) stats.bytes.addAndGet(bytes)
               } >> Option(refusal.get).traverse_(IO.raiseError[Unit]))) // the authorizer's refusal ends the run: all would be refused
       }.parEvalMap(4096)(identity)
-      val snapshot = IO.monotonic.map(now => stats.snapshot(now.toNanos, rate))
+      val snapshot = IO.monotonic.map(now => stats.snapshot(now.toNanos, rate).copy(firstError = producer.firstError))
       val reports = Stream.awakeEvery[IO](5.seconds).evalMap(_ => snapshot.flatMap(report))
-      (stop >> IO(stopped.set(true))).background.surround(sent.concurrently(reports).concurrently(Stream.eval(learner)).compile.drain)
-        .adaptError(refused) >> snapshot
+      producer.watched((stop >> IO(stopped.set(true))).background.surround(sent.concurrently(reports).concurrently(Stream.eval(learner)).compile
+            .drain)).adaptError(refused) >> snapshot
     }
 }
 

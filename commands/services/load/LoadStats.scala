@@ -23,9 +23,10 @@ final class LoadStats(val startedNanos: Long) {
   }
 }
 
-/** The figures kafka-producer-perf-test prints, plus errors and the rate asked for. */
+/** The figures kafka-producer-perf-test prints, plus errors (the first of them named) and the rate asked for. */
 final case class LoadSummary(records: Long, recordsPerSecond: Double, mbPerSecond: Double, avgMs: Double, p50: Double, p95: Double,
-                             p99: Double, p999: Double, maxMs: Double, errors: Long, targetRate: Int, seconds: Double) {
+                             p99: Double, p999: Double, maxMs: Double, errors: Long, targetRate: Int, seconds: Double,
+                             firstError: Option[String] = None) {
   def line: String = {
     val target = if (targetRate > 0) f" (target $targetRate, ${recordsPerSecond / targetRate * 100}%.1f%%)" else ""
     f"$records%d records, $recordsPerSecond%.1f records/s$target, $mbPerSecond%.2f MB/s, latency ms avg $avgMs%.2f p50 $p50%.2f " +
@@ -38,6 +39,7 @@ final case class LoadSummary(records: Long, recordsPerSecond: Double, mbPerSecon
     "mbPerSecond" -> Json.fromDoubleOrNull(round(mbPerSecond)),
     "latencyMs" -> Json.obj("avg" -> d(avgMs), "p50" -> d(p50), "p95" -> d(p95), "p99" -> d(p99), "p99.9" -> d(p999), "max" -> d(maxMs)),
     "errors" -> Json.fromLong(errors),
+    "firstError" -> firstError.fold(Json.Null)(Json.fromString),
     "targetRate" -> Json.fromInt(targetRate),
     "seconds" -> d(seconds)
   )
