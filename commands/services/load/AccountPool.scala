@@ -13,6 +13,9 @@ final class AccountPool {
   def ask(id: UUID): Unit = { asked.add(id); () }
   def outstanding: Int = asked.size
 
+  /** Whether feedback keyed by `id` answers one of our creations (and so is worth decoding). */
+  def awaits(id: UUID): Boolean = asked.contains(id)
+
   /** Feedback for one of our creations: the account is ours to use. */
   def learn(id: UUID, iban: String, token: String): Unit =
     if (asked.remove(id)) synchronized { learned = learned :+ (iban -> token) }
