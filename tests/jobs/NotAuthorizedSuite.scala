@@ -3,7 +3,7 @@ package bankops.jobs
 import cats.effect.IO
 import cats.syntax.all._
 
-import org.apache.kafka.common.acl.AclOperation.{DESCRIBE, DESCRIBE_CONFIGS, READ, WRITE}
+import org.apache.kafka.common.acl.AclOperation.{ALTER_CONFIGS, DESCRIBE, DESCRIBE_CONFIGS, READ, WRITE}
 
 import scala.concurrent.duration._
 
@@ -134,6 +134,33 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
         }
       } >> as(identities / "operator.properties", "topics", "plan").map(r => assertEquals(r._1.code, 0, r._1.out))
     }.guarantee(Strangers.revoke("planner"))
+  }
+
+  test("access as code: ACL changes the identity may not make (no ALTER on the cluster) refuse plan's gate and apply before any topic changes") {
+    val topology = IO.blocking {
+      val dir = os.temp.dir()
+      os.list(Repo.root / "schemas").foreach(f => os.copy(f, dir / f.last))
+      val file = dir / "topology.json"
+      // One topic config changed, and one principal more in access (its SCRAM users left out: they need no change).
+      val json = io.circe.parser.parse(os.read(file).replace("\"retention.ms\": \"900000\"", "\"retention.ms\": \"1200000\"")).toOption.get
+      val auditor = io.circe.parser.parse("""[{"role": "consumer", "topics": ["heartbeat"], "groupPrefix": "bankops-auditor-"}]""").toOption.get
+      os.write.over(file, json.mapObject(_.remove("users")).hcursor.downField("access").withFocus(_.mapObject(_.add("User:auditor", auditor))).top.get
+        .spaces2)
+      file
+    }
+    (Strangers.certificate("deployer"), Strangers.grantCluster("deployer", DESCRIBE),
+      Strangers.grant("deployer", bankTopics, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS), topology).mapN((config, _, _, file) => (config, file))
+      .flatMap { case (config, file) =>
+        val line = "refused: access: not authorized to ALTER the cluster as CN=deployer (from BANKOPS_COMMAND_CONFIG): creating and deleting " +
+          "ACLs and SCRAM users needs it"
+        List(List("plan", "--gate"), List("apply")).traverse_ { args =>
+          as(config, (args ++ List("--topology", file.toString)): _*).map { case (r, _) =>
+            assertEquals(r.code, 4, r.err)
+            assert(r.err.linesIterator.contains(line), r.err)
+            assert(!r.err.contains("Exception"), r.err)
+          }
+        } >> as(identities / "operator.properties", "topics", "plan").map(r => assertEquals(r._1.code, 0, s"heartbeat's config changed: ${r._1.out}"))
+      }.guarantee(Strangers.revoke("deployer") >> Strangers.revoke("auditor"))
   }
 
   test("a SCRAM user with a wrong password is a named failure (exit 3), the password never shown") {

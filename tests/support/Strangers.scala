@@ -70,6 +70,15 @@ object Strangers {
       KafkaClients.javaAdmin(settings.kafka).use(a => KafkaClients.await(a.createAcls(bindings.asJava).all())).void
     }
 
+  /** Grants `User:<name>` the operations on the cluster resource, as the operator. */
+  def grantCluster(name: String, operations: AclOperation*): IO[Unit] =
+    SandboxFixture.settings.flatMap { settings =>
+      val bindings = operations.toList.map(op =>
+        new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+          new AccessControlEntry(s"User:$name", "*", op, AclPermissionType.ALLOW)))
+      KafkaClients.javaAdmin(settings.kafka).use(a => KafkaClients.await(a.createAcls(bindings.asJava).all())).void
+    }
+
   /** Removes what a test granted `User:<name>` and its SCRAM user, so later suites on the same sandbox see no drift from it. */
   def revoke(name: String): IO[Unit] =
     SandboxFixture.settings.flatMap { settings =>

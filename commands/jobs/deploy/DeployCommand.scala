@@ -24,7 +24,8 @@ object DeployCommand {
   private def session[A](c: SchemaFlow.Common, level: Option[String], deleteUnlisted: Boolean, shell: Shell)(f: Session => IO[A]): IO[A] =
     SchemaFlow.preparedWith(c, shell) { (topology, desired, sync, settings) =>
       KafkaClients.withAdmin(settings.kafka, c.timeout) { admin =>
-        val (topics, acls) = (new TopicAdmin(admin, ClientIdentity.describe(settings.kafka)), new AclAdmin(admin))
+        val identity = ClientIdentity.describe(settings.kafka)
+        val (topics, acls) = (new TopicAdmin(admin, identity), new AclAdmin(admin, identity))
         (TopicSync.plan(topics, topology, deleteUnlisted = false), sync.plan(desired, level),
           AccessSync.plan(acls, topology, deleteUnlisted, shell.env)).tupled.flatMap { case (tp, sp, (ap, passwords)) =>
           f(Session(topics, acls, sync, topology, desired, tp, sp, ap, passwords))
@@ -51,7 +52,7 @@ object DeployCommand {
     /** 1 for anything pending (with `gate`, only for what apply would refuse); a refusal's own code when it has one. */
     def code(gate: Boolean): ExitCode =
       if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused))
-      else if (access.refused) ExitCode(Failure.ExitBadInput)
+      else if (access.refused) ExitCode(if (access.notAuthorized) Failure.ExitNotAuthorized else Failure.ExitBadInput)
       else if (schemas.incompatible.nonEmpty) Exit.Difference
       else if (gate || (topics.isEmpty && schemas.isEmpty && access.isEmpty)) Exit.Ok
       else Exit.Difference

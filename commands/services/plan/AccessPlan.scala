@@ -25,10 +25,12 @@ object UserChange {
     Json.obj("action" -> c.action.asJson, "user" -> c.user.asJson, "mechanism" -> c.mechanism.asJson, "detail" -> c.detail.asJson))
 }
 
-/** ACLs and SCRAM users: what apply would change, the drift it leaves, and what refuses the whole apply.
-  * `managesAcls`/`managesUsers` are false when the topology has no `access`/`users`: then nothing was even read.
+/** ACLs and SCRAM users: what apply would change, the drift it leaves, and what refuses the whole apply
+  * (`notAuthorized`: the authorizer would refuse the changes, exit 4). `managesAcls`/`managesUsers` are false when the
+  * topology has no `access`/`users`: then nothing was even read.
   */
-final case class AccessPlan(managesAcls: Boolean, managesUsers: Boolean, acls: List[AclChange], users: List[UserChange], refusals: List[String]) {
+final case class AccessPlan(managesAcls: Boolean, managesUsers: Boolean, acls: List[AclChange], users: List[UserChange], refusals: List[String],
+                            notAuthorized: Boolean = false) {
   def manages: Boolean = managesAcls || managesUsers
   def aclChanges: List[AclChange] = acls.filter(c => c.action == AccessPlan.Add || c.action == AccessPlan.Delete)
   def userChanges: List[UserChange] = users.filter(c => c.action == AccessPlan.Create || c.action == AccessPlan.Delete)

@@ -25,7 +25,12 @@ object AccessSync {
       plan = AccessPlanner.plan(topology, AccessState(acls, credentials), deleteUnlisted)
       wanted = plan.users.filter(_.action == AccessPlan.Create).map(_.user).toSet
       read <- topology.users.toList.flatten.filter(u => wanted(u.name)).traverse(u => IO.blocking(u.name -> password(u.name, u.password, env)))
-    } yield (plan.copy(refusals = plan.refusals ++ read.collect { case (_, Left(e)) => e }), read.collect { case (u, Right(p)) => u -> p }.toMap)
+      // Asked before anything changes: apply makes the topics first, and a refusal only then would leave them changed.
+      denied <- if (plan.isEmpty) IO.pure(false) else admin.mayAlter.map(_.contains(false))
+      notAllowed = Option.when(denied)(
+        s"refused: access: not authorized to ALTER the cluster as ${admin.identity}: creating and deleting ACLs and SCRAM users needs it")
+    } yield (plan.copy(refusals = plan.refusals ++ read.collect { case (_, Left(e)) => e } ++ notAllowed, notAuthorized = denied),
+      read.collect { case (u, Right(p)) => u -> p }.toMap)
 
   /** A password from its variable or file (a file's trailing newline dropped); never from the topology. */
   def password(user: String, source: PasswordSource, env: Map[String, String]): Either[String, String] = {

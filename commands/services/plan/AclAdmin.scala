@@ -2,7 +2,7 @@ package bankops.services.plan
 
 import cats.effect.IO
 import cats.syntax.all._
-import org.apache.kafka.clients.admin.{Admin, ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion, UserScramCredentialUpsertion}
+import org.apache.kafka.clients.admin.{Admin, DescribeClusterOptions, ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion, UserScramCredentialUpsertion}
 import org.apache.kafka.common.acl.{AccessControlEntry, AclBinding, AclBindingFilter, AclOperation, AclPermissionType}
 import org.apache.kafka.common.errors.SecurityDisabledException
 import org.apache.kafka.common.resource.{PatternType, ResourcePattern, ResourceType}
@@ -12,8 +12,17 @@ import scala.jdk.CollectionConverters._
 import bankops.services.kafka.{Denied, Doing}
 import bankops.services.kafka.KafkaClients.await
 
-/** The effectful edge of access as code: reads the cluster's ACLs and SCRAM users, and changes them. */
-final class AclAdmin(admin: Admin) {
+/** The effectful edge of access as code: reads the cluster's ACLs and SCRAM users, and changes them, as `identity`
+  * (the client's principal, for refusal lines).
+  */
+final class AclAdmin(admin: Admin, val identity: String) {
+
+  /** Whether this client may create and delete ACLs and SCRAM users (ALTER on the cluster), asked without changing
+    * anything: the broker's list of the caller's operations on the cluster. None when the broker does not say.
+    */
+  def mayAlter: IO[Option[Boolean]] =
+    await(admin.describeCluster(new DescribeClusterOptions().includeAuthorizedOperations(true)).authorizedOperations())
+      .map(ops => Option(ops).map(_.asScala.exists(op => op == AclOperation.ALTER || op == AclOperation.ALL)))
 
   /** Every ACL the cluster holds; Left when the brokers run without an authorizer. */
   def acls: IO[Either[String, List[AclEntry]]] =
