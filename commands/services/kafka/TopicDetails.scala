@@ -59,7 +59,7 @@ final case class TopicDetails(name: String, internal: Boolean, topicId: String, 
 /** A line of `topics list`: leadership and replication only, no offsets or configs. */
 final case class TopicOverview(name: String, internal: Boolean, partitions: Int, replicationFactor: Int, underReplicated: Int, offline: Int)
 
-/** What `describe` read: the brokers' count (the topology's replication is capped at it), the topics asked for, and
+/** What `describe` read: the brokers' count (the planner compares the topology's replication with it), the topics asked for, and
   * what could not be read (sizes without permission to describe log directories, offsets of a partition without leader).
   */
 final case class DescribedTopics(brokers: Int, topics: List[TopicDetails], warnings: List[String])
