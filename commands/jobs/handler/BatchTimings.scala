@@ -13,6 +13,8 @@ final case class BatchTimings(batches: Long = 0, records: Long = 0, database: Lo
     f(sends, o.sends), f(prepare, o.prepare), f(kafkaCommit, o.kafkaCommit), f(commitPrepared, o.commitPrepared), f(reads, o.reads),
     f(writes, o.writes))
   def +(o: BatchTimings): BatchTimings = zip(o, _ + _)
+  /** All phases together: the batch's time from its first database read to COMMIT PREPARED. */
+  def total: Long = database + sends + prepare + kafkaCommit + commitPrepared
   def -(o: BatchTimings): BatchTimings = zip(o, _ - _)
 
   /** For the status line: `; 12 batches of 3.5 records, ms each: database 1.2 (...)`; empty without batches. */
@@ -21,6 +23,14 @@ final case class BatchTimings(batches: Long = 0, records: Long = 0, database: Lo
     def ms(n: Long) = f"${n.toDouble / batches / 1e6}%.1f"
     f"; $batches batches of ${records.toDouble / batches}%.1f records, ms each: database ${ms(database)} (reads ${ms(reads)}), " +
       s"sends ${ms(sends)} (writes ${ms(writes)}), prepare ${ms(prepare)}, Kafka commit ${ms(kafkaCommit)}, commit prepared ${ms(commitPrepared)}"
+  }
+
+  /** One batch, for the status line: `; slowest batch 41.2 ms (32 records: database 3.1, ...)`; empty without one. */
+  def slowestLine: String = if (batches == 0) ""
+  else {
+    def ms(n: Long) = f"${n.toDouble / 1e6}%.1f"
+    s"; slowest batch ${ms(total)} ms ($records records: database ${ms(database)}, sends ${ms(sends)}, prepare ${ms(prepare)}, " +
+      s"Kafka commit ${ms(kafkaCommit)}, commit prepared ${ms(commitPrepared)})"
   }
 
   /** Means per batch in ms, and the mean batch size. */
