@@ -9,7 +9,8 @@ import bankops.base.DurationText
   *  - `BANKOPS_HANDLER_LOSE=POINT` throws there as if Kafka's answer never came (at `before-kafka-commit` the commit
   *    request was never sent, at `after-kafka-commit` it was and committed).
   * Points: `before-prepare` (database written, marker acknowledged), `after-prepare`, `before-kafka-commit`,
-  * `after-kafka-commit`, `during-recovery` (an outcome decided, the prepared transaction not yet settled).
+  * `after-kafka-commit`, `before-commit-prepared` (on the committer's thread, the next batch going on meanwhile),
+  * `during-recovery` (an outcome decided, the prepared transaction not yet settled).
   */
 object HandlerFaults {
   def apply(env: Map[String, String], log: String => Unit): String => Unit = {
@@ -24,18 +25,20 @@ object HandlerFaults {
     if (crash.isEmpty && pause.isEmpty && lose.isEmpty) _ => ()
     else {
       var fired = Set.empty[String]
+      // The loop's thread and the committer's reach their points: each fires once, and a pause holds only its own thread.
+      def firstTime(point: String): Boolean = synchronized { val first = !fired(point); fired += point; first }
       point =>
-        if (!fired(point)) {
-          if (crash.contains(point)) { log(s"handler: crashing $point (BANKOPS_HANDLER_CRASH)"); Runtime.getRuntime.halt(137) }
-          pause.filter(_._1 == point).foreach { case (_, d) =>
-            fired += point
-            log(s"handler: pausing $point for ${d.toMillis} ms (BANKOPS_HANDLER_PAUSE)")
-            Thread.sleep(d.toMillis)
-          }
-          if (lose.contains(point)) {
-            fired += point
-            log(s"handler: losing Kafka's answer $point (BANKOPS_HANDLER_LOSE)")
-            throw new org.apache.kafka.common.errors.TimeoutException(s"fault: Kafka's answer lost $point (BANKOPS_HANDLER_LOSE)")
+        if (crash.contains(point)) { log(s"handler: crashing $point (BANKOPS_HANDLER_CRASH)"); Runtime.getRuntime.halt(137) }
+        else if (pause.exists(_._1 == point) || lose.contains(point)) {
+          if (firstTime(point)) {
+            pause.filter(_._1 == point).foreach { case (_, d) =>
+              log(s"handler: pausing $point for ${d.toMillis} ms (BANKOPS_HANDLER_PAUSE)")
+              Thread.sleep(d.toMillis)
+            }
+            if (lose.contains(point)) {
+              log(s"handler: losing Kafka's answer $point (BANKOPS_HANDLER_LOSE)")
+              throw new org.apache.kafka.common.errors.TimeoutException(s"fault: Kafka's answer lost $point (BANKOPS_HANDLER_LOSE)")
+            }
           }
         }
     }

@@ -23,15 +23,21 @@ import HandlerLoop.{Producer, Read, Sent}
   * read_committed consumer reads it ([[KafkaOutcome]]): there, committed (COMMIT PREPARED); skipped, aborted (ROLLBACK
   * PREPARED, and the batch is read again); still open, it waits, never guesses. Because the locks are held until both
   * commits, every account's balance changes reach Kafka in the order the database applied them, even with several
-  * handlers in one group. All Kafka and database calls run on one blocking thread at a time (the batch's offsets are
-  * sent from `offsetSender` while that thread works on the database).
+  * handlers in one group. All Kafka and database calls run on one blocking thread at a time, but for two: the batch's
+  * offsets are sent from `offsetSender` while that thread works on the database, and COMMIT PREPARED runs on the
+  * [[Committer]]'s connection while the next batch begins.
   */
 final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, producer: Replaceable[Producer], db: Replaceable[LedgerDb],
-                                 offsetSender: ExecutorService) {
+                                 offsetSender: ExecutorService, committing: Replaceable[LedgerDb], committerThread: ExecutorService) {
   import parts.{consumer, decoder, fault, log, outputs}
 
   private val preparedBatches = new PreparedBatches(names, parts, producer, db)
   private val ledger = new LedgerReads
+  private val committer = new Committer(committing, committerThread, fault, (gid, e) => {
+    preparedBatches.require()
+    log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): settled by its marker before the next batch " +
+      s"($gid)")
+  })
 
   def stats: HandlerStats = parts.stats
 
@@ -42,7 +48,7 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit = ()
     def onPartitionsAssigned(partitions: java.util.Collection[TopicPartition]): Unit = {
       preparedBatches.require()
-      try preparedBatches.recoverIfNeeded()
+      try recover()
       catch {
         case _: HandlerStopping => ()
         case NonFatal(e) => log(s"handler: recovery waits: ${HandlerLoop.describe(e)}")
@@ -64,7 +70,7 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
 
   /** One poll; None when it was empty. */
   def step(): Option[Vector[Batch.Raw]] = {
-    preparedBatches.recoverIfNeeded()
+    recover()
     val polled = consumer.poll(java.time.Duration.ofMillis(200))
     if (polled.isEmpty) None else Some(polled.asScala.toVector)
   }
@@ -73,9 +79,10 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     * batch (see [[InFlight]]).
     */
   def apply(records: Vector[Batch.Raw]): Unit = {
-    try preparedBatches.recoverIfNeeded()
+    try recover()
     catch { case NonFatal(e) => rewind(records); throw e }
     val batch = Batch(records, decoder)
+    committer.beforeReading(batch.commands.map(_.fold(_.id, _.id)).toSet)
     val p = producer.get()
     val t0 = System.nanoTime()
     val offsetsSent = new InFlight(records, p, None).step(None)(begin(p, batch))
@@ -89,7 +96,8 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     val t3 = System.nanoTime()
     inFlight.step(gid)(commitKafka(p, prepared = gid.isDefined))
     val t4 = System.nanoTime()
-    gid.foreach(commitPrepared)
+    // Handed over: the batch's time ends here; the commit's own shows as the next batch's wait for its rows, if any.
+    gid.foreach(committer.submit(_, batch.commands.map(_.fold(_.id, _.id)).toSet))
     stats.timed(BatchTimings.of(records.size, t0, t1, t2, t3, t4, System.nanoTime(), reads = read.reads, writes = sent.writes))
     batch.poison.foreach { case (r, reason) =>
       log(s"warning: dead-lettered ${r.topic}-${r.partition}@${r.offset} to ${outputs.deadLetterTopic}: $reason")
@@ -150,15 +158,14 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     if (prepared) fault("after-kafka-commit")
   }
 
-  /** The batch is published: when COMMIT PREPARED fails, recovery commits it later by its marker. */
-  private def commitPrepared(gid: String): Unit =
-    try preparedBatches.finish(gid, commit = true)
-    catch {
-      case NonFatal(e) =>
-        preparedBatches.require()
-        db.drop()
-        log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): retried")
-    }
+  /** Settles prepared batches when needed, once our own commit in flight is done (it may be among them). */
+  private def recover(): Unit = {
+    if (preparedBatches.needed) committer.awaitDone()
+    preparedBatches.recoverIfNeeded()
+  }
+
+  /** Before the loop's clients are released: the commit in flight finishes first. */
+  def close(): Unit = committer.awaitDone()
 
   private def awaited[A](f: Future[A]): A = try f.get()
   catch { case e: ExecutionException => throw e.getCause }
@@ -219,11 +226,17 @@ object HandlerLoop {
                database: Resource[SyncIO, LedgerDb]): Resource[IO, HandlerLoop] =
     for {
       db <- Replaceable.resource(database)
+      committing <- Replaceable.resource(database)
       p <- Replaceable.resource(producer)
-      offsets <- Resource.make(IO(Executors.newSingleThreadExecutor { (r: Runnable) =>
-        val t = new Thread(r, "handler-offsets"); t.setDaemon(true); t
-      }))(e => IO.blocking(e.shutdown()))
-    } yield new HandlerLoop(names, parts, p, db, offsets)
+      offsets <- thread("handler-offsets")
+      commits <- thread("handler-commits")
+      loop <- Resource.make(IO(new HandlerLoop(names, parts, p, db, offsets, committing, commits)))(l => IO.blocking(l.close()))
+    } yield loop
+
+  private def thread(name: String): Resource[IO, ExecutorService] =
+    Resource.make(IO(Executors.newSingleThreadExecutor { (r: Runnable) =>
+      val t = new Thread(r, name); t.setDaemon(true); t
+    }))(e => IO.blocking(e.shutdown()))
 
   /** What the read step found: the batch's ledger (None without commands), and its database reads' time (ns). */
   private final case class Read(applied: Option[Applied], reads: Long)

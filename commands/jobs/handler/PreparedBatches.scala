@@ -17,23 +17,26 @@ final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: 
     * marker, within PostgreSQL's 200 bytes.
     */
   val gidPrefix: String = s"${LedgerDb.GidRoot}${HandlerLoop.hash(s"${names.group}\u0000${names.topic}\u0000$feedbackTopic")}:"
-  @volatile private var needed = true
+  @volatile private var required = true
+
+  /** Whether recovery runs before the next batch. */
+  def needed: Boolean = required
 
   /** The id naming a batch's marker. */
   def gid(partition: Int, offset: Long): String = s"$gidPrefix$partition@$offset"
 
   /** Recovery runs before the next batch (after a failure, or when partitions moved). */
-  def require(): Unit = needed = true
+  def require(): Unit = required = true
 
   /** Settles the prepared batches left by handlers of this group. Our own producer is made first: its
     * `initTransactions` ends a transaction our previous producer left open, so our own batches are decided at once.
     * Throws when one is still undecided.
     */
-  def recoverIfNeeded(): Unit = if (needed) {
+  def recoverIfNeeded(): Unit = if (required) {
     producer.get()
     val undecided = db.get().prepared(gidPrefix).filterNot(settle)
     if (undecided.nonEmpty) throw PreparedBatchPending.undecided(undecided.head)
-    needed = false
+    required = false
   }
 
   /** True when the batch is settled (or can never be by us). */
@@ -69,11 +72,17 @@ final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: 
       }
   }
 
-  /** COMMIT or ROLLBACK PREPARED; done all the same when another handler settled it first (by the same final outcome). */
-  def finish(gid: String, commit: Boolean): Unit =
-    try { if (commit) db.get().commitPrepared(gid) else db.get().rollbackPrepared(gid) }
+  def finish(gid: String, commit: Boolean): Unit = PreparedBatches.finish(db.get(), gid, commit)
+}
+
+object PreparedBatches {
+  /** COMMIT or ROLLBACK PREPARED on `ledger`; done all the same when another session settled it first (by the same final
+    * outcome): a peer's or our own recovery, or this handler's [[Committer]].
+    */
+  def finish(ledger: LedgerDb, gid: String, commit: Boolean): Unit =
+    try { if (commit) ledger.commitPrepared(gid) else ledger.rollbackPrepared(gid) }
     catch {
       case e: SQLException if e.getSQLState == "42704" => () // settled meanwhile
-      case e: SQLException if e.getSQLState == "55000" => db.get().awaitSettled(Set(gid)) // being settled by another session right now
+      case e: SQLException if e.getSQLState == "55000" => ledger.awaitSettled(Set(gid)) // being settled by another session right now
     }
 }

@@ -77,8 +77,16 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       var spawned = List.empty[os.SubProcess]
       def spawn(p: => os.SubProcess) = IO.blocking { val h = p; spawned ::= h; h }
       val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> spawn(bank.spawnHandler("b", logB))
+      // Held 25 s, its transaction given 60 s before the coordinator aborts it: the second handler's start (a JVM, its
+      // recovery) falls inside the hold however busy the machine is (an 8 s hold under a 10 s timeout was missed once).
+      val patient = IO.blocking {
+        val identity = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
+        os.temp(os.read(identity) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties")
+      }
       (for {
-        a <- spawn(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:8s")))
+        config <- patient
+        a <- spawn(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:25s"),
+          args = List("--command-config", config.toString)))
         _ <- BankFixture.awaitLog(logA, "handler: applying")
         _ <- secondStarts.start
         _ <- scenario(bank, IO.pure(a), logA)
@@ -104,6 +112,41 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
           }
         }
       }
+  }
+
+  test("COMMIT PREPARED held on the committer's thread while the next batch needs the account it created: that batch waits for it, " +
+    "every command once") {
+    BankFixture.create("committer").flatMap { bank =>
+      val log = os.temp(prefix = "committer", suffix = ".log")
+      scenario(bank, IO.blocking(bank.spawnHandler("c", log, env = Map("BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:3s"))), log).flatMap {
+        case (h, _) =>
+          BankFixture.signal(h, "TERM").map { _ =>
+            val text = os.read(log)
+            assert(text.contains("pausing before-commit-prepared"), text)
+            assert(!text.contains("batch failed"), text)
+          }
+      }
+    }
+  }
+
+  test("a crash on the committer's thread before COMMIT PREPARED: the restarted handler commits the batch by its marker, every command once") {
+    BankFixture.create("commitcrash").flatMap { bank =>
+      val log = os.temp(prefix = "commitcrash", suffix = ".log")
+      val account = id()
+      for {
+        crashing <- IO.blocking(bank.spawnHandler("k", log, crash = Some("before-commit-prepared")))
+        _ <- bank.send(List(creation(account)))
+        code <- halted(crashing)
+        prepared <- bank.query(preparedSql)(_.getLong(1))
+        h <- IO.blocking(bank.spawnHandler("k", log))
+        _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
+        checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+      } yield {
+        assertEquals(code, 137, logs(log))
+        assertEquals(prepared, List(1L))
+        assertEquals(checked(account)._1, "AccountCreationConfirmed")
+      }
+    }
   }
 
   test("a crash after the database writes and before PREPARE: nothing is left prepared, the restarted handler applies the batch once") {
