@@ -113,16 +113,19 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
       }.guarantee(Strangers.revoke("beater"))
   }
 
+  /** A copy of the bank's topology (with its .avsc files) whose heartbeat topic's retention differs, edited further by `edit`. */
+  private def heartbeatRetentionChanged(edit: io.circe.Json => io.circe.Json): IO[os.Path] = IO.blocking {
+    val dir = os.temp.dir()
+    os.list(Repo.root / "schemas").foreach(f => os.copy(f, dir / f.last))
+    val file = dir / "topology.json"
+    val json = io.circe.parser.parse(os.read(file).replace("\"retention.ms\": \"900000\"", "\"retention.ms\": \"1200000\"")).toOption.get
+    os.write.over(file, edit(json).spaces2)
+    file
+  }
+
   test("topics as code: a change the identity may not make is refused by name, plan's gate and apply alike; nothing changes") {
-    val topology = IO.blocking {
-      val dir = os.temp.dir()
-      os.list(Repo.root / "schemas").foreach(f => os.copy(f, dir / f.last))
-      val file = dir / "topology.json"
-      // Topics alone (its access would need DESCRIBE on the cluster first), one config changed.
-      val json = io.circe.parser.parse(os.read(file).replace("\"retention.ms\": \"900000\"", "\"retention.ms\": \"1200000\"")).toOption.get
-      os.write.over(file, json.mapObject(_.remove("access").remove("users")).spaces2)
-      file
-    }
+    // Topics alone (its access would need DESCRIBE on the cluster first).
+    val topology = heartbeatRetentionChanged(_.mapObject(_.remove("access").remove("users")))
     (Strangers.certificate("planner"), Strangers.grant("planner", bankTopics, DESCRIBE, DESCRIBE_CONFIGS), topology).mapN((config, _, file) =>
       (config, file)).flatMap { case (config, file) =>
       val line = "refused: topic heartbeat: set config: not authorized to ALTER_CONFIGS topic heartbeat as CN=planner (from BANKOPS_COMMAND_CONFIG)"
@@ -137,17 +140,10 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
   }
 
   test("access as code: ACL changes the identity may not make (no ALTER on the cluster) refuse plan's gate and apply before any topic changes") {
-    val topology = IO.blocking {
-      val dir = os.temp.dir()
-      os.list(Repo.root / "schemas").foreach(f => os.copy(f, dir / f.last))
-      val file = dir / "topology.json"
-      // One topic config changed, and one principal more in access (its SCRAM users left out: they need no change).
-      val json = io.circe.parser.parse(os.read(file).replace("\"retention.ms\": \"900000\"", "\"retention.ms\": \"1200000\"")).toOption.get
-      val auditor = io.circe.parser.parse("""[{"role": "consumer", "topics": ["heartbeat"], "groupPrefix": "bankops-auditor-"}]""").toOption.get
-      os.write.over(file, json.mapObject(_.remove("users")).hcursor.downField("access").withFocus(_.mapObject(_.add("User:auditor", auditor))).top.get
-        .spaces2)
-      file
-    }
+    // One principal more in access (its SCRAM users left out: they need no change).
+    val auditor = io.circe.parser.parse("""[{"role": "consumer", "topics": ["heartbeat"], "groupPrefix": "bankops-auditor-"}]""").toOption.get
+    val topology = heartbeatRetentionChanged(_.mapObject(_.remove("users")).hcursor.downField("access")
+        .withFocus(_.mapObject(_.add("User:auditor", auditor))).top.get)
     (Strangers.certificate("deployer"), Strangers.grantCluster("deployer", DESCRIBE),
       Strangers.grant("deployer", bankTopics, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS), topology).mapN((config, _, _, file) => (config, file))
       .flatMap { case (config, file) =>

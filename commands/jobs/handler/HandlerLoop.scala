@@ -33,11 +33,12 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
 
   private val preparedBatches = new PreparedBatches(names, parts, producer, db)
   private val ledger = new LedgerReads
-  private val committer = new Committer(committing, committerThread, fault, (gid, e) => {
-    preparedBatches.require()
-    log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): settled by its marker before the next batch " +
-      s"($gid)")
-  })
+  private val committer = new Committer(committing, committerThread, fault,
+    (gid, e) => {
+      preparedBatches.require()
+      log(s"handler: batch published, its database commit is pending (${HandlerLoop.describe(e)}): settled by its marker before the next batch " +
+        s"($gid)")
+    })
 
   def stats: HandlerStats = parts.stats
 

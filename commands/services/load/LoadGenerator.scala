@@ -38,20 +38,20 @@ final class LoadGenerator private (make: (Long, Array[Byte]) => ProducerRecord[A
       val madeUntil = new AtomicLong(0L)
       val sent = LoadGenerator.chunks(rate, count, (n, now) => make(first + n, now), start).takeWhile(_ => !stopped.get)
         .onFinalize(IO.monotonic.flatMap(t => IO(madeUntil.set(t.toNanos)))).evalMap { chunk =>
-        made.addAndGet(chunk.size.toLong)
-        val bytes = chunk.foldLeft(0L)((n, r) => n + r.value.length + Option(r.key).fold(0)(_.length))
-        val failed = new AtomicInteger()
-        val refusal = new java.util.concurrent.atomic.AtomicReference[Exception]()
-        // Callbacks run on the producer's one network thread: per record only the latency is recorded.
-        producer.send(chunk)((nanos, _, error) =>
-          if (error == null) stats.latency.recordValue((nanos / 1000) min stats.latency.getHighestTrackableValue)
-          else { failed.incrementAndGet(); if (Denied.isRefusal(error)) refusal.compareAndSet(null, error) })
-          .map(_.flatMap(_ =>
-              IO {
-                stats.records.addAndGet(chunk.size.toLong - failed.get); stats.errors.addAndGet(failed.get.toLong)
-                if (failed.get == 0) stats.bytes.addAndGet(bytes)
-              } >> Option(refusal.get).traverse_(IO.raiseError[Unit]))) // the authorizer's refusal ends the run: all would be refused
-      }.parEvalMap(4096)(identity)
+          made.addAndGet(chunk.size.toLong)
+          val bytes = chunk.foldLeft(0L)((n, r) => n + r.value.length + Option(r.key).fold(0)(_.length))
+          val failed = new AtomicInteger()
+          val refusal = new java.util.concurrent.atomic.AtomicReference[Exception]()
+          // Callbacks run on the producer's one network thread: per record only the latency is recorded.
+          producer.send(chunk)((nanos, _, error) =>
+            if (error == null) stats.latency.recordValue((nanos / 1000) min stats.latency.getHighestTrackableValue)
+            else { failed.incrementAndGet(); if (Denied.isRefusal(error)) refusal.compareAndSet(null, error) })
+            .map(_.flatMap(_ =>
+                IO {
+                  stats.records.addAndGet(chunk.size.toLong - failed.get); stats.errors.addAndGet(failed.get.toLong)
+                  if (failed.get == 0) stats.bytes.addAndGet(bytes)
+                } >> Option(refusal.get).traverse_(IO.raiseError[Unit]))) // the authorizer's refusal ends the run: all would be refused
+        }.parEvalMap(4096)(identity)
       val snapshot = IO.monotonic.map { now =>
         val until = if (rate > 0 && madeUntil.get > 0) madeUntil.get else now.toNanos
         stats.snapshot(until, rate).copy(firstError = producer.firstError)

@@ -2,7 +2,9 @@ package bankops.services.plan
 
 import cats.effect.IO
 import cats.syntax.all._
-import org.apache.kafka.clients.admin.{Admin, DescribeClusterOptions, ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion, UserScramCredentialUpsertion}
+import org.apache.kafka.clients.admin.{
+  Admin, DescribeClusterOptions, ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion, UserScramCredentialUpsertion
+}
 import org.apache.kafka.common.acl.{AccessControlEntry, AclBinding, AclBindingFilter, AclOperation, AclPermissionType}
 import org.apache.kafka.common.errors.SecurityDisabledException
 import org.apache.kafka.common.resource.{PatternType, ResourcePattern, ResourceType}

@@ -86,7 +86,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       (for {
         config <- patient
         a <- spawn(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:25s"),
-          args = List("--command-config", config.toString)))
+            args = List("--command-config", config.toString)))
         _ <- BankFixture.awaitLog(logA, "handler: applying")
         _ <- secondStarts.start
         _ <- scenario(bank, IO.pure(a), logA)

@@ -86,14 +86,15 @@ class HandlerStatsSuite extends munit.FunSuite {
 
   test("the slowest batch since the previous snapshot, with its phases; the next snapshot starts anew") {
     val stats = new HandlerStats
-    def batch(records: Long, ms: Long*) = BatchTimings(1, records, ms(0) * 1000000, ms(1) * 1000000, ms(2) * 1000000, ms(3) * 1000000, ms(4) * 1000000)
+    def batch(records: Long, ms: Long*) =
+      BatchTimings(1, records, ms(0) * 1000000, ms(1) * 1000000, ms(2) * 1000000, ms(3) * 1000000, ms(4) * 1000000)
     stats.timed(batch(10, 2, 3, 1, 1, 1))
     stats.timed(batch(40, 20, 9, 8, 2, 1))
     stats.timed(batch(12, 3, 3, 3, 1, 1))
     val first = stats.snapshot(0, 1L)
     assertEquals(first.slowest.records, 40L)
     assert(first.line(HandlerStatus(Counts(), 0, 0, 0L)).endsWith(
-      "; slowest batch 40.0 ms (40 records: database 20.0, sends 9.0, prepare 8.0, Kafka commit 2.0, commit prepared 1.0)"), first.line(first))
+        "; slowest batch 40.0 ms (40 records: database 20.0, sends 9.0, prepare 8.0, Kafka commit 2.0, commit prepared 1.0)"), first.line(first))
     assertEquals(first.json(first).hcursor.downField("slowestBatch").get[Double]("databaseMs"), Right(20.0))
     stats.timed(batch(5, 1, 1, 1, 1, 1))
     assertEquals(stats.snapshot(0, 2L).slowest.records, 5L, "the slowest of the batches since the previous snapshot only")
