@@ -6,7 +6,7 @@ import io.circe.parser.parse
 import scala.concurrent.duration._
 
 import bankops.services.contracts.TopologyFile
-import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TopologyFixture}
+import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
 
 /** The test sandbox's three brokers: the bank's topics as the topology declares them, read back with Kafka's own tool,
   * and the jobs going on, losing and doubling nothing, while one broker is stopped and started again.
@@ -24,19 +24,27 @@ class ClusterSuite extends munit.CatsEffectSuite {
         .call(stderr = os.Pipe).out.text()
     })
 
-  /** Stops one broker for the length of `during`, and starts it again whatever happened. */
-  private def withBrokerStopped[A](broker: String)(during: IO[A]): IO[A] =
-    Setup.cli(s"stop $broker", "sandbox", "stop", broker).bracket(_ => during)(_ => Setup.cli(s"start $broker", "sandbox", "start", broker).void)
+  /** Stops brokers for the length of `during`, and starts them again whatever happened. */
+  private def withBrokerStopped[A](brokers: String*)(during: IO[A]): IO[A] =
+    Setup.cli(s"stop ${brokers.mkString(" ")}", "sandbox" :: "stop" :: brokers.toList: _*).bracket(_ => during)(_ =>
+      Setup.cli(s"start ${brokers.mkString(" ")}", "sandbox" :: "start" :: brokers.toList: _*).void)
+
+  private val bankTopics = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity).topics.map(_.name)
+
+  /** Every broker up and every partition of `topics` back in sync, so later suites meet a whole cluster. */
+  private def whole(topics: String*): IO[TestShell.Result] = (IO.sleep(1.second) >> cli("sandbox", "status", "-o", "json"))
+    .iterateUntil(_.code == 0).flatTap(_ =>
+      (IO.sleep(1.second) >> cli("topics" :: "describe" :: "--fail-under-replicated" :: "-o" :: "json" :: topics.toList: _*))
+        .iterateUntil(_.code == 0)).timeout(120.seconds)
 
   private def followed(p: CliProcess): List[String] = os.read.lines(p.out).filter(_.startsWith("{")).toList
 
-  private def statusOf(r: bankops.support.TestShell.Result): Map[String, Boolean] =
+  private def statusOf(r: TestShell.Result): Map[String, Boolean] =
     r.outLines.flatMap(l => parse(l).toOption).map(j => j.hcursor.get[String]("service").toOption.get -> j.hcursor.get[Boolean]("up").toOption.get)
       .toMap
 
   test("every bank topic has three replicas, all in sync, and min.insync.replicas 2, as Kafka's TopicCommand reads them") {
-    val topology = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
-    IO.parTraverseN(2)(topology.topics.map(_.name))(t => describe(t).map(t -> _)).map(_.foreach { case (t, out) =>
+    IO.parTraverseN(2)(bankTopics)(t => describe(t).map(t -> _)).map(_.foreach { case (t, out) =>
       assert(out.contains("ReplicationFactor: 3") && out.contains("min.insync.replicas=2"), out)
       val isr = """Isr: (\S+)""".r.findAllMatchIn(out).map(_.group(1).split(',').toSet).toList
       assert(isr.nonEmpty && isr.forall(_ == Set("1", "2", "3")), s"$t: $out")
@@ -44,10 +52,11 @@ class ClusterSuite extends munit.CatsEffectSuite {
   }
 
   test("one broker stopped mid-run: status names it (exit 3), topics flag under-replication; heartbeat, replay and " +
-    "inspect --follow go on, nothing lost or doubled (confluent-kafka counts); started again, status is 0") {
-    val (source, target) = (TopologyFixture.unique("beats"), TopologyFixture.unique("beats-copy"))
+    "inspect --follow go on, nothing lost or doubled (confluent-kafka counts), while it stops and while it comes back; started again, status is 0") {
+    val (source, target, again2) = (TopologyFixture.unique("beats"), TopologyFixture.unique("beats-copy"), TopologyFixture.unique("beats-copy2"))
     val file =
-      TopologyFixture.write(TopologyFixture.topology((source, 3, Map.empty, "Heartbeat", "time"), (target, 3, Map.empty, "Heartbeat", "time")))
+      TopologyFixture.write(TopologyFixture.topology((source, 3, Map.empty, "Heartbeat", "time"), (target, 3, Map.empty, "Heartbeat", "time"),
+          (again2, 3, Map.empty, "Heartbeat", "time")))
     def beats(lines: List[io.circe.Json]) = lines.map(_.hcursor.downField("value").get[Long]("beat").toOption.get)
     for {
       _ <- Setup.cli("apply the topics", "apply", "--topology", file.toString)
@@ -61,15 +70,23 @@ class ClusterSuite extends munit.CatsEffectSuite {
         status <- cli("sandbox", "status", "-o", "json")
         flagged <- cli("topics", "describe", source, "--topology", file.toString, "-o", "json", "--fail-under-replicated")
         sent <- sending.joinWithNever
-        replay <- cli("replay", "--from-topic", source, "--to-topic", target)
-      } yield (status, flagged, replay, sent))
-      (status, flagged, replay, sent) = stopped
-      again <- (IO.sleep(1.second) >> cli("sandbox", "status", "-o", "json")).iterateUntil(_.code == 0).timeout(90.seconds)
+        // Paced to take ~10 s: the broker comes back while it runs.
+        replaying <- cli("replay", "--from-topic", source, "--to-topic", target, "--rate", "300").start
+        _ <- IO.sleep(2.seconds)
+      } yield (status, flagged, replaying, sent))
+      (status, flagged, replaying, sent) = stopped
+      replay <- replaying.joinWithNever
+      again <- whole(source :: target :: bankTopics: _*)
+      // And a broker stopped while a replay runs.
+      replaying2 <- cli("replay", "--from-topic", source, "--to-topic", again2, "--rate", "300").start
+      replay2 <- IO.sleep(3.seconds) >> withBrokerStopped("kafka-3")(replaying2.joinWithNever)
+      _ <- whole(again2 :: bankTopics: _*)
       // Checked after what the heartbeat and replay reported: a load that failed explains a follower that fell short.
       reached <- follow.await(60.seconds, "3001 records followed")(IO.blocking(followed(follow).size >= 3001)).attempt
       interrupted <- follow.interrupt
       read <- PythonClients.consume(source)
       copy <- PythonClients.consume(target)
+      copy2 <- PythonClients.consume(again2)
     } yield {
       assertEquals(sent.code, 0, sent.err)
       assertEquals(status.code, 3, status.out)
@@ -77,7 +94,9 @@ class ClusterSuite extends munit.CatsEffectSuite {
       assertEquals(flagged.code, 1, flagged.out + flagged.err)
       assert(flagged.err.contains("under-replicated"), flagged.err)
       assertEquals(replay.code, 0, replay.err)
-      assertEquals(beats(copy).sorted, (0L to 3000L).toList, "replay with a broker down copied every beat once")
+      assertEquals(beats(copy).sorted, (0L to 3000L).toList, "replay with a broker down, and back midway, copied every beat once")
+      assertEquals(replay2.code, 0, replay2.err)
+      assertEquals(beats(copy2).sorted, (0L to 3000L).toList, "replay with a broker stopped midway copied every beat once")
       assertEquals(statusOf(again).values.toSet, Set(true), again.out)
       assertEquals(beats(read).sorted, (0L to 3000L).toList, "every beat once, read by confluent-kafka")
       reached.fold(e => fail(e.getMessage), identity)
