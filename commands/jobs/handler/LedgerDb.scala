@@ -122,10 +122,15 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     finally st.close()
   }
 
-  /** Ends the batch's transaction as prepared: durable, locks held, committed or rolled back later by `gid`. */
+  /** Ends the batch's transaction as prepared: durable, locks held, committed or rolled back later by `gid`. The
+    * connection is left as every batch needs it, outside autocommit: the next batch's reads lock its accounts until
+    * its own PREPARE (COMMIT PREPARED runs elsewhere, so nothing else puts it back).
+    */
   def prepare(gid: String): Unit = {
     statement(s"PREPARE TRANSACTION '$gid'")
+    // The session has no transaction now: this ends the driver's, and the next statement begins a new one.
     connection.setAutoCommit(true)
+    connection.setAutoCommit(false)
   }
 
   def commitPrepared(gid: String): Unit = finish(s"COMMIT PREPARED '$gid'")
