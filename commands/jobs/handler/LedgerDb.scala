@@ -90,14 +90,14 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
   /** Accounts by iban, locked (FOR UPDATE) in iban order. */
   def accounts(ibans: Set[String]): Map[String, Account] =
     if (ibans.isEmpty) Map.empty
-    else query("SELECT iban, token, amount, lmt FROM balance WHERE iban = ANY (?) ORDER BY iban FOR UPDATE")(_.setArray(1, textArray(ibans))) { rs =>
+    else query(LedgerDb.AccountsSql)(_.setArray(1, textArray(ibans))) { rs =>
       rs.getString(1) -> Account(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4))
     }.toMap
 
   /** Which of these ibans are taken already. */
   def taken(ibans: Set[String]): Set[String] =
     if (ibans.isEmpty) Set.empty
-    else query("SELECT iban FROM balance WHERE iban = ANY (?)")(_.setArray(1, textArray(ibans)))(_.getString(1)).toSet
+    else query(LedgerDb.TakenSql)(_.setArray(1, textArray(ibans)))(_.getString(1)).toSet
 
   /** The batch's rows in one statement: new accounts (inserted with their amounts after the batch), the other
     * accounts' amounts, and the outcomes of its new commands.
@@ -173,15 +173,28 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
 }
 
 object LedgerDb {
+  /* Every lookup by a batch's keys joins the table to the keys' array rather than testing `key = ANY (array)`. The
+   * driver prepares a statement on the server after five runs, and PostgreSQL may then keep one generic plan,
+   * costed for an array of 10 and for the tables' sizes at that moment: while `cac` was small that was a sequential
+   * scan comparing every row with all 1,000 ids, 70 of a batch's 170 ms by 100,000 commands (auto_explain at
+   * saturation, tests/bench/handler-throughput.sh). Joined, no plan is worse than linear in rows plus keys. */
+
+  /** The accounts of an iban array, locked in iban order (so two handlers never deadlock). */
+  private val AccountsSql =
+    "SELECT b.iban, b.token, b.amount, b.lmt FROM unnest(?::text[]) AS k(iban) JOIN balance b ON b.iban = k.iban ORDER BY b.iban FOR UPDATE OF b"
+
+  private val TakenSql = "SELECT b.iban FROM unnest(?::text[]) AS k(iban) JOIN balance b ON b.iban = k.iban"
+
   /** Tagged rows: `a` an account (locked, in iban order, so two handlers never deadlock), `c` an earlier creation,
     * `t` an earlier transfer, `n` a drawn number that is taken.
     */
   private val KnownSql =
-    """WITH a AS (SELECT iban, token, amount, lmt FROM balance WHERE iban = ANY (?::text[]) ORDER BY iban FOR UPDATE)
-      |SELECT 'a', NULL::uuid, iban, token, NULL::text, NULL::text, amount, lmt FROM a
-      |UNION ALL SELECT 'c', uuid, iban, token, type, reason, NULL::bigint, NULL::bigint FROM cac WHERE uuid = ANY (?::uuid[])
-      |UNION ALL SELECT 't', uuid, NULL, NULL, NULL, reason, NULL, NULL FROM cmt WHERE uuid = ANY (?::uuid[])
-      |UNION ALL SELECT 'n', NULL, iban, NULL, NULL, NULL, NULL, NULL FROM balance WHERE iban = ANY (?::text[])""".stripMargin
+    s"""WITH a AS ($AccountsSql)
+       |SELECT 'a', NULL::uuid, iban, token, NULL::text, NULL::text, amount, lmt FROM a
+       |UNION ALL SELECT 'c', c.uuid, c.iban, c.token, c.type, c.reason, NULL::bigint, NULL::bigint
+       |  FROM unnest(?::uuid[]) AS k(id) JOIN cac c ON c.uuid = k.id
+       |UNION ALL SELECT 't', t.uuid, NULL, NULL, NULL, t.reason, NULL, NULL FROM unnest(?::uuid[]) AS k(id) JOIN cmt t ON t.uuid = k.id
+       |UNION ALL SELECT 'n', NULL, n.iban, NULL, NULL, NULL, NULL, NULL FROM ($TakenSql) AS n""".stripMargin
 
   /** Data-modifying parts of one statement all see the same snapshot: the UPDATE cannot see the rows the INSERT adds,
     * so new accounts are inserted with their final amounts and updated no further.
