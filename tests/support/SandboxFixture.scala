@@ -29,9 +29,11 @@ object SandboxFixture {
   }
 
   /** The environment of a CLI run against this sandbox: its directory, and its ports for whatever runs `sandbox up`
-    * (the workflows, `demo`) so that reuses it instead of moving it to the user's ports.
+    * (the workflows, `demo`) so that reuses it instead of moving it to the user's ports. Every connection variable is
+    * blanked (empty counts as unset): a JVM spawned from the tests inherits their environment, and a shell with
+    * `eval "$(bankops sandbox env)"` exported had the tests' handlers dial the user's cluster.
     */
-  val env: Map[String, String] = Map(
+  val env: Map[String, String] = ConnectionFlags.Variables.map(_ -> "").toMap ++ Map(
     "BANKOPS_SANDBOX_DIR" -> layout.dir.toString,
     "BANKOPS_KAFKA_PORT" -> sandboxSettings.kafkaPort.toString,
     "BANKOPS_CONTROLLER_PORT" -> sandboxSettings.controllerPort.toString,
