@@ -84,6 +84,8 @@ class HeartbeatSuite extends munit.CatsEffectSuite {
   test("bank rules: the account numbers BankRules makes and accepts are those ISO 13616's mod-97 check accepts") {
     assert(BankRules.isValidIban(BankRules.SeededIban))
     assert(!BankRules.isValidIban("NL67OPEN0000000000"))
+    List("NL66OPEN000000000", "NL66OPEN00000000000", "NL6xOPEN0000000000", "NL66OPEN1000000000", "nl66OPEN0000000000",
+      "NL66open0000000000", "NL66OPEN00000000x0", "", "cash").foreach(s => assert(!BankRules.isValidIban(s), s))
     val random = new scala.util.Random()
     val numbers = List(0L, 1L, 999999999L) ++ List.fill(2000)(random.nextInt(1000000000).toLong)
     numbers.foreach { n =>
