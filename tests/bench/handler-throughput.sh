@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The command handler at saturation and its memory at a steady rate, on the sandbox (broker, registry, PostgreSQL and
 # the handler on this one machine). Usage: tests/bench/handler-throughput.sh [COMMANDS] [RATE_SECONDS] (COMMANDS=0: step 2 only;
-# RATE_SECONDS=0: step 1 only; HANDLER_JAVA_OPTS: extra JVM options for the handler alone)
+# RATE_SECONDS=0: step 1 only; HANDLER_JAVA_OPTS: extra JVM options for the handler alone; HANDLER_WARMUP: commands
+# sent first and reported apart, default 30,000)
 #  1. 1,000 accounts are created through the handler; then COMMANDS (default 100,000) commands (a tenth creations,
 #     deposits from cash, transfers between the accounts with their tokens, a tenth failing on a wrong token) are
 #     produced as fast as `bankops replay --from-file` sends them while the handler runs: throughput is COMMANDS over
-#     the time from the first command's timestamp to the last feedback's.
+#     the time from the first command's timestamp to the last feedback's. HANDLER_WARMUP commands of the same mix go
+#     first, measured the same way and reported apart: right after a start the JIT compiles beside the handler.
 #  2. Commands at 1,000/s for RATE_SECONDS (default 60) from `bankops heartbeat --kind commands`: the handler's peak
 #     RSS (VmHWM) with the launcher's JVM options for it.
 #  3. Kafka's own ConsoleConsumer and ProducerPerformance at the same rate with the same JVM options: the floor.
@@ -13,6 +15,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 n=${1:-100000}
 seconds=${2:-60}
+warm=${HANDLER_WARMUP:-30000}
 p=bench-handler-$$
 work=$(mktemp -d)
 dir=$work/topology; mkdir -p "$dir"; cp "$root"/schemas/*.avsc "$dir/"
@@ -59,43 +62,57 @@ PY
 ./bankops replay --from-file "$work/accounts.jsonl" --to-topic "$p-commands" 2>/dev/null
 await_feedback 1000
 ./bankops inspect --topic "$p-feedback" --record AccountCreationConfirmed -o json 2>/dev/null > "$work/created.jsonl"
-python3 - "$work/created.jsonl" "$work/load.jsonl" "$n" <<'PY'
+python3 - "$work/created.jsonl" "$work/warm.jsonl" "$warm" "$work/load.jsonl" "$n" <<'PY'
 import json, random, sys, uuid
 accounts = [(v["iban"], v["token"]) for v in (json.loads(l)["value"] for l in open(sys.argv[1]))]
 random.seed(1)
-with open(sys.argv[2], "w") as f:
-    for _ in range(int(sys.argv[3])):
-        i = str(uuid.uuid4()); k = random.random()
-        if k < 0.1:
-            rec, value = "ConfirmAccountCreation", {"id": i, "a_type": "MANUAL"}
-        else:
-            (a, ta), (b, _) = random.sample(accounts, 2)
-            frm, token = ("cash", "x") if k < 0.5 else (a, ta if k < 0.9 else "9" * 20)
-            rec, value = "ConfirmMoneyTransfer", {"id": i, "token": token, "amount": random.randint(1, 5000), "from": frm, "to": b, "description": "bench"}
-        f.write(json.dumps({"record": rec, "key": i, "value": value}) + "\n")
+for path, count in ((sys.argv[2], sys.argv[3]), (sys.argv[4], sys.argv[5])):
+  with open(path, "w") as f:
+    for _ in range(int(count)):
+          i = str(uuid.uuid4()); k = random.random()
+          if k < 0.1:
+              rec, value = "ConfirmAccountCreation", {"id": i, "a_type": "MANUAL"}
+          else:
+              (a, ta), (b, _) = random.sample(accounts, 2)
+              frm, token = ("cash", "x") if k < 0.5 else (a, ta if k < 0.9 else "9" * 20)
+              rec, value = "ConfirmMoneyTransfer", {"id": i, "token": token, "amount": random.randint(1, 5000), "from": frm, "to": b, "description": "bench"}
+          f.write(json.dumps({"record": rec, "key": i, "value": value}) + "\n")
 PY
-if [ "$n" -gt 0 ]; then
-start_ms=$(date +%s%3N)
-./bankops replay --from-file "$work/load.jsonl" --to-topic "$p-commands" 2>"$work/replay.err"
-await_feedback $(( 1000 + n ))
-./bankops inspect --topic "$p-commands" --from "timestamp:$(date -u -d @$(( start_ms / 1000 - 1 )) +%Y-%m-%dT%H:%M:%SZ)" -o json 2>/dev/null > "$work/commands.jsonl"
-./bankops inspect --topic "$p-feedback" -o json 2>/dev/null > "$work/feedback.jsonl"
-hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$handler/status")
-stop_handler
-python3 - "$work/commands.jsonl" "$work/feedback.jsonl" "$n" "$hwm" "$(grep -o 'in [0-9.]* s, [0-9]* records/s' "$work/replay.err" | head -1)" <<'PY'
+# Sends FILE's N commands and waits until the handler answered ALL in all; prints the commands/s from the first
+# command's timestamp to the last feedback's.
+saturate() {
+  local file=$1 count=$2 all=$3 label=$4 start_ms
+  start_ms=$(date +%s%3N)
+  ./bankops replay --from-file "$file" --to-topic "$p-commands" 2>"$work/replay.err"
+  await_feedback "$all"
+  ./bankops inspect --topic "$p-commands" --from "timestamp:$(date -u -d @$(( start_ms / 1000 - 1 )) +%Y-%m-%dT%H:%M:%SZ)" -o json 2>/dev/null \
+    > "$work/commands.jsonl"
+  ./bankops inspect --topic "$p-feedback" -o json 2>/dev/null > "$work/feedback.jsonl"
+  python3 - "$work/commands.jsonl" "$work/feedback.jsonl" "$count" "$label" "$(grep -o 'in [0-9.]* s, [0-9]* records/s' "$work/replay.err" | head -1)" <<'PY'
 import json, sys
 from datetime import datetime
 ts = lambda l: datetime.fromisoformat(json.loads(l)["timestamp"].replace("Z", "+00:00")).timestamp()
 first = min(ts(l) for l in open(sys.argv[1]))
 last = max(ts(l) for l in open(sys.argv[2]))
 n = int(sys.argv[3])
-print(f"saturation: {n} commands from the first command to the last feedback in {last - first:.1f} s = {n / (last - first):.0f} commands/s "
-      f"(target >= 10000); sending alone: {sys.argv[5]}; handler peak RSS {sys.argv[4]} MiB")
+print(f"{sys.argv[4]}: {n} commands from the first command to the last feedback in {last - first:.1f} s = {n / (last - first):.0f} commands/s "
+      f"(sending alone: {sys.argv[5]})")
 PY
+}
+if [ "$n" -gt 0 ]; then
+# The first commands after a start run while the JIT compiles the handler's code (C2 took 64% of a core beside it):
+# reported apart, as `latency` reports its warm-up, and the steady state measured after them.
+[ "$warm" -gt 0 ] && saturate "$work/warm.jsonl" "$warm" $(( 1000 + warm )) "saturation right after the start (cold)"
+measured_from=$(wc -l < "$work/handler.json")
+saturate "$work/load.jsonl" "$n" $(( 1000 + warm + n )) "saturation (target >= 10000)"
+hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$handler/status")
+echo "handler peak RSS ${hwm} MiB"
+stop_handler
 # Where a batch's time went at saturation: the handler's per-second status lines whose batches were large (the load).
-python3 - "$work/handler.json" <<'PY'
+python3 - "$work/handler.json" "$measured_from" <<'PY'
 import json, sys
-rows = [j["batch"] for j in map(json.loads, open(sys.argv[1])) if j.get("batch", {}).get("records", 0) >= 200]
+lines = open(sys.argv[1]).readlines()[int(sys.argv[2]):]
+rows = [j["batch"] for j in map(json.loads, lines) if j.get("batch", {}).get("records", 0) >= 200]
 n = sum(r["batches"] for r in rows)
 if n:
     mean = lambda k: sum(r[k] * r["batches"] for r in rows) / n
