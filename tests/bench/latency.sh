@@ -3,7 +3,8 @@
 # rising from 0 in steps (default 0:500:5000 commands/s, 32 s each, a probe every 100 ms: 320 probes a step, so a p99
 # is one) until the sandbox gives out (3 timed-out probes)
 # or the ramp ends, watching the handler and the broker; then Kafka's own end-to-end latency tool (one record at a
-# time, produced and consumed) on the same broker as the floor any Kafka round trip here pays.
+# time, produced and consumed) on the same broker as the floor any Kafka round trip here pays, idle and under 1,000
+# records/s from Kafka's ProducerPerformance.
 # Usage: tests/bench/latency.sh [RAMP] [STEP_SECONDS] [CHART] [INTERVAL]   (default 0:500:5000, 32, a temporary .png, 100ms)
 # Targets: feedback p99 <= 25 ms at 1,000 commands/s of extra load over >= 300 probes; no timeouts up to 2,000/s.
 set -euo pipefail
@@ -47,3 +48,15 @@ echo "chart: $chart"
 topic=bench-e2e
 kafka_tool org.apache.kafka.tools.EndToEndLatency "$bootstrap" "$topic" 2000 all 200 "$client_props" 2>/dev/null | tail -2 |
   sed 's/^/kafka EndToEndLatency (produce, consume, one record at a time, idle broker): /'
+# The same with 1,000 records/s of 200 bytes sent meanwhile by Kafka's own ProducerPerformance: one Kafka round trip
+# under the step's load, on the same broker. A probe's feedback takes at least two (the command in; the feedback out,
+# readable once the transaction's markers are written) plus the database's PREPARE and commit.
+load_topic=bench-e2e-load
+bench_topic "$load_topic" 3 ConfirmMoneyTransfer
+kafka_tool org.apache.kafka.tools.ProducerPerformance --topic "$load_topic" --num-records 60000 --record-size 200 --throughput 1000 \
+  --producer.config "$client_props" --producer-props "bootstrap.servers=$bootstrap" >/dev/null 2>&1 &
+load=$!
+sleep 5
+kafka_tool org.apache.kafka.tools.EndToEndLatency "$bootstrap" "$topic" 2000 all 200 "$client_props" 2>/dev/null | tail -2 |
+  sed 's/^/kafka EndToEndLatency (the same, with ProducerPerformance at 1000 records\/s meanwhile): /'
+kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true
