@@ -83,7 +83,10 @@ class ClusterSuite extends munit.CatsEffectSuite {
       again <- whole(source :: target :: bankTopics: _*)
       // And a broker stopped while a replay runs.
       replaying2 <- cli("replay", "--from-topic", source, "--to-topic", again2, "--rate", "300").start
-      replay2 <- IO.sleep(3.seconds) >> withBrokerStopped("kafka-3")(replaying2.joinWithNever)
+      // As above: the broker stops once every partition has taken the replay's first batch (its JVM's start alone took
+      // most of a fixed 3 s wait in CI, and 52 records of a first batch expired unacknowledged).
+      _ <- (IO.sleep(1.second) >> PythonClients.consume(again2)).iterateUntil(_.size > 300).timeout(90.seconds)
+      replay2 <- withBrokerStopped("kafka-3")(replaying2.joinWithNever)
       _ <- whole(again2 :: bankTopics: _*)
       // Checked after what the heartbeat and replay reported: a load that failed explains a follower that fell short.
       reached <- follow.await(60.seconds, "3001 records followed")(IO.blocking(followed(follow).size >= 3001)).attempt
