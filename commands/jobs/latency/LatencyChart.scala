@@ -5,7 +5,7 @@ import de.erichseifert.vectorgraphics2d.svg.SVGProcessor
 import de.erichseifert.vectorgraphics2d.util.PageSize
 import org.knowm.xchart.{BitmapEncoder, XYChart, XYChartBuilder, XYSeries}
 import org.knowm.xchart.style.Styler
-import org.knowm.xchart.style.markers.SeriesMarkers
+import org.knowm.xchart.style.markers.{Marker, SeriesMarkers}
 
 import java.awt.{BasicStroke, Color}
 import java.io.ByteArrayOutputStream
@@ -79,31 +79,43 @@ object LatencyChart {
     c
   }
 
-  // Series that often coincide (p99, p99.9 and balance p99 with few probes) stay apart: each its own colour, marker
-  // and line, later ones drawn over earlier ones with a smaller, open marker.
+  // Series that often coincide (p99, p99.9 and balance p99 with few probes; one always equals another when they are the
+  // same probes' times) stay apart: each its own colour, marker and dashes, and each drawn over the earlier ones with a
+  // smaller marker and a thinner line, so a coinciding earlier series shows as a ring and a border around a later one.
   private val colours = List(new Color(31, 119, 180), new Color(255, 127, 14), new Color(44, 160, 44), new Color(148, 103, 189),
     new Color(140, 86, 75), new Color(227, 119, 194), new Color(23, 190, 207), new Color(188, 189, 34))
   private val markers = List(SeriesMarkers.CIRCLE, SeriesMarkers.DIAMOND, SeriesMarkers.TRIANGLE_UP, SeriesMarkers.SQUARE,
     SeriesMarkers.TRIANGLE_DOWN, SeriesMarkers.CROSS, SeriesMarkers.PLUS, SeriesMarkers.OVAL)
   private val dashes = List(Array(1f, 0f), Array(8f, 4f), Array(2f, 3f), Array(10f, 3f, 2f, 3f))
+  private val markerSizes = List(12, 10, 8, 6, 4)
+  private val lineWidths = List(4f, 3f, 2.2f, 1.5f, 1f)
+
+  /** A marker drawn at its own size: XChart sizes every series' markers alike. */
+  private final class Sized(inner: Marker, size: Int) extends Marker {
+    def paint(g: java.awt.Graphics2D, x: Double, y: Double, ignored: Int): Unit = inner.paint(g, x, y, size)
+  }
 
   private def style(series: XYSeries, i: Int): Unit = {
     series.setLineColor(colours(i % colours.size))
     series.setMarkerColor(colours(i % colours.size))
-    series.setMarker(markers(i % markers.size))
-    series.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, dashes(i % dashes.size), 0f))
+    series.setMarker(new Sized(markers(i % markers.size), markerSizes(i min (markerSizes.size - 1))))
+    val width = lineWidths(i min (lineWidths.size - 1))
+    series.setLineStyle(new BasicStroke(width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
+        dashes(i % dashes.size).map(_ * (width max 2f) / 2f), 0f))
   }
 
   private def latency(steps: List[StepResult], timeoutMs: Double, title: String): XYChart = {
     val c = base(title, "end-to-end latency (ms, log scale)")
     c.getStyler.setYAxisLogarithmic(true)
     val x = xs(steps)
-    var drawn = 0
+    var drawn = List.empty[(String, Array[Double])]
     def add(name: String, m: Measure, p: Double): Unit = {
       // Log scale: a step without the measure is drawn at the floor rather than dropped, keeping the x values aligned.
       val ys = steps.map(s => s.measures.get(m).filter(_.count > 0).fold(0.1)(_.percentileMs(p) max 0.1)).toArray
-      style(c.addSeries(name, x, ys), drawn)
-      drawn += 1
+      // A series equal to an earlier one at every step says so: drawn exactly over it, only the ring would tell.
+      val label = drawn.reverse.find(_._2.sameElements(ys)).fold(name)(same => s"$name (= ${same._1})")
+      style(c.addSeries(label, x, ys), drawn.size)
+      drawn = (name, ys) :: drawn
     }
     Measure.all.filter(m => steps.exists(_.measures.contains(m))).foreach { m =>
       if (m == Measure.Feedback) { add("feedback p50", m, 50); add("feedback p99", m, 99); add("feedback p99.9", m, 99.9) }

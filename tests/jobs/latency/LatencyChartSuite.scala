@@ -32,6 +32,19 @@ class LatencyChartSuite extends munit.FunSuite {
     assertEquals((image.getWidth, image.getHeight), (900, 840))
   }
 
+  test("a series equal to an earlier one is named so and stays visible beneath it") {
+    // The probes' balance change came with their feedback: balance p99 equals feedback p99 at every step.
+    val same = steps.map(s => s.copy(measures = s.measures.updated(Measure.Balance, s.measures(Measure.Feedback))))
+    val svg = new String(LatencyChart.render(same, 5000, "end-to-end latency", LatencyChart.Format.Svg), UTF_8)
+    assert(svg.contains("balance p99 (= feedback p99)"), svg.substring(svg.indexOf("<desc>"), svg.indexOf("</desc>")))
+    val image = javax.imageio.ImageIO.read(new java.io.ByteArrayInputStream(LatencyChart.render(same, 5000, "t", LatencyChart.Format.Png)))
+    // feedback p99's orange in the upper plot, left of its legend: drawn first, it shows around balance p99 (183 pixels here,
+    // 28 when every series was drawn alike).
+    def orangeish(rgb: Int) = { val (r, g, b) = ((rgb >> 16) & 0xff, (rgb >> 8) & 0xff, rgb & 0xff); r > 215 && g > 87 && g < 167 && b < 64 }
+    val orange = (for { x <- 80 until 640; y <- 40 until 380 } yield image.getRGB(x, y)).count(orangeish)
+    assert(orange > 100, s"feedback p99's colour covered: $orange pixels")
+  }
+
   test("the file's extension chooses the format; anything else is refused by name") {
     assertEquals(LatencyChart.Format.of(os.pwd / "a.PNG"), Right(LatencyChart.Format.Png))
     assertEquals(LatencyChart.Format.of(os.pwd / "a.svg"), Right(LatencyChart.Format.Svg))
