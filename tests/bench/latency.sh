@@ -4,7 +4,8 @@
 # is one) until the sandbox gives out (3 timed-out probes)
 # or the ramp ends, watching the handler and the broker; then Kafka's own end-to-end latency tool (one record at a
 # time, produced and consumed) on the same broker as the floor any Kafka round trip here pays, idle and under 1,000
-# records/s from Kafka's ProducerPerformance.
+# records/s from Kafka's ProducerPerformance; then Kafka's exactly-once floor, the same probes through a transactional
+# relay with no database (TxnFloor.java, Kafka's Java client), idle and under 1,000 records/s.
 # Usage: tests/bench/latency.sh [RAMP] [STEP_SECONDS] [CHART] [INTERVAL]   (default 0:500:5000, 32, a temporary .png, 100ms)
 # Targets: feedback p99 <= 25 ms at 1,000 commands/s of extra load over >= 300 probes; no timeouts up to 2,000/s.
 set -euo pipefail
@@ -60,3 +61,34 @@ sleep 5
 kafka_tool org.apache.kafka.tools.EndToEndLatency "$bootstrap" "$topic" 2000 all 200 "$client_props" 2>/dev/null | tail -2 |
   sed 's/^/kafka EndToEndLatency (the same, with ProducerPerformance at 1000 records\/s meanwhile): /'
 kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true
+# Kafka's exactly-once floor: the probes' path with everything but the database, a consume-transform-produce relay with
+# Kafka's own Java client that copies a poll's records and offsets in one transaction (tests/bench/TxnFloor.java), timed
+# from the send to read_committed visibility as the probes are, idle and with 1,000 records/s of extra load from
+# ProducerPerformance. What the handler's feedback adds to these figures is its own work per batch.
+case $interval in *ms) interval_ms=${interval%ms} ;; *s) interval_ms=$(( ${interval%s} * 1000 )) ;; *) interval_ms=$interval ;; esac
+probes=$(( seconds * 1000 / interval_ms ))
+floor_in=bench-floor-in floor_out=bench-floor-out
+bench_topic "$floor_in" 9 ConfirmMoneyTransfer >/dev/null
+bench_topic "$floor_out" 9 ConfirmMoneyTransfer >/dev/null
+floor() { kafka_tool "$root/tests/bench/TxnFloor.java" "$@"; }
+for extra in 0 1000; do
+  floor relay "$client_props" "$bootstrap" "$floor_in" "$floor_out" "bench-floor-$$" $(( seconds + 15 )) 2>"$work/relay.err" &
+  relay=$!
+  for _ in $(seq 120); do grep -q 'relay: ready' "$work/relay.err" && break; sleep 0.5; done
+  grep -q 'relay: ready' "$work/relay.err" || { echo "exactly-once floor: the relay did not start" >&2; cat "$work/relay.err" >&2; exit 1; }
+  if [ "$extra" -gt 0 ]; then
+    kafka_tool org.apache.kafka.tools.ProducerPerformance --topic "$floor_in" --num-records $(( extra * (seconds + 10) )) --record-size 200 \
+      --throughput "$extra" --producer.config "$client_props" --producer-props "bootstrap.servers=$bootstrap" >/dev/null 2>&1 &
+    load=$!
+    sleep 3
+  fi
+  floor probe "$client_props" "$bootstrap" "$floor_in" "$floor_out" "$probes" "$interval_ms" 2>/dev/null >"$work/floor.json"
+  python3 - "$work/floor.json" "$extra" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"kafka exactly-once floor (relay, no database) at {sys.argv[2]}/s extra: {r['probes']} probes, {r['timeouts']} timeouts, "
+      f"p50/p99/p99.9/max {r['p50']:.1f} / {r['p99']:.1f} / {r['p999']:.1f} / {r['max']:.1f} ms")
+PY
+  if [ "$extra" -gt 0 ]; then kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true; fi
+  wait "$relay" || true
+done
