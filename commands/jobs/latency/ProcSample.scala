@@ -27,6 +27,14 @@ object ProcSample {
     else Some((after.cpuTicks - before.cpuTicks).toDouble / ticksPerSecond / seconds * 100)
   }
 
+  /** Names that tell the watched processes apart: two of one kind (three brokers, two handlers) are each named with their
+    * pid, or the table, the JSON and the chart would show them as one.
+    */
+  def distinctLabels(targets: List[(Long, String)]): List[(Long, String)] = {
+    val repeated = targets.groupBy(_._2).collect { case (label, ts) if ts.size > 1 => label }.toSet
+    targets.map { case (pid, label) => pid -> (if (repeated(label)) s"$label $pid" else label) }
+  }
+
   /** A short name for a process of the bank, from its command line (arguments NUL-separated) and `comm`. */
   def label(cmdline: String, comm: String): String = {
     val args = cmdline.split('\u0000').toList

@@ -38,7 +38,7 @@ object ProcessWatch {
     } yield pid
   }
 
-  /** Names each pid: exit 2 for one that is not a running process. */
+  /** Names each pid, apart from the others: exit 2 for one that is not a running process. */
   def targets(pids: List[Long]): IO[List[(Long, String)]] =
     pids.distinct.traverse { pid =>
       IO.blocking {
@@ -46,7 +46,7 @@ object ProcessWatch {
         if (pid <= 0 || !os.exists(dir / "stat")) None
         else scala.util.Try(ProcSample.label(os.read(dir / "cmdline"), os.read(dir / "comm"))).toOption.map(pid -> _)
       }.flatMap(IO.fromOption(_)(Failure.BadInput(s"--watch-pid $pid: no such process")))
-    }
+    }.map(ProcSample.distinctLabels)
 
   /** Takes a first sample of each target, so the first step's CPU figures cover the step. */
   def apply(targets: List[(Long, String)], lag: IO[Option[Long]]): IO[ProcessWatch] =

@@ -30,4 +30,10 @@ class ProcSampleSuite extends munit.FunSuite {
     assertEquals(ProcSample.label(cmd("postgres", "-D", "/x"), "postgres"), "postgres")
     assertEquals(ProcSample.label(cmd("sleep", "10"), "sleep\n"), "sleep")
   }
+
+  test("two processes of one kind are each named with their pid; the others keep their short name") {
+    assertEquals(ProcSample.distinctLabels(List(11L -> "handler", 21L -> "kafka", 22L -> "kafka", 23L -> "kafka")),
+      List(11L -> "handler", 21L -> "kafka 21", 22L -> "kafka 22", 23L -> "kafka 23"))
+    assertEquals(ProcSample.distinctLabels(Nil), Nil)
+  }
 }
