@@ -21,7 +21,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The relay reads every partition of IN from its end (assigned, so no group join delays it; it says "relay: ready" on
  * stderr once positioned) and fetches as the handler does (fetch.min.bytes 1, fetch.max.wait.ms 50, read_committed), lingers 1 ms and
  * retries a transaction begun while the last one's markers are written after 5 ms; the probe's producer does not
- * linger and its reader waits at most 10 ms a fetch, as bankops' probes do. The probe prints one JSON line.
+ * linger and its reader waits at most 10 ms a fetch, as bankops' probes do. The probe prints one JSON line. The test
+ * build compiles it too (against the handler's older client), so it keeps to the API both clients have.
  */
 public class TxnFloor {
     static Properties client(String file, String bootstrap) throws Exception {
@@ -29,6 +30,15 @@ public class TxnFloor {
         try (FileReader r = new FileReader(file)) { p.load(r); }
         p.put("bootstrap.servers", bootstrap);
         return p;
+    }
+
+    /** Every partition of the topic, positioned at its end now (seekToEnd alone is lazy). */
+    static void assignAtEnd(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo i : consumer.partitionsFor(topic)) partitions.add(new TopicPartition(topic, i.partition()));
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position);
     }
 
     static void relay(Properties base, String in, String out, String group, double seconds) {
@@ -42,11 +52,7 @@ public class TxnFloor {
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.initTransactions();
             // Every partition from its end, with no group membership to wait for; the offsets still go to GROUP.
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (PartitionInfo i : consumer.partitionsFor(in)) partitions.add(new TopicPartition(in, i.partition()));
-            consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            partitions.forEach(consumer::position);
+            assignAtEnd(consumer, in);
             ConsumerGroupMetadata metadata = new ConsumerGroupMetadata(group);
             System.err.println("relay: ready");
             while (System.nanoTime() < end) {
@@ -79,11 +85,7 @@ public class TxnFloor {
         int timeouts = 0, sent = 0;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
              KafkaConsumer<byte[], byte[]> reader = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (PartitionInfo i : reader.partitionsFor(out)) partitions.add(new TopicPartition(out, i.partition()));
-            reader.assign(partitions);
-            reader.seekToEnd(partitions);
-            partitions.forEach(reader::position);
+            assignAtEnd(reader, out);
             long next = System.nanoTime();
             while (sent < count || !pending.isEmpty()) {
                 long now = System.nanoTime();
