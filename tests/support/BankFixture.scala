@@ -97,7 +97,7 @@ object BankFixture {
       base <- SandboxFixture.settings.map(_.database.url.value)
       _ <- withDb(base)(_.createStatement().execute(s"CREATE DATABASE $db"))
       url = base.replaceAll("/balancedb", s"/$db")
-      _ <- withDb(url)(c => BankTables.ddl.foreach(c.createStatement().execute(_)))
+      _ <- withDb(url)(BankTables.install)
     } yield BankFixture(commands, feedback, balance, url, s"$prefix-handler")
   }
 

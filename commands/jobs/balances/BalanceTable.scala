@@ -16,24 +16,31 @@ final class BalanceTable(connection: Connection, table: String) {
     val st = connection.prepareStatement(s"SELECT iban, amount, lmt FROM $table")
     st.setFetchSize(10000)
     val rs = st.executeQuery()
-    val out = Map.newBuilder[String, DbAccount]
-    while (rs.next()) { val iban = rs.getString(1); if (keep(iban)) out += iban -> DbAccount(iban, rs.getLong(2), rs.getLong(3)) }
+    val out = scala.collection.mutable.HashMap.empty[String, DbAccount]
+    while (rs.next()) { val iban = rs.getString(1); if (keep(iban)) BalanceTable.add(out, DbAccount(iban, rs.getLong(2), rs.getLong(3))) }
     rs.close(); st.close()
-    out.result()
+    out.toMap
   }
 
   def some(ibans: Set[String]): IO[Map[String, DbAccount]] = IO.blocking {
     val st = connection.prepareStatement(s"SELECT iban, amount, lmt FROM $table WHERE iban = ANY (?)")
     st.setArray(1, connection.createArrayOf("text", ibans.toArray[AnyRef]))
     val rs = st.executeQuery()
-    val out = Map.newBuilder[String, DbAccount]
-    while (rs.next()) { val iban = rs.getString(1); out += iban -> DbAccount(iban, rs.getLong(2), rs.getLong(3)) }
+    val out = scala.collection.mutable.HashMap.empty[String, DbAccount]
+    while (rs.next()) BalanceTable.add(out, DbAccount(rs.getString(1), rs.getLong(2), rs.getLong(3)))
     rs.close(); st.close()
-    out.result()
+    out.toMap
   }
 }
 
 object BalanceTable {
+  /** A row, or one more row holding an iban already read (counted, the first row's figures kept). */
+  private def add(rows: scala.collection.mutable.HashMap[String, DbAccount], row: DbAccount): Unit =
+    rows.updateWith(row.iban) {
+      case Some(first) => Some(first.copy(rows = first.rows + 1))
+      case None => Some(row)
+    }: Unit
+
   private val Name = """[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?""".r
 
   /** A read-only session; an unreachable database or a refused login is exit 3 naming the database, never the password. */

@@ -23,7 +23,8 @@ object Comparison {
       case _ => Nil
     }
     val limit = row.filter(r => r.amount < r.lmt).map(r => Finding.BelowLimit(iban, r.amount, r.lmt)).toList
-    invalid ++ broken ++ compared ++ limit
+    val duplicated = row.filter(_.rows > 1).map(r => Finding.DuplicateIban(iban, r.rows)).toList
+    duplicated ++ invalid ++ broken ++ compared ++ limit
   }
 
   /** Accounts whose figures differ (the ones `--settle` looks at again). */

@@ -12,6 +12,10 @@ sealed abstract class Finding(val kind: String) {
 }
 
 object Finding {
+  final case class DuplicateIban(iban: String, rows: Int) extends Finding("duplicate-iban") {
+    def detail = s"$rows rows of the balance table hold this number (their owners' tokens may spend each other's money)"
+    def fields = List("rows" -> rows.asJson)
+  }
   final case class AmountMismatch(iban: String, db: Long, kafka: Long) extends Finding("amount-mismatch") {
     def detail = s"database $db, last new_balance $kafka (difference ${db - kafka})"
     def fields = List("db" -> db.asJson, "kafka" -> kafka.asJson)
@@ -42,5 +46,6 @@ object Finding {
     def fields = List("partition" -> partition.asJson, "offset" -> offset.asJson, "reason" -> reason.asJson)
   }
 
-  val kinds: List[String] = List("amount-mismatch", "chain-break", "missing-in-db", "missing-events", "below-limit", "invalid-iban", "undecodable")
+  val kinds: List[String] =
+    List("duplicate-iban", "amount-mismatch", "chain-break", "missing-in-db", "missing-events", "below-limit", "invalid-iban", "undecodable")
 }

@@ -72,7 +72,7 @@ object HandlerCommand {
         val decoder = new CommandDecoder(new SchemaResolver(registry))
         val log = (line: String) => shell.err.println(line)
         val parts = HandlerParts(consumer, new KafkaOutcome(markers, o.feedbackTopic), decoder, outputs, new HandlerStats, log,
-          HandlerFaults(shell.env, log), stopping)
+          HandlerFaults(shell.env, log), stopping, HandlerFaults.draws(shell.env))
         val report = (previous: HandlerStatus, now: HandlerStatus) =>
           if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
         HandlerLoop.resource(HandlerNames(o.group, o.topic), parts, producer(settings, s"${o.group}-$instance", o.timeout),

@@ -44,4 +44,10 @@ object HandlerFaults {
     }
   }
 
+  /** `BANKOPS_HANDLER_DRAWS=N,N,...`: the account numbers' last nine digits that the next creations draw, in order,
+    * before random ones: two batches given the same number collide on purpose. Anything but numbers is ignored.
+    */
+  def draws(env: Map[String, String]): Iterator[Long] =
+    env.get("BANKOPS_HANDLER_DRAWS").toList.flatMap(_.split(',').toList.flatMap(_.trim.toLongOption)).filter(n => n >= 0 && n < 1000000000L)
+      .iterator
 }

@@ -13,6 +13,7 @@ import scala.util.Try
 import scala.util.control.NonFatal
 
 import bankops.base.Failure
+import bankops.services.bank.BankTables
 import HandlerLoop.{Producer, Read, Sent}
 
 /** One batch at a time, exactly once: a poll's commands are applied in one PostgreSQL transaction; their feedback and
@@ -32,7 +33,7 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
   import parts.{consumer, decoder, fault, log, outputs}
 
   private val preparedBatches = new PreparedBatches(names, parts, producer, db)
-  private val ledger = new LedgerReads
+  private val ledger = new LedgerReads(parts.draws)
   private val committer = new Committer(committing, committerThread, fault,
     (gid, e) => {
       preparedBatches.require()
@@ -62,6 +63,12 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     if (missing.nonEmpty) throw Failure.BadInput(
       s"database $database has no table ${missing.mkString(", ")}: the handler needs the bank's tables balance, cac and cmt " +
         "(balancedb, as `bankops sandbox up` creates it; --db-url names the database)")
+    db.get().uniqueIbans.left.foreach { duplicates =>
+      throw Failure.BadInput(
+        s"table balance in database $database has no unique index on iban, so two accounts could get one number: `bankops sandbox up` " +
+          "adds it, or CREATE UNIQUE INDEX balance_iban_key ON balance (iban)" +
+          (if (duplicates.isEmpty) "" else s"; first leave each of these to one account: ${BankTables.duplicatesLine(duplicates)}"))
+    }
     if (db.get().maxPreparedTransactions <= 0) throw Failure.BadInput(
       "PostgreSQL has max_prepared_transactions = 0: the handler commits each batch in two phases (PREPARE TRANSACTION) " +
         "so a crash never separates the database from Kafka; set max_prepared_transactions (e.g. 20) and restart PostgreSQL")

@@ -8,7 +8,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer
 final case class HandlerNames(group: String, topic: String)
 
 /** What the loop works with besides the clients it replaces after a failure: the group's consumer of the commands,
-  * the markers' reader, the records in and out, its figures, and its hooks (log lines, fault points, the stop flag).
+  * the markers' reader, the records in and out, its figures, and its hooks (log lines, fault points, the stop flag,
+  * account numbers to draw first: [[HandlerFaults.draws]]).
   */
 final case class HandlerParts(
     consumer: KafkaConsumer[Array[Byte], Array[Byte]],
@@ -18,5 +19,6 @@ final case class HandlerParts(
     stats: HandlerStats,
     log: String => Unit,
     fault: String => Unit = _ => (),
-    stopping: () => Boolean = () => false
+    stopping: () => Boolean = () => false,
+    draws: Iterator[Long] = Iterator.empty
 )

@@ -1,7 +1,9 @@
 package bankops.jobs.handler
 
-import java.sql.{Connection, PreparedStatement}
+import java.sql.{Connection, PreparedStatement, SQLException}
 import java.util.UUID
+
+import bankops.services.bank.BankTables
 
 /** The handler's SQL on one connection: a batch reads what it needs in one round trip (earlier creations and
   * transfers, the accounts it touches locked in iban order so two handlers never deadlock, whether the numbers
@@ -56,21 +58,38 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     Known(creations.result(), transfers.result(), accountsAwaitingCreations(ibans, accounts.result()), taken.result())
   }
 
-  /** The accounts, including any whose creation another handler has prepared but not yet committed. Such a batch's
-    * AccountCreationConfirmed may already be on Kafka (COMMIT PREPARED follows the Kafka commit), and a row inserted by
-    * a prepared transaction is neither seen nor waited for by `FOR UPDATE`: so when an account number is missing while
-    * bankops handlers' batches are prepared, those batches are waited for and the missing numbers read again. Listing
-    * the prepared batches before reading again is what makes it exact: a creation confirmed to anyone was prepared
-    * before, so it is either listed (and waited for) or committed before the second read.
+  /** The accounts, including any whose creation is not committed yet: a batch's AccountCreationConfirmed may already be
+    * on Kafka while its row is only prepared (COMMIT PREPARED follows the Kafka commit), and a row inserted by a prepared
+    * transaction is neither seen nor waited for by `FOR UPDATE`. The unique index on `balance.iban` sees it: a probe
+    * inserting the missing numbers (rolled back at once) waits for whichever transaction inserts one of them and then
+    * conflicts if it committed. So exactly the numbers being created now are waited for, whoever creates them (a peer,
+    * another group, our own commit in flight); a prepared transaction that creates none of them never holds the batch up.
     */
   private def accountsAwaitingCreations(ibans: Set[String], found: Map[String, Account]): Map[String, Account] = {
     val missing = ibans -- found.keySet
     if (missing.isEmpty) found
     else {
-      val pending =
-        query(s"SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE '${LedgerDb.GidRoot}%'")(_ => ())(_.getString(1))
-      if (pending.nonEmpty) awaitSettled(pending.toSet)
-      found ++ accounts(missing)
+      val created = missing -- absent(missing)
+      if (created.isEmpty) found else found ++ accounts(created)
+    }
+  }
+
+  /** The numbers no row holds and no transaction is inserting. A lock wait is cut into short ones, so a stop request
+    * is heard; past [[LedgerDb.PreparedWait]] the batch fails and is retried (recovery settles our group's batches).
+    */
+  @scala.annotation.tailrec
+  private def absent(ibans: Set[String], deadline: Long = System.nanoTime() + LedgerDb.PreparedWait.toNanos): Set[String] = {
+    // Rolling back to the savepoint also restores the connection's own lock_timeout.
+    statement("SAVEPOINT bankops_probe; SET LOCAL lock_timeout = '200ms'")
+    val probed =
+      try Right(query(LedgerDb.ProbeSql)(_.setArray(1, textArray(ibans)))(_.getString(1)).toSet)
+      catch { case e: SQLException if e.getSQLState == LedgerDb.LockNotAvailable => Left(e) }
+      finally statement("ROLLBACK TO SAVEPOINT bankops_probe; RELEASE SAVEPOINT bankops_probe")
+    probed match {
+      case Right(absent) => absent
+      case Left(_) if stopping() => throw new HandlerStopping
+      case Left(_) if System.nanoTime() > deadline => throw PreparedBatchPending.account(ibans)
+      case Left(_) => absent(ibans, deadline)
     }
   }
 
@@ -80,7 +99,7 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     def left = query("SELECT gid FROM pg_prepared_xacts WHERE gid = ANY (?)")(_.setArray(1, textArray(gids)))(_.getString(1))
     var waiting = left
     while (waiting.nonEmpty) {
-      if (System.nanoTime() > deadline) throw PreparedBatchPending.account(waiting.head)
+      if (System.nanoTime() > deadline) throw PreparedBatchPending.settling(waiting.head)
       if (stopping()) throw new HandlerStopping
       Thread.sleep(2)
       waiting = left
@@ -102,7 +121,10 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
   /** The batch's rows in one statement: new accounts (inserted with their amounts after the batch), the other
     * accounts' amounts, and the outcomes of its new commands.
     */
-  def write(a: Applied): Unit = if (a.writes) update(LedgerDb.WriteSql) { st =>
+  def write(a: Applied): Unit = if (a.writes) try writeRows(a)
+  catch { case e: SQLException if LedgerDb.ibanTaken(e).isDefined => throw new IbanTaken(LedgerDb.ibanTaken(e).get) }
+
+  private def writeRows(a: Applied): Unit = update(LedgerDb.WriteSql) { st =>
     val accounts = a.newAccounts.map(_._1)
     val created = accounts.map(_.iban).toSet
     val changed = a.amounts.toVector.filterNot { case (iban, _) => created(iban) }
@@ -162,6 +184,14 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     (missing, name)
   }
 
+  /** Whether `balance.iban` is unique (then Right), else the numbers held twice now, if any. */
+  def uniqueIbans: Either[List[(String, Long)], Unit] = {
+    val unique = query(BankTables.HasUniqueIbanSql)(_ => ())(_.getBoolean(1)).headOption.contains(true)
+    val result = if (unique) Right(()) else Left(BankTables.duplicateIbans(connection))
+    connection.rollback()
+    result
+  }
+
   /** PostgreSQL's max_prepared_transactions: 0 disables PREPARE TRANSACTION, which the handler needs. */
   def maxPreparedTransactions: Int = {
     val n = query("SHOW max_prepared_transactions")(_ => ())(_.getString(1)).headOption.flatMap(_.toIntOption).getOrElse(0)
@@ -196,6 +226,25 @@ object LedgerDb {
        |UNION ALL SELECT 't', t.uuid, NULL, NULL, NULL, t.reason, NULL, NULL FROM unnest(?::uuid[]) AS k(id) JOIN cmt t ON t.uuid = k.id
        |UNION ALL SELECT 'n', NULL, n.iban, NULL, NULL, NULL, NULL, NULL FROM ($TakenSql) AS n""".stripMargin
 
+  /** Inserts the numbers that no row holds and no transaction is inserting (waiting for those that one is), returning
+    * them; run inside a savepoint that is rolled back at once.
+    */
+  private val ProbeSql =
+    "INSERT INTO balance (iban, token, type) SELECT k.iban, '', '' FROM unnest(?::text[]) AS k(iban) ON CONFLICT (iban) DO NOTHING RETURNING iban"
+
+  private val LockNotAvailable = "55P03"
+  private val KeyIban = """\(iban\)=\((.*)\)""".r.unanchored
+
+  /** The account number a failed write found taken: a unique violation on `balance.iban` (another batch created that
+    * number after this one drew it).
+    */
+  def ibanTaken(e: SQLException): Option[String] = e match {
+    case p: org.postgresql.util.PSQLException if p.getSQLState == "23505" =>
+      Option(p.getServerErrorMessage).filter(m => Option(m.getTable).contains("balance")).map(m =>
+        Option(m.getDetail).collect { case KeyIban(iban) => iban }.getOrElse("(unnamed)"))
+    case _ => None
+  }
+
   /** Data-modifying parts of one statement all see the same snapshot: the UPDATE cannot see the rows the INSERT adds,
     * so new accounts are inserted with their final amounts and updated no further.
     */
@@ -214,16 +263,25 @@ object LedgerDb {
   val PreparedWait: java.time.Duration = java.time.Duration.ofSeconds(5)
 }
 
-/** A prepared batch that may hold an account this batch needs was not settled in time (its handler may have died): the
-  * batch is undone and retried after recovery has settled it.
-  */
 /** A wait cut short because the handler was asked to stop (SIGTERM): the batch is undone like any failed one. */
 final class HandlerStopping extends RuntimeException("the handler is stopping") with scala.util.control.NoStackTrace
 
+/** A number drawn for a new account was created by another batch after this one checked it (that batch was prepared or
+  * in flight, so invisible): the batch is undone and redone, drawing new numbers.
+  */
+final class IbanTaken(iban: String)
+    extends RuntimeException(s"account number $iban, drawn for a new account, was created meanwhile by another batch: the batch is redone " +
+      "with new numbers") with scala.util.control.NoStackTrace
+
+/** A transaction that may hold what this batch needs was not over in time (its handler may have died): the batch is
+  * undone and retried after recovery.
+  */
 final class PreparedBatchPending(message: String) extends RuntimeException(message)
 
 object PreparedBatchPending {
-  def account(gid: String) =
-    new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid, which may hold an account this batch needs")
+  def account(ibans: Set[String]) =
+    new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for a transaction creating one of the accounts " +
+      s"${ibans.toList.sorted.take(5).mkString(", ")}${if (ibans.size > 5) ", ..." else ""} (a prepared batch whose handler may have died)")
+  def settling(gid: String) = new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid to be settled")
   def undecided(gid: String) = new PreparedBatchPending(s"Kafka has not decided prepared batch $gid yet (its transaction is still open)")
 }

@@ -8,7 +8,7 @@ import bankops.services.bank.BankRules
   * for new accounts are free) and applies the bank's rules in memory. The rows are written later, while the records go
   * out: the sends need the ledger's result, not its rows.
   */
-final class LedgerReads {
+final class LedgerReads(queued: Iterator[Long] = Iterator.empty) {
   private val random = new java.security.SecureRandom()
 
   /** The batch's ledger, and how long its database reads took (ns). */
@@ -24,7 +24,8 @@ final class LedgerReads {
     (Ledger(commands, known0, fresh), reads)
   }
 
-  private def draw(): String = BankRules.iban(random.nextInt(1000000000).toLong)
+  // `queued`: numbers a test makes the handler draw first (a collision on purpose), then random ones.
+  private def draw(): String = BankRules.iban(if (queued.hasNext) queued.next() else random.nextInt(1000000000).toLong)
 
   /** An unused iban and a token per new account: the drawn numbers (`taken` those the table has), checked against
     * the accounts locked and one another, drawn again when taken (three rounds; then the original's failure reason).

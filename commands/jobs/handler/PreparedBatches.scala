@@ -34,9 +34,24 @@ final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: 
     */
   def recoverIfNeeded(): Unit = if (required) {
     producer.get()
-    val undecided = db.get().prepared(gidPrefix).filterNot(settle)
+    val (ours, others) = db.get().prepared(LedgerDb.GidRoot).partition(_.startsWith(gidPrefix))
+    reportOthers(others)
+    val undecided = ours.filterNot(settle)
     if (undecided.nonEmpty) throw PreparedBatchPending.undecided(undecided.head)
     required = false
+  }
+
+  private var reported = Set.empty[String]
+
+  /** Other handlers' prepared batches (another group's, another deployment's on the same database, an older format's)
+    * are theirs to settle: never waited for, said once each, since they hold their rows and keep vacuum back.
+    */
+  private def reportOthers(gids: Vector[String]): Unit = {
+    gids.filterNot(reported).foreach { gid =>
+      log(s"warning: prepared transaction $gid in this database is not this group's: left alone, never waited for (its rows stay " +
+        "locked and vacuum waits until its own handler settles it, or a person does with COMMIT PREPARED or ROLLBACK PREPARED)")
+    }
+    reported = gids.toSet
   }
 
   /** True when the batch is settled (or can never be by us). */

@@ -115,4 +115,20 @@ class BalancesSuite extends munit.CatsEffectSuite {
       assert(noTable.err.contains("table no_such_balance_table does not exist"), noTable.err)
     }
   }
+
+  test("an account number held by two rows of the table (no unique index) is a duplicate-iban finding, exit 1") {
+    val (topic, table) = names()
+    val (events, last) = chain(accounts(3), List(700L))
+    for {
+      _ <- setup(topic, table)
+      _ <- produce(topic, events)
+      _ <- sql(s"INSERT INTO $table (iban, amount) VALUES ('${accounts(3)}', $last), ('${accounts(3)}', 0)")
+      r <- validate(topic, table, "-o", "json")
+    } yield {
+      assertEquals(r.code, 1, r.err)
+      val findings = r.outLines.flatMap(l => parse(l).toOption).filter(_.hcursor.downField("finding").succeeded)
+      assertEquals(findings.map(_.hcursor.get[String]("finding").toOption.get), List("duplicate-iban"), r.out)
+      assertEquals(findings.head.hcursor.get[Int]("rows"), Right(2))
+    }
+  }
 }

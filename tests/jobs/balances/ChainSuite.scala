@@ -50,4 +50,11 @@ class ChainSuite extends munit.ScalaCheckSuite {
     assertEquals(Comparison.forAccount(BankRules.SeededIban, None, Some(DbAccount(BankRules.SeededIban, BankRules.SeededAmount, -50000))), Nil)
     assertEquals(Comparison.forAccount(iban, None, Some(DbAccount(iban, 10, -50000))).map(_.kind), List("missing-events"))
   }
+
+  test("an account number held by two rows is a duplicate-iban finding, first in the list, whatever the amounts say") {
+    val twice = Comparison.forAccount(iban, Some(AccountChain(1, 500, None)), Some(DbAccount(iban, 500, -50000, rows = 2)))
+    assertEquals(twice.map(_.kind), List("duplicate-iban"))
+    assertEquals(twice.head.json.hcursor.get[Int]("rows"), Right(2))
+    assertEquals(Finding.kinds.head, "duplicate-iban")
+  }
 }

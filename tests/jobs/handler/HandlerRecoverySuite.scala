@@ -257,4 +257,64 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       }
     }
   }
+
+  test(
+    "two batches draw one account number, the first still prepared when the second writes: the second is redone with a new " +
+      "number, no number is held twice") {
+    BankFixture.create("collide").flatMap { bank =>
+      val log = os.temp(prefix = "collide", suffix = ".log")
+      val (first, second) = (id(), id())
+      val drawn = bankops.services.bank.BankRules.iban(424242424L)
+      // One command a batch, both creations drawing `drawn` first; the first batch's COMMIT PREPARED held 3 s (under the
+      // 5 s lock timeout), so the second batch's insert of the same number waits for it and then finds it taken.
+      val env = Map("BANKOPS_HANDLER_DRAWS" -> "424242424,424242424", "BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:3s")
+      for {
+        h <- IO.blocking(bank.spawnHandler("x", log, env = env, args = List("--max-batch", "1")))
+        _ <- BankFixture.awaitLog(log, "handler: applying")
+        _ <- bank.send(List(creation(first), creation(second)))
+        checked <- consistent(bank, Set(first, second), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+        perIban <- bank.query("SELECT iban, count(*) FROM balance GROUP BY iban HAVING count(*) > 1")(_.getString(1))
+        created <- bank.feedbackRecords.map(bank.accounts)
+      } yield {
+        val text = os.read(log)
+        assert(text.contains("pausing before-commit-prepared"), logs(log))
+        assert(text.contains(s"account number $drawn, drawn for a new account, was created meanwhile by another batch"), logs(log))
+        assertEquals(checked(first)._1, "AccountCreationConfirmed")
+        assertEquals(checked(second)._1, "AccountCreationConfirmed")
+        assertEquals(perIban, Nil)
+        assertEquals(created.values.map(_._1).toSet.size, 2, created.toString)
+        assert(created.values.map(_._1).toSet.contains(drawn), created.toString)
+      }
+    }
+  }
+
+  test("a prepared transaction of another group in the database: reported, never waited for; transfers naming unknown accounts are answered") {
+    BankFixture.create("foreign").flatMap { bank =>
+      val log = os.temp(prefix = "foreign", suffix = ".log")
+      val gid = s"${LedgerDb.GidRoot}000000000000:0@1"
+      val (between, deposit) = (id(), id())
+      val (a, b) = (bankops.services.bank.BankRules.iban(333333333L), bankops.services.bank.BankRules.iban(444444444L))
+      val prepareForeign = BankFixture.withDb(bank.dbUrl) { c =>
+        c.setAutoCommit(false)
+        c.createStatement().execute(s"INSERT INTO cmt (uuid, reason) VALUES ('${id()}', 'another deployment')")
+        c.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
+      }
+      val settleForeign = BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"ROLLBACK PREPARED '$gid'")).void
+      (for {
+        _ <- prepareForeign
+        h <- IO.blocking(bank.spawnHandler("f", log))
+        _ <- bank.send(List(transfer(between, "x", 100, a, b, between), transfer(deposit, "x", 100, "cash", a, deposit)))
+        feedback <- bank.awaitFeedback(Set(between, deposit), 30.seconds).guarantee(BankFixture.signal(h, "TERM").void)
+        _ <- settleForeign
+        checked <- consistent(bank, Set(between, deposit), logs(log))
+      } yield {
+        val text = os.read(log)
+        assert(text.contains(s"prepared transaction $gid"), logs(log))
+        assert(!text.contains("batch failed"), logs(log))
+        assertEquals(feedback.size, 2, feedback.toString)
+        assertEquals(checked(between), ("MoneyTransferFailed", checked(between)._2))
+        assertEquals(str(checked(deposit)._2, "reason"), bankops.services.bank.FailureReasons.BothUnknown)
+      }).guarantee(settleForeign.attempt.void)
+    }
+  }
 }

@@ -4,7 +4,7 @@ import cats.effect.IO
 
 import scala.concurrent.duration._
 
-import bankops.services.bank.BankRules
+import bankops.services.bank.{BankRules, BankTables}
 import bankops.support.{BankFixture, SandboxFixture}
 
 /** The handler's connection on the sandbox's PostgreSQL: what a batch locks stays locked until its PREPARE, also for
@@ -36,6 +36,82 @@ class LedgerDbSuite extends munit.CatsEffectSuite {
               catch { case e: java.sql.SQLException => Some(e.getSQLState) }
             ledger.rollback()
             assertEquals(locked, Some("55P03"), "the second batch's read must hold the account's lock (55P03: lock not available)")
+          } finally { handler.close(); other.close() }
+        }
+      }
+    }
+  }
+
+  private def connect(bank: BankFixture): IO[(() => java.sql.Connection)] = SandboxFixture.settings.map { s => () =>
+    java.sql.DriverManager.getConnection(bank.dbUrl, s.database.user.value, s.database.password.map(_.value).orNull)
+  }
+
+  private def sqlState(run: => Any): Option[String] =
+    try { run; None }
+    catch { case e: java.sql.SQLException => Some(e.getSQLState) }
+
+  test("an account number belongs to one row: a second row with a taken number is refused (unique violation)") {
+    BankFixture.create("uniqueiban").flatMap { bank =>
+      BankFixture.withDb(bank.dbUrl) { c =>
+        val state = sqlState(c.createStatement().execute("INSERT INTO balance (iban, token, type) SELECT iban, 'x', 'AUTO' FROM balance LIMIT 1"))
+        assertEquals(state, Some("23505"))
+        assertEquals(new LedgerDb(c).uniqueIbans, Right(()))
+      }
+    }
+  }
+
+  test("a database that already holds a number twice: installing names it, builds no index and changes no row; the handler's check says so") {
+    BankFixture.create("dupiban").flatMap { bank =>
+      val twice = BankRules.iban(123456789L)
+      BankFixture.withDb(bank.dbUrl) { c =>
+        // A database from before the unique index: its plain index, and a number given to two accounts.
+        c.createStatement().execute("DROP INDEX balance_iban_key")
+        c.createStatement().execute("CREATE INDEX balance_iban ON balance (iban)")
+        c.createStatement().execute(s"INSERT INTO balance (iban, token, type) VALUES ('$twice', 'a', 'AUTO'), ('$twice', 'b', 'AUTO')")
+        val found = BankTables.install(c)
+        val rows = c.createStatement().executeQuery(s"SELECT count(*) FROM balance WHERE iban = '$twice'")
+        rows.next()
+        assertEquals(found, List(twice -> 2L))
+        assertEquals(rows.getLong(1), 2L, "nothing changed")
+        assertEquals(new LedgerDb(c).uniqueIbans, Left(List(twice -> 2L)))
+        assert(BankTables.duplicatesLine(found).contains(s"$twice (2 rows)"))
+      }
+    }
+  }
+
+  test(
+    "a missing account number is waited for exactly when a transaction is creating it: a prepared creation of another group " +
+      "holds a batch naming that number, never one naming others") {
+    BankFixture.create("probe").flatMap { bank =>
+      val (creating, unknown) = (BankRules.iban(111111111L), BankRules.iban(222222222L))
+      // Another deployment's prepared batch (another group's gid), which created `creating`: nobody here settles it.
+      val gid = s"${LedgerDb.GidRoot}000000000000:0@1"
+      connect(bank).flatMap { connect =>
+        IO.blocking {
+          val (other, handler) = (connect(), connect())
+          try {
+            other.setAutoCommit(false)
+            other.createStatement().execute(s"INSERT INTO balance (iban, token, type) VALUES ('$creating', 't', 'AUTO')")
+            other.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
+            val ledger = new LedgerDb(handler)
+            val t0 = System.nanoTime()
+            val unrelated = ledger.known(Set.empty, Set(unknown))
+            val unrelatedMs = (System.nanoTime() - t0) / 1000000
+            ledger.rollback()
+            val held = scala.util.Try(ledger.known(Set.empty, Set(creating, unknown)))
+            ledger.rollback()
+            other.setAutoCommit(true)
+            other.createStatement().execute(s"ROLLBACK PREPARED '$gid'")
+            val after = ledger.known(Set.empty, Set(creating))
+            ledger.rollback()
+            assertEquals(unrelated.accounts, Map.empty[String, Account])
+            assert(unrelatedMs < LedgerDb.PreparedWait.toMillis, s"a number nobody creates was answered in $unrelatedMs ms, not after a wait")
+            assert(held.failed.toOption.exists(_.isInstanceOf[PreparedBatchPending]), s"the batch naming $creating must wait, then fail: $held")
+            assert(held.failed.get.getMessage.contains(creating), held.failed.get.getMessage)
+            assertEquals(after.accounts, Map.empty[String, Account], "rolled back: the number is unknown, and the probe left no row")
+            val rows = handler.createStatement().executeQuery("SELECT count(*) FROM balance")
+            rows.next()
+            assertEquals(rows.getLong(1), 1L, "the seeded account only")
           } finally { handler.close(); other.close() }
         }
       }
