@@ -15,12 +15,12 @@ object PythonClients {
     Map("KAFKA_SSL_CERTIFICATE_LOCATION" -> id.certPem.toString, "KAFKA_SSL_KEY_LOCATION" -> id.keyPem.toString)
   }
 
-  /** Produces JSON-line records (see avro_produce.py) over SSL with the sandbox CA. */
-  def produce(lines: Seq[String]): IO[Unit] =
+  /** Produces JSON-line records (see avro_produce.py) over SSL with the sandbox CA; `compression` e.g. zstd. */
+  def produce(lines: Seq[String], compression: Option[String] = None): IO[Unit] =
     SandboxFixture.settings.flatMap { s =>
       IO.blocking(os.proc(python, dir / "avro_produce.py", s.kafka.bootstrapServers.value,
           SandboxFixture.layout.dir / "tls" / "ca.pem", s.registry.url.value, Repo.root / "schemas")
-          .call(stdin = lines.mkString("\n") + "\n", stderr = os.Pipe, check = false, env = env))
+          .call(stdin = lines.mkString("\n") + "\n", stderr = os.Pipe, check = false, env = env ++ compression.map("PRODUCE_COMPRESSION" -> _)))
         .flatMap(r => if (r.exitCode != 0) IO.raiseError(new AssertionError(s"avro_produce.py failed: ${r.err.text()}")) else IO.unit)
     }
 

@@ -42,17 +42,41 @@ final class Outputs(val feedbackTopic: String, balanceTopic: String, val deadLet
     */
   def deadLetter(r: ConsumerRecord[Array[Byte], Array[Byte]], reason: String, at: java.time.Instant): ProducerRecord[Array[Byte], Array[Byte]] = {
     val headers = new RecordHeaders()
-    r.headers.asScala.filterNot(_.key.startsWith(Outputs.DeadLetterHeader)).foreach(headers.add)
+    val own = r.headers.asScala.filterNot(_.key.startsWith(Outputs.DeadLetterHeader)).toList
+    val cut = Outputs.cut(Option(r.key), Option(r.value), own)
+    (if (cut.isEmpty || Outputs.size(own) <= Outputs.KeptBytes) own else Nil).foreach(headers.add)
     def add(name: String, value: String) = headers.add(s"${Outputs.DeadLetterHeader}$name", value.getBytes(UTF_8))
     add("topic", r.topic); add("partition", r.partition.toString); add("offset", r.offset.toString)
     add("timestamp", java.time.Instant.ofEpochMilli(r.timestamp).toString); add("reason", reason); add("time", at.toString)
-    new ProducerRecord(deadLetterTopic, null, r.key, r.value, headers)
+    cut.foreach(add("truncated", _))
+    def kept(bytes: Array[Byte]) = if (cut.isEmpty || bytes == null) bytes else bytes.take(Outputs.KeptBytes)
+    new ProducerRecord(deadLetterTopic, null, kept(r.key), kept(r.value), headers)
   }
 }
 
 object Outputs {
   /** Headers the handler adds to a dead letter: `bankops.dlq.topic`, `.partition`, `.offset`, `.timestamp`, `.reason`, `.time`. */
   val DeadLetterHeader = "bankops.dlq."
+
+  /** A dead letter larger than this (key, value and headers) could not be published (the producer takes 1 MiB a
+    * record) and would stop the bank: it is kept cut down to [[KeptBytes]] of key and of value, its headers only if they
+    * fit there too, with a header `bankops.dlq.truncated` giving the sizes it had. The whole record stays at its source
+    * position (the `bankops.dlq.topic`, `.partition` and `.offset` headers) while that topic's retention keeps it.
+    */
+  val MaxDeadLetterBytes: Int = 512 * 1024
+  val KeptBytes: Int = 64 * 1024
+
+  private[handler] def size(headers: List[org.apache.kafka.common.header.Header]): Long =
+    headers.map(h => h.key.length.toLong + Option(h.value).fold(0)(_.length)).sum
+
+  /** What a dead letter too large to publish had ("value 4194304 bytes, key 36 bytes, headers 0 bytes"); None when it fits. */
+  private[handler] def cut(key: Option[Array[Byte]], value: Option[Array[Byte]], headers: List[org.apache.kafka.common.header.Header])
+      : Option[String] = {
+    val (k, v, h) = (key.fold(0)(_.length).toLong, value.fold(0)(_.length).toLong, size(headers))
+    Option.when(k + v + h > MaxDeadLetterBytes)(
+      s"value $v bytes, key $k bytes, headers $h bytes: the first $KeptBytes bytes of key and value kept" +
+        (if (h > KeptBytes) ", the headers dropped" else ""))
+  }
 
   def isFeedback(e: Emitted): Boolean = e match {
     case _: Emitted.Changed => false

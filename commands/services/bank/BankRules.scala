@@ -38,11 +38,22 @@ object BankRules {
 
   def token(random: Random): String = List.fill(20)(random.nextInt(10)).mkString
 
-  /** Why a transfer fails before any account is looked at, in the order the handler checks: a non-positive amount,
-    * a `from` that is neither cash nor a valid account number, `from` equal to `to`.
+  /** The most UTF-8 bytes of a transfer's `description` and of its `to` (an outside account may be any text): both are
+    * copied into BalanceChanged, which must fit the handler's producer (1 MiB a record) with room to spare.
+    */
+  val MaxTextBytes = 65536
+
+  /** Whether `s` takes more than [[MaxTextBytes]] in UTF-8 (three bytes a char at most: short text is not encoded). */
+  def tooLong(s: String): Boolean =
+    s.length > MaxTextBytes || (s.length > MaxTextBytes / 3 && s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MaxTextBytes)
+
+  /** Why a transfer fails before any account is looked at, in the order the handler checks: a description or `to`
+    * too long to publish, a non-positive amount, a `from` that is neither cash nor a valid account number, `from`
+    * equal to `to`.
     */
   def refusal(t: ConfirmMoneyTransfer): Option[String] =
-    if (t.amount <= 0) Some(FailureReasons.NotPositive)
+    if (tooLong(t.description) || tooLong(t.to)) Some(FailureReasons.TextTooLong)
+    else if (t.amount <= 0) Some(FailureReasons.NotPositive)
     else if (t.from != Cash && !isValidIban(t.from)) Some(FailureReasons.FromInvalid)
     else if (t.from == t.to) Some(FailureReasons.SameAccounts)
     else None

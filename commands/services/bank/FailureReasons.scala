@@ -1,7 +1,7 @@
 package bankops.services.bank
 
 /** The reasons the bank gives in MoneyTransferFailed and AccountCreationFailed, word for word as the original handler
-  * gave them (clients match on them), plus the two it lacked.
+  * gave them (clients match on them), plus the three it lacked.
   */
 object FailureReasons {
   val FromInvalid = "from is invalid"
@@ -14,4 +14,8 @@ object FailureReasons {
   val OutOfRange = "amount out of range"
   /** Not in the original, which never checked: `cash` with -500 drained an account without its token. */
   val NotPositive = "amount must be positive"
+  /** Not in the original: a description or an outside `to` too long for the BalanceChanged that copies it to be
+    * published ([[BankRules.MaxTextBytes]]); without it one such command stopped the bank.
+    */
+  val TextTooLong = "description or to longer than 65536 bytes"
 }

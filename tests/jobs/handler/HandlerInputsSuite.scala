@@ -111,4 +111,48 @@ class HandlerInputsSuite extends munit.CatsEffectSuite {
       }
     }
   }
+
+  test(
+    "one hostile record stops nothing: a zstd-compressed deposit with a 4 MiB description fails with a reason, a 4 MiB value " +
+      "that is no command is dead-lettered cut down, and the next deposit is answered") {
+    BankFixture.create("huge").flatMap { bank =>
+      val log = os.temp(prefix = "huge", suffix = ".log")
+      val (account, big, after) = (id(), id(), id())
+      val fourMiB = 4 * 1024 * 1024
+      def line(record: String, key: String, value: io.circe.Json) =
+        io.circe.Json.obj("topic" -> io.circe.Json.fromString(bank.commands), "key" -> io.circe.Json.fromString(key),
+          "record" -> io.circe.Json.fromString(record), "value" -> value).noSpaces
+      def deposit(i: String, iban: String, description: String) = io.circe.parser.parse(transfer(i, "x", 100, "cash", iban, description))
+        .toOption.get.hcursor.downField("value").focus.get
+      val poison = io.circe.Json.obj("topic" -> io.circe.Json.fromString(bank.commands), "key" -> io.circe.Json.fromString("poison"),
+        "rawHex" -> io.circe.Json.fromString("78" * fourMiB)).noSpaces
+      for {
+        h <- IO.blocking(bank.spawnHandler("h", log))
+        _ <- bank.send(List(creation(account)))
+        iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
+        _ <- bankops.support.PythonClients.produce(List(line("ConfirmMoneyTransfer", big, deposit(big, iban, "d" * fourMiB)), poison), Some("zstd"))
+        _ <- bank.send(List(transfer(after, "x", 250, "cash", iban, after)))
+        feedback <- bank.awaitFeedback(Set(big, after), 60.seconds).guarantee(BankFixture.signal(h, "TERM").void)
+        dead <- bank.read(bank.deadLetters)
+        amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
+        prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
+        validated <- bank.validate
+      } yield {
+        val byId = feedback.groupBy(_._1).map { case (i, fs) => i -> fs.map(f => (f._2, f._3)).distinct }
+        assertEquals(byId(big).map(_._1), List("MoneyTransferFailed"), BankFixture.tail(log))
+        assertEquals(byId(big).head._2.hcursor.get[String]("reason"), Right(bankops.services.bank.FailureReasons.TextTooLong))
+        assertEquals(byId(after).map(_._1), List("MoneyTransferConfirmed"), BankFixture.tail(log))
+        assertEquals(amount, List(250L))
+        assertEquals(dead.size, 1, dead.toString.take(2000))
+        val headers = dead.head.hcursor.downField("headers").focus.flatMap(_.asArray).getOrElse(Vector.empty)
+          .flatMap(j => j.hcursor.get[String]("key").toOption.map(_ -> j.hcursor.get[String]("value").toOption.getOrElse("")))
+          .toMap
+        assert(headers.get("bankops.dlq.truncated").exists(_.startsWith(s"value $fourMiB bytes")), headers.toString)
+        assert(headers.contains("bankops.dlq.offset"), headers.toString)
+        assert(!os.read(log).contains("batch failed"), BankFixture.tail(log))
+        assertEquals(prepared, List(0L))
+        assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+      }
+    }
+  }
 }

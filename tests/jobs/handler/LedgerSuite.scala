@@ -100,6 +100,24 @@ class LedgerSuite extends munit.FunSuite {
     assertEquals(applied.counts.failed, Map(FailureReasons.NotPositive -> cases.size.toLong))
   }
 
+  test("a description or an outside `to` over 64 KiB of UTF-8 fails before any other check; 64 KiB exactly is allowed") {
+    val max = BankRules.MaxTextBytes
+    def described(d: String, to: String = b.iban) = ConfirmMoneyTransfer(UUID.randomUUID(), "x", 100, "cash", to, d)
+    assertEquals(Ledger.transfer(described("d" * max), known.accounts)._1, None)
+    assertEquals(Ledger.transfer(described("d" * (max + 1)), known.accounts)._1, Some(FailureReasons.TextTooLong))
+    // Three bytes a char: under the limit in chars, over it in bytes.
+    assertEquals(Ledger.transfer(described("\u20ac" * (max / 3 + 1)), known.accounts)._1, Some(FailureReasons.TextTooLong))
+    assertEquals(Ledger.transfer(ConfirmMoneyTransfer(UUID.randomUUID(), a.token, -5, a.iban, "o" * (max + 1), "d"), known.accounts)._1,
+      Some(FailureReasons.TextTooLong))
+  }
+
+  test("a dead letter too large to publish is cut down to its first 64 KiB, saying what it had; one that fits is kept whole") {
+    val big = Some(Array.fill[Byte](Outputs.MaxDeadLetterBytes)(1))
+    assertEquals(Outputs.cut(Some(Array[Byte](1)), Some(Array[Byte](2)), Nil), None)
+    assertEquals(Outputs.cut(Some(Array[Byte](1)), big, Nil).map(_.takeWhile(_ != ':')),
+      Some(s"value ${Outputs.MaxDeadLetterBytes} bytes, key 1 bytes, headers 0 bytes"))
+  }
+
   test("a command id is unique across kinds: a transfer reusing a creation's id (or the reverse) gets that outcome again, nothing applied") {
     val creation = ConfirmAccountCreation(UUID.randomUUID(), Atype.Manual)
     val transfer = t(a.token, 10, a.iban, b.iban)
