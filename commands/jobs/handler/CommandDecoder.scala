@@ -6,6 +6,7 @@ import org.apache.avro.Schema
 
 import scala.collection.concurrent.TrieMap
 
+import bankops.base.Failure
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.registry.{RegistryError, SchemaResolver}
@@ -29,6 +30,8 @@ final class CommandDecoder(resolver: SchemaResolver) {
       resolver.byId(id).attempt.flatMap {
         case Right(s) => IO(schemas.put(id, s)).void
         case Left(e: RegistryError) if e.status == 404 || e.status == 422 => IO.unit
+        // Not a failure of bankops' own (those end the handler): the batch is undone and retried with backoff.
+        case Left(e: Failure.Unavailable) => IO.raiseError(new RegistryUnreachable(e.message))
         case Left(e) => IO.raiseError(e)
       }
     }
@@ -45,3 +48,8 @@ final class CommandDecoder(resolver: SchemaResolver) {
       }
     } yield command
 }
+
+/** The registry did not answer while a batch needed a writer schema: the batch is retried with backoff, one line each
+  * time, until it answers.
+  */
+final class RegistryUnreachable(message: String) extends RuntimeException(message) with scala.util.control.NoStackTrace

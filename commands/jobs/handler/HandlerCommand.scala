@@ -68,24 +68,26 @@ object HandlerCommand {
       polling = Doing.readingInGroup(o.group, List(o.topic)).copy(transactionalId = Some(transactionalId))
       code <- (instanceLock(o, settings) >> Interrupt.onStop,
         KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
-        KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1))).tupled.use { case (stopping, consumer, markers) =>
-        val decoder = new CommandDecoder(new SchemaResolver(registry))
-        val log = (line: String) => shell.err.println(line)
-        val parts = HandlerParts(consumer, new KafkaOutcome(markers, o.feedbackTopic), decoder, outputs, new HandlerStats, log,
-          HandlerFaults(shell.env, log), stopping, HandlerFaults.draws(shell.env))
-        val report = (previous: HandlerStatus, now: HandlerStatus) =>
-          if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
-        HandlerLoop.resource(HandlerNames(o.group, o.topic), parts, producer(settings, s"${o.group}-$instance", o.timeout),
-          ledgerDb(settings, o.timeout, stopping)).use { loop =>
-          IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(Denied.tag(polling)).flatMap {
-            case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
-            case true =>
-              shell.info(
-                s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), " +
-                  s"publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
-                HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell, polling, applying)
+        KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1)),
+        KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1), uncommitted = true)).tupled.use {
+        case (stopping, consumer, markers, passedMarkers) =>
+          val decoder = new CommandDecoder(new SchemaResolver(registry))
+          val log = (line: String) => shell.err.println(line)
+          val parts = HandlerParts(consumer, new KafkaOutcome(markers, o.feedbackTopic, passedMarkers), decoder, outputs, new HandlerStats, log,
+            HandlerFaults(shell.env, log), stopping, HandlerFaults.draws(shell.env))
+          val report = (previous: HandlerStatus, now: HandlerStatus) =>
+            if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
+          HandlerLoop.resource(HandlerNames(o.group, o.topic), parts, producer(settings, s"${o.group}-$instance", o.timeout),
+            ledgerDb(settings, o.timeout, stopping)).use { loop =>
+            IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(Denied.tag(polling)).flatMap {
+              case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
+              case true =>
+                shell.info(
+                  s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), " +
+                    s"publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
+                  HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell, polling, applying)
+            }
           }
-        }
       }.adaptError(KafkaClients.denied(settings.kafka, applying)).adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).adaptError {
         case e if HandlerLoop.fenced(e) =>
           Failure.Unavailable(

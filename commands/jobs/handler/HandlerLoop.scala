@@ -61,7 +61,7 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
   def start(): Unit = {
     val (missing, database) = db.get().missingTables
     if (missing.nonEmpty) throw Failure.BadInput(
-      s"database $database has no table ${missing.mkString(", ")}: the handler needs the bank's tables balance, cac and cmt " +
+      s"database $database has no table ${missing.mkString(", ")}: the handler needs the bank's tables balance, cac, cmt and cid " +
         "(balancedb, as `bankops sandbox up` creates it; --db-url names the database)")
     db.get().uniqueIbans.left.foreach { duplicates =>
       throw Failure.BadInput(
@@ -72,8 +72,25 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     if (db.get().maxPreparedTransactions <= 0) throw Failure.BadInput(
       "PostgreSQL has max_prepared_transactions = 0: the handler commits each batch in two phases (PREPARE TRANSACTION) " +
         "so a crash never separates the database from Kafka; set max_prepared_transactions (e.g. 20) and restart PostgreSQL")
-    preparedBatches.recoverIfNeeded()
+    awaitDecided()
     consumer.subscribe(List(names.topic).asJava, listener)
+  }
+
+  /** At start, prepared batches Kafka has not decided yet (a dead handler's open transaction, until it times out) are
+    * waited for, a line each round, rather than given up on: the batches after them may need their rows.
+    */
+  @scala.annotation.tailrec
+  private def awaitDecided(): Unit = {
+    val pending =
+      try { preparedBatches.recoverIfNeeded(); None }
+      catch { case e: PreparedBatchPending => Some(e) }
+    pending match {
+      case None => ()
+      case Some(e) =>
+        if (parts.stopping()) throw new HandlerStopping
+        log(s"handler: waiting to start: ${e.getMessage}")
+        awaitDecided()
+    }
   }
 
   /** One poll; None when it was empty. */
@@ -87,12 +104,15 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     * batch (see [[InFlight]]).
     */
   def apply(records: Vector[Batch.Raw]): Unit = {
+    val batch = Batch(records, decoder)
+    // A commit in flight that holds one of the batch's ids is awaited first: if it failed, recovery settles it before
+    // the batch reads (its outcome rows are invisible while it is prepared).
+    committer.beforeReading(batch.commands.map(_.fold(_.id, _.id)).toSet)
     try recover()
     catch { case NonFatal(e) => rewind(records); throw e }
-    val batch = Batch(records, decoder)
-    committer.beforeReading(batch.commands.map(_.fold(_.id, _.id)).toSet)
     val p = producer.get()
     val t0 = System.nanoTime()
+    if (batch.commands.nonEmpty) db.get().startBatch()
     val offsetsSent = new InFlight(records, p, None).step(None)(begin(p, batch))
     val inFlight = new InFlight(records, p, Some(offsetsSent))
     val read = inFlight.step(None)(readAndApply(p, batch))
@@ -136,24 +156,29 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     * transaction too.
     */
   private def send(p: Producer, applied: Option[Applied], offsetsSent: Future[Unit]): Sent = {
-    val sends = applied.toVector.flatMap(_.emitted.map(e => e -> p.send(outputs.record(e))))
-    val marker = sends.collect { case (e, sent) if Outputs.isFeedback(e) => sent }.lastOption
+    val emitted = applied.toVector.flatMap(_.emitted)
+    // The batch's last feedback record is its marker, and carries the batch's id (which the prepared transaction's names).
+    val last = emitted.lastIndexWhere(Outputs.isFeedback)
+    val batch = HandlerLoop.batchId()
+    val sends = emitted.zipWithIndex.map { case (e, i) => p.send(outputs.record(e, Option.when(i == last)(batch))) }
+    val marker = Option.when(last >= 0)(sends(last))
     val w = System.nanoTime()
     applied.foreach(db.get().write)
     val writes = System.nanoTime() - w
     awaited(offsetsSent)
-    Sent(marker, writes)
+    Sent(marker.map(_ -> batch), writes)
   }
 
   /** PREPAREs the database transaction under the id naming the batch's last feedback record, once Kafka acknowledged
     * it (every command that writes has feedback, so it names the batch); a batch of repeated commands only has nothing
     * to keep, and its locks are released. The prepared transaction's id, if any.
     */
-  private def prepare(applied: Option[Applied], marker: Option[Future[RecordMetadata]]): Option[String] = applied match {
+  private def prepare(applied: Option[Applied], marker: Option[(Future[RecordMetadata], String)]): Option[String] = applied match {
     case Some(a) if a.writes =>
-      val m = awaited(marker.get)
+      val (sent, batch) = marker.get
+      val m = awaited(sent)
       fault("before-prepare")
-      val gid = preparedBatches.gid(m.partition, m.offset)
+      val gid = preparedBatches.gid(Marker(m.partition, m.offset, Some(batch)))
       db.get().prepare(gid)
       Some(gid)
     case Some(_) => db.get().rollback(); None
@@ -248,16 +273,26 @@ object HandlerLoop {
 
   /** What the read step found: the batch's ledger (None without commands), and its database reads' time (ns). */
   private final case class Read(applied: Option[Applied], reads: Long)
-  /** What the send step sent: the batch's last feedback record as it will be acknowledged, and its writes' time (ns). */
-  private final case class Sent(marker: Option[Future[RecordMetadata]], writes: Long)
+  /** What the send step sent: the batch's last feedback record as it will be acknowledged with the batch's id, and its
+    * writes' time (ns).
+    */
+  private final case class Sent(marker: Option[(Future[RecordMetadata], String)], writes: Long)
+
+  /** A batch's own id, on its marker record and in its prepared transaction's id: 16 hex digits, random. */
+  def batchId(): String = f"${java.util.concurrent.ThreadLocalRandom.current().nextLong()}%016x"
 
   def hash(s: String): String =
     java.security.MessageDigest.getInstance("SHA-256").digest(s.getBytes("UTF-8")).take(6).map("%02x".format(_)).mkString
 
-  /** The marker a prepared transaction's id names; None for ids of another form (an older handler's). */
+  private val GidMarker = """(\d+)@(\d+)(?::([0-9a-f]{16}))?""".r
+
+  /** The marker a prepared transaction's id names (`PARTITION@OFFSET:BATCH`, or an older handler's `PARTITION@OFFSET`);
+    * None for ids of another form.
+    */
   def parseGid(prefix: String, gid: String): Option[Marker] =
-    gid.stripPrefix(prefix).split('@') match {
-      case Array(p, o) => for { pi <- p.toIntOption; oi <- o.toLongOption } yield Marker(pi, oi)
+    if (!gid.startsWith(prefix)) None
+    else gid.stripPrefix(prefix) match {
+      case GidMarker(p, o, batch) => for { pi <- p.toIntOption; oi <- o.toLongOption } yield Marker(pi, oi, Option(batch))
       case _ => None
     }
 

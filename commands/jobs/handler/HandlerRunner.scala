@@ -18,7 +18,11 @@ object HandlerRunner {
     val batch: IO[Unit] = IO.blocking(loop.step()).adaptError(Denied.tag(polling)).flatMap {
       case None => IO.unit
       case Some(records) =>
-        decoder.resolve(records.map(_.value)).onError(_ => IO.blocking(loop.rewind(records))) >>
+        // A registry that does not answer is waited for (up to --timeout) unless the handler is asked to stop.
+        decoder.resolve(records.map(_.value)).race((IO.sleep(50.millis) >> stopped).iterateUntil(identity)).flatMap {
+          case Left(_) => IO.unit
+          case Right(_) => IO.raiseError(new HandlerStopping)
+        }.onError(_ => IO.blocking(loop.rewind(records))) >>
           IO.blocking(loop.apply(records)).adaptError(Denied.tag(applying))
     }
 

@@ -17,22 +17,38 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
   private def textArray(values: Iterable[String]) = connection.createArrayOf("text", values.toArray[AnyRef])
   private def longArray(values: Iterable[Long]) = connection.createArrayOf("bigint", values.map(Long.box).toArray[AnyRef])
 
-  private def query[A](sql: String)(bind: PreparedStatement => Unit)(row: java.sql.ResultSet => A): Vector[A] = {
-    val st = connection.prepareStatement(sql)
+  /** While a batch's database work runs: when it must be over (nanoTime). */
+  @volatile private var deadline: Option[Long] = None
+
+  /** A batch's database work begins, with its Kafka transaction: every statement until PREPARE (or rollback) is cut off
+    * once [[LedgerDb.BatchBudget]] has passed (the driver cancels it), so a slow database or a long lock wait undoes and
+    * retries the batch instead of outliving the transaction, whose timeout would fence the handler's producer.
+    */
+  def startBatch(): Unit = deadline = Some(System.nanoTime() + LedgerDb.BatchBudget.toNanos)
+
+  private def bounded[S <: java.sql.Statement, A](st: S)(run: S => A): A =
     try {
+      deadline.foreach { d =>
+        val left = d - System.nanoTime()
+        if (left <= 0) throw new BatchOverBudget
+        st.setQueryTimeout(((left + 999999999L) / 1000000000L).toInt)
+      }
+      run(st)
+    } catch {
+      case e: SQLException if e.getSQLState == LedgerDb.QueryCanceled && deadline.exists(_ <= System.nanoTime()) => throw new BatchOverBudget
+    } finally st.close()
+
+  private def query[A](sql: String)(bind: PreparedStatement => Unit)(row: java.sql.ResultSet => A): Vector[A] =
+    bounded(connection.prepareStatement(sql)) { st =>
       bind(st)
       val rs = st.executeQuery()
       val out = Vector.newBuilder[A]
       while (rs.next()) out += row(rs)
       out.result()
-    } finally st.close()
-  }
+    }
 
-  private def update(sql: String)(bind: PreparedStatement => Unit): Unit = {
-    val st = connection.prepareStatement(sql)
-    try { bind(st); st.execute(); () }
-    finally st.close()
-  }
+  private def update(sql: String)(bind: PreparedStatement => Unit): Unit =
+    bounded(connection.prepareStatement(sql)) { st => bind(st); st.execute(); () }
 
   /** In one round trip: earlier outcomes of these command ids (as either kind: an id is unique across kinds), the
     * accounts of `ibans` locked until the batch ends, and which of the `candidates` (numbers drawn for new accounts)
@@ -122,7 +138,7 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     * accounts' amounts, and the outcomes of its new commands.
     */
   def write(a: Applied): Unit = if (a.writes) try writeRows(a)
-  catch { case e: SQLException if LedgerDb.ibanTaken(e).isDefined => throw new IbanTaken(LedgerDb.ibanTaken(e).get) }
+  catch { case e: SQLException => throw LedgerDb.conflict(e).getOrElse(e) }
 
   private def writeRows(a: Applied): Unit = update(LedgerDb.WriteSql) { st =>
     val accounts = a.newAccounts.map(_._1)
@@ -136,19 +152,18 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     st.setArray(10, textArray(a.creations.map(_.token.orNull))); st.setArray(11, textArray(a.creations.map(_.aType)));
     st.setArray(12, textArray(a.creations.map(_.reason.orNull)))
     st.setArray(13, uuidArray(a.transfers.map(_._1))); st.setArray(14, textArray(a.transfers.map(_._2.orNull)))
+    st.setArray(15, uuidArray(a.creations.map(_.id) ++ a.transfers.map(_._1)))
   }
 
-  private def statement(sql: String): Unit = {
-    val st = connection.createStatement();
-    try { st.execute(sql); () }
-    finally st.close()
-  }
+  private def statement(sql: String): Unit = bounded(connection.createStatement()) { st => st.execute(sql); () }
 
   /** Ends the batch's transaction as prepared: durable, locks held, committed or rolled back later by `gid`. The
     * connection is left as every batch needs it, outside autocommit: the next batch's reads lock its accounts until
     * its own PREPARE (COMMIT PREPARED runs elsewhere, so nothing else puts it back).
     */
   def prepare(gid: String): Unit = {
+    // Never cut off: a prepared batch is settled by its marker, a half-done PREPARE would only be noise.
+    deadline = None
     statement(s"PREPARE TRANSACTION '$gid'")
     // The session has no transaction now: this ends the driver's, and the next statement begins a new one.
     connection.setAutoCommit(true)
@@ -165,7 +180,10 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
     finally connection.setAutoCommit(false)
   }
 
-  def rollback(): Unit = if (!connection.getAutoCommit) connection.rollback() else connection.setAutoCommit(false)
+  def rollback(): Unit = {
+    deadline = None
+    if (!connection.getAutoCommit) connection.rollback() else connection.setAutoCommit(false)
+  }
 
   /** Prepared transactions left by handlers whose ids start with `prefix` (a crash between PREPARE and COMMIT PREPARED). */
   def prepared(prefix: String): Vector[String] = {
@@ -178,7 +196,8 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
 
   /** The bank's tables this database lacks (in the connection's search path), and the database's name. */
   def missingTables: (List[String], String) = {
-    val missing = query("SELECT t FROM unnest(ARRAY['balance', 'cac', 'cmt']) AS t WHERE to_regclass(t) IS NULL")(_ => ())(_.getString(1)).toList
+    val missing =
+      query("SELECT t FROM unnest(ARRAY['balance', 'cac', 'cmt', 'cid']) AS t WHERE to_regclass(t) IS NULL")(_ => ())(_.getString(1)).toList
     val name = query("SELECT current_database()")(_ => ())(_.getString(1)).head
     connection.rollback()
     (missing, name)
@@ -233,15 +252,27 @@ object LedgerDb {
     "INSERT INTO balance (iban, token, type) SELECT k.iban, '', '' FROM unnest(?::text[]) AS k(iban) ON CONFLICT (iban) DO NOTHING RETURNING iban"
 
   private val LockNotAvailable = "55P03"
-  private val KeyIban = """\(iban\)=\((.*)\)""".r.unanchored
+  private val QueryCanceled = "57014"
 
-  /** The account number a failed write found taken: a unique violation on `balance.iban` (another batch created that
-    * number after this one drew it).
+  /** How long a batch's database work may take, from its Kafka transaction's start: well inside the producer's
+    * `transaction.timeout.ms` (10 s), with room for the sends, PREPARE and the commit.
     */
-  def ibanTaken(e: SQLException): Option[String] = e match {
+  val BatchBudget: java.time.Duration = java.time.Duration.ofSeconds(6)
+  private val Key = """\((?:iban|uuid)\)=\((.*)\)""".r.unanchored
+
+  /** What a unique violation of a batch's write means: a number drawn for a new account that another batch created
+    * after this one checked it (`balance`), or a command id another batch applied meanwhile, as either kind (`cid`,
+    * `cac`, `cmt`). Either way that batch was prepared or in flight, so invisible: this one is redone.
+    */
+  def conflict(e: SQLException): Option[RuntimeException] = e match {
     case p: org.postgresql.util.PSQLException if p.getSQLState == "23505" =>
-      Option(p.getServerErrorMessage).filter(m => Option(m.getTable).contains("balance")).map(m =>
-        Option(m.getDetail).collect { case KeyIban(iban) => iban }.getOrElse("(unnamed)"))
+      Option(p.getServerErrorMessage).flatMap { m =>
+        val key = Option(m.getDetail).collect { case Key(k) => k }.getOrElse("(unnamed)")
+        Option(m.getTable).collect {
+          case "balance" => new IbanTaken(key)
+          case "cid" | "cac" | "cmt" => new CommandApplied(key)
+        }
+      }
     case _ => None
   }
 
@@ -254,7 +285,8 @@ object LedgerDb {
       |     ub AS (UPDATE balance b SET amount = v.amount, updated_at = now() FROM unnest(?::text[], ?::bigint[]) AS v(iban, amount)
       |            WHERE b.iban = v.iban),
       |     nc AS (INSERT INTO cac (uuid, iban, token, type, reason) SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[])),
-      |     nt AS (INSERT INTO cmt (uuid, reason) SELECT * FROM unnest(?::uuid[], ?::text[]))
+      |     nt AS (INSERT INTO cmt (uuid, reason) SELECT * FROM unnest(?::uuid[], ?::text[])),
+      |     ni AS (INSERT INTO cid (uuid) SELECT * FROM unnest(?::uuid[]))
       |SELECT 1""".stripMargin
 
   /** Every prepared transaction a bankops handler makes starts with this. */
@@ -272,6 +304,20 @@ final class HandlerStopping extends RuntimeException("the handler is stopping") 
 final class IbanTaken(iban: String)
     extends RuntimeException(s"account number $iban, drawn for a new account, was created meanwhile by another batch: the batch is redone " +
       "with new numbers") with scala.util.control.NoStackTrace
+
+/** A batch's database work outlived [[LedgerDb.BatchBudget]]: it is undone and retried before its Kafka transaction
+  * times out.
+  */
+final class BatchOverBudget
+    extends RuntimeException(s"the batch's database work took over ${LedgerDb.BatchBudget.toSeconds} s (its Kafka transaction would " +
+      "time out): undone, and retried") with scala.util.control.NoStackTrace
+
+/** A command id of the batch was applied meanwhile by another batch (the other kind under the same id, or the same
+  * command on another partition or by a dropped member): the batch is redone, and that id gets the outcome it had.
+  */
+final class CommandApplied(id: String)
+    extends RuntimeException(s"command id $id was applied meanwhile by another batch: the batch is redone and answers it as that one did")
+    with scala.util.control.NoStackTrace
 
 /** A transaction that may hold what this batch needs was not over in time (its handler may have died): the batch is
   * undone and retried after recovery.

@@ -26,13 +26,18 @@ final class Outputs(val feedbackTopic: String, balanceTopic: String, val deadLet
                     failed: WireFormat.Writer[MoneyTransferFailed], changed: WireFormat.Writer[BalanceChanged]) {
 
   private def bytes[A](w: WireFormat.Writer[A], a: A): Array[Byte] = w(a).fold(e => throw new IllegalStateException(e.message), identity)
-  private def feedback(id: java.util.UUID, value: Array[Byte]) = new ProducerRecord(feedbackTopic, id.toString.getBytes(UTF_8), value)
+  private def feedback(id: java.util.UUID, value: Array[Byte], batch: Option[String]) = {
+    val headers = new RecordHeaders()
+    batch.foreach(b => headers.add(Marker.Header, b.getBytes(UTF_8)))
+    new ProducerRecord(feedbackTopic, null, id.toString.getBytes(UTF_8), value, headers)
+  }
 
-  def record(e: Emitted): ProducerRecord[Array[Byte], Array[Byte]] = e match {
-    case Emitted.Created(r) => feedback(r.id, bytes(created, r))
-    case Emitted.CreationFailed(r) => feedback(r.id, bytes(creationFailed, r))
-    case Emitted.Confirmed(r) => feedback(r.id, bytes(confirmed, r))
-    case Emitted.TransferFailed(r) => feedback(r.id, bytes(failed, r))
+  /** `batch`: on the batch's marker, the batch's id (its `bankops.batch` header). */
+  def record(e: Emitted, batch: Option[String] = None): ProducerRecord[Array[Byte], Array[Byte]] = e match {
+    case Emitted.Created(r) => feedback(r.id, bytes(created, r), batch)
+    case Emitted.CreationFailed(r) => feedback(r.id, bytes(creationFailed, r), batch)
+    case Emitted.Confirmed(r) => feedback(r.id, bytes(confirmed, r), batch)
+    case Emitted.TransferFailed(r) => feedback(r.id, bytes(failed, r), batch)
     case Emitted.Changed(r) => new ProducerRecord(balanceTopic, r.iban.getBytes(UTF_8), bytes(changed, r))
   }
 

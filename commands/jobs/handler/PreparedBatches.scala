@@ -13,8 +13,8 @@ final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: 
   import parts.{fault, log, outcomes, stopping}
 
   private val feedbackTopic = parts.outputs.feedbackTopic
-  /** Prepared transaction ids: `bankops-handler:<hash of group, topic and feedback topic>:<partition>@<offset>` of the
-    * marker, within PostgreSQL's 200 bytes.
+  /** Prepared transaction ids: `bankops-handler:<hash of group, topic and feedback topic>:<partition>@<offset>:<batch>`
+    * of the marker, within PostgreSQL's 200 bytes.
     */
   val gidPrefix: String = s"${LedgerDb.GidRoot}${HandlerLoop.hash(s"${names.group}\u0000${names.topic}\u0000$feedbackTopic")}:"
   @volatile private var required = true
@@ -22,8 +22,8 @@ final class PreparedBatches(names: HandlerNames, parts: HandlerParts, producer: 
   /** Whether recovery runs before the next batch. */
   def needed: Boolean = required
 
-  /** The id naming a batch's marker. */
-  def gid(partition: Int, offset: Long): String = s"$gidPrefix$partition@$offset"
+  /** The id naming a batch's marker: `PREFIX PARTITION@OFFSET:BATCH`. */
+  def gid(m: Marker): String = s"$gidPrefix${m.partition}@${m.offset}${m.batch.fold("")(b => s":$b")}"
 
   /** Recovery runs before the next batch (after a failure, or when partitions moved). */
   def require(): Unit = required = true

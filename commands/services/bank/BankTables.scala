@@ -4,7 +4,7 @@ import bankops.services.bank.BankRules.{DefaultLimit, SeededAmount, SeededIban, 
 
 /** The bank's tables in `balancedb`: `balance` (accounts: number, token, amount, type, overdraft limit), `cac` (the
   * outcome of every account creation) and `cmt` (of every transfer), which make a repeated command id get its first
-  * answer again. Idempotent statements, run on every `sandbox up`.
+  * answer again, and `cid` (every command id applied, of either kind), which makes two at once impossible. Idempotent statements, run on every `sandbox up`.
   */
 object BankTables {
   val ddl: List[String] = List(
@@ -27,6 +27,9 @@ object BankTables {
     """CREATE TABLE IF NOT EXISTS cmt (
       |  uuid uuid PRIMARY KEY, reason text,
       |  created_at timestamptz NOT NULL DEFAULT now())""".stripMargin,
+    // Every command id applied, whatever its kind: one id, one outcome, also when a creation and a transfer share an id
+    // and reach two handlers at once (their batches' inserts here conflict, and the later one is redone).
+    "CREATE TABLE IF NOT EXISTS cid (uuid uuid PRIMARY KEY)",
     s"""INSERT INTO balance (balance_id, iban, token, amount, type, lmt)
        |VALUES (0, '$SeededIban', '$SeededToken', $SeededAmount, 'AUTO', $DefaultLimit)
        |ON CONFLICT (balance_id) DO NOTHING""".stripMargin
@@ -59,7 +62,10 @@ object BankTables {
       try { st.execute(sql); () }
       finally st.close()
     }
+    val newIds = { val rs = c.createStatement().executeQuery("SELECT to_regclass('cid') IS NULL"); rs.next(); rs.getBoolean(1) }
     ddl.foreach(run)
+    // A database from before `cid`: the ids applied so far, once.
+    if (newIds) run("INSERT INTO cid SELECT uuid FROM cac UNION SELECT uuid FROM cmt ON CONFLICT DO NOTHING")
     val duplicates = duplicateIbans(c)
     if (duplicates.isEmpty) UniqueIban.foreach(run)
     duplicates

@@ -70,9 +70,10 @@ object KafkaClients {
     * a read_committed fetch is not woken when a transaction commits, so it sat out its full wait (a latency probe's
     * feedback showed a median of 47 ms where PostgreSQL showed the same commit in 7).
     */
-  def javaConsumer(kafka: KafkaSettings, timeout: FiniteDuration, few: Option[Int] = None)
+  def javaConsumer(kafka: KafkaSettings, timeout: FiniteDuration, few: Option[Int] = None, uncommitted: Boolean = false)
       : Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
-    val base = consumerSettings(kafka, timeout)
+    val committed = consumerSettings(kafka, timeout)
+    val base = if (uncommitted) committed.withIsolationLevel(IsolationLevel.ReadUncommitted) else committed
     val settings = few.fold(base)(n =>
       base.withMaxPollRecords(n max 1).withProperty("fetch.min.bytes", "1").withProperty("max.partition.fetch.bytes", "65536")
         .withProperty("fetch.max.wait.ms", "10"))

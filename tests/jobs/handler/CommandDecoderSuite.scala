@@ -7,14 +7,13 @@ import java.util.UUID
 import scala.concurrent.duration._
 import scala.util.Random
 
-import bankops.base.Failure
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{Atype, ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 import bankops.support.{FakeRegistry, TopologyFixture}
 
 /** The handler's decoder of `commands` values against a registry in memory: the two bank commands come back as they
-  * were written; everything else is a dead letter with its reason, except an unreachable registry, which is an error.
+  * were written; everything else is a dead letter with its reason, except an unreachable registry, which is an error (the batch is retried).
   */
 class CommandDecoderSuite extends munit.CatsEffectSuite {
   private def schema(name: String): String = os.read(TopologyFixture.schemas / s"$name.avsc")
@@ -104,11 +103,13 @@ class CommandDecoderSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("an unreachable registry is an error of the batch (exit 3), never a dead letter") {
+  test("an unreachable registry is an error of the batch, retried (not a failure that ends the handler), never a dead letter") {
     RegistryClient.resource("http://127.0.0.1:1", Map.empty, None, None, 2.seconds).use { client =>
       val value = WireFormat.frame(9, Array[Byte](2, 4))
       new CommandDecoder(new SchemaResolver(client)).resolve(List(value)).attempt.map {
-        case Left(f: Failure.Unavailable) => assert(f.message.contains("schema registry at http://127.0.0.1:1"), f.message)
+        case Left(e: RegistryUnreachable) =>
+          assert(e.getMessage.contains("schema registry at http://127.0.0.1:1"), e.getMessage)
+          assert(!HandlerLoop.fatal(e))
         case other => fail(s"expected the registry to be unavailable, got $other")
       }
     }

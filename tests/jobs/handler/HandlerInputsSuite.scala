@@ -55,7 +55,8 @@ class HandlerInputsSuite extends munit.CatsEffectSuite {
       } yield {
         assertEquals(code, Some(2), BankFixture.tail(log))
         assertEquals(lines(log).size, 1, BankFixture.tail(log))
-        assert(lines(log).head.contains(s"database $name has no table balance, cac, cmt: the handler needs the bank's tables"), BankFixture.tail(log))
+        assert(lines(log).head.contains(s"database $name has no table balance, cac, cmt, cid: the handler needs the bank's tables"),
+          BankFixture.tail(log))
         assert(!groups.out.contains(bank.group), "no offsets committed: " + groups.out)
       }
     }

@@ -317,4 +317,117 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       }).guarantee(settleForeign.attempt.void)
     }
   }
+
+  test(
+    "a prepared batch whose marker offset holds another record, or none: an error naming it, never a verdict; the bank goes on") {
+    BankFixture.create("identity").flatMap { bank =>
+      val log = os.temp(prefix = "identity", suffix = ".log")
+      val (account, deposit) = (id(), id())
+      val prefix = s"${LedgerDb.GidRoot}${HandlerLoop.hash(s"${bank.group}\u0000${bank.commands}\u0000${bank.feedback}")}:"
+      val (other, none) = (id(), id())
+      // Batches that wrote a cmt row each and name, as their marker, a record of another batch, and an offset holding no
+      // record (the commit marker after it): the old verdict committed the first and rolled back the second.
+      def prepare(row: String, gid: String) = BankFixture.withDb(bank.dbUrl) { c =>
+        c.setAutoCommit(false)
+        c.createStatement().execute(s"INSERT INTO cmt (uuid, reason) VALUES ('$row', 'not this batch')")
+        c.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
+      }
+      def settleByHand(gid: String) = BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"ROLLBACK PREPARED '$gid'")).attempt.void
+      for {
+        first <- IO.blocking(bank.spawnHandler("i", log))
+        _ <- bank.send(List(creation(account)))
+        created <- bank.awaitFeedback(Set(account))
+        iban = bank.accounts(created)(account)._1
+        _ <- BankFixture.signal(first, "TERM")
+        records <- bank.read(bank.feedback)
+        marker = records.head.hcursor
+        (partition, offset) = (marker.get[Int]("partition").toOption.get, marker.get[Long]("offset").toOption.get)
+        (anotherGid, noneGid) = (s"$prefix$partition@$offset:0123456789abcdef", s"$prefix$partition@${offset + 1}:fedcba9876543210")
+        _ <- prepare(other, anotherGid) >> prepare(none, noneGid)
+        h <- IO.blocking(bank.spawnHandler("i", log))
+        _ <- bank.send(List(transfer(deposit, "x", 500, "cash", iban, deposit)))
+        feedback <- bank.awaitFeedback(Set(deposit)).guarantee(BankFixture.signal(h, "TERM").void)
+        left <- bank.query("SELECT gid FROM pg_prepared_xacts WHERE database = current_database() ORDER BY gid")(_.getString(1))
+        rows <- bank.query(s"SELECT count(*) FROM cmt WHERE uuid IN ('$other', '$none')")(_.getLong(1))
+        _ <- settleByHand(anotherGid) >> settleByHand(noneGid)
+      } yield {
+        val text = os.read(log)
+        assertEquals(left.toSet, Set(anotherGid, noneGid), logs(log))
+        assertEquals(rows, List(0L), "neither was committed")
+        assert(text.contains(s"$anotherGid cannot be settled") && text.contains("holds another record than this batch's marker"), logs(log))
+        assert(text.contains(s"$noneGid cannot be settled") && text.contains("holds no record"), logs(log))
+        assertEquals(feedback.filter(_._1 == deposit).map(_._2), List("MoneyTransferConfirmed"))
+      }
+    }
+  }
+
+  test(
+    "one id as an account creation and as a transfer, reaching two handlers while the creation's batch is still prepared: " +
+      "one outcome for the id, nothing applied twice") {
+    BankFixture.create("oneid").flatMap { bank =>
+      val (logA, logB) = (os.temp(prefix = "oneid-a", suffix = ".log"), os.temp(prefix = "oneid-b", suffix = ".log"))
+      val other = s"${bank.commands}-2"
+      val topology = TopologyFixture.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 3, "records": [
+        {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]},
+        "$other.dlq": {"partitions": 1, "replicationFactor": 3, "records": []}},
+        "access": {"User:handler": [{"role": "consumer", "topics": ["$other"], "group": "${bank.group}-2"},
+          {"role": "transactional-producer", "topics": ["$other.dlq"], "transactionalIdPrefix": "${bank.group}-2"}]}}""")
+      val shared = id()
+      val seeded = bankops.services.bank.BankRules.SeededIban
+      for {
+        applied <- SandboxFixture.cli("apply", "--topology", topology.toString)
+        _ <- IO.raiseUnless(applied.code == 0)(new AssertionError(applied.err))
+        // A's batch creating `shared` stays prepared for 15 s after Kafka committed it.
+        a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:15s")))
+        b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
+        _ <- BankFixture.awaitLog(logA, "handler: applying") >> BankFixture.awaitLog(logB, "handler: applying")
+        _ <- bank.send(List(creation(shared)))
+        _ <- BankFixture.awaitLog(logA, "pausing before-commit-prepared")
+        // The same id as a deposit, to the other handler while the creation is prepared: its cmt row would be a second outcome.
+        _ <- bank.send(List(transfer(shared, "x", 900, "cash", seeded, "same id")), to = Some(other))
+        _ <- BankFixture.awaitLog(logB, "batch failed")
+        // Answered by both: A's creation, then B's deposit once A's batch committed.
+        _ <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.count(_._1 == shared) >= 2).timeout(90.seconds)
+        checked <- consistent(bank, Set(shared), logs(logA, logB))
+          .guarantee(BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
+        cmt <- bank.query(s"SELECT count(*) FROM cmt WHERE uuid = '$shared'")(_.getLong(1))
+        amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$seeded'")(_.getLong(1))
+        prepared <- IO.blocking(os.read(logA))
+      } yield {
+        assertEquals(checked(shared)._1, "AccountCreationConfirmed", logs(logA, logB))
+        assertEquals(cmt, List(0L), "the deposit under the creation's id was not applied")
+        assertEquals(amount, List(bankops.services.bank.BankRules.SeededAmount))
+        assert(prepared.contains("pausing before-commit-prepared"), logs(logA))
+      }
+    }
+  }
+
+  test(
+    "a batch whose database work would outlive its Kafka transaction (a statement held 12 s, the timeout 10 s): cut off, undone " +
+      "and retried; the handler is not fenced and every command counts once") {
+    BankFixture.create("slow").flatMap { bank =>
+      val log = os.temp(prefix = "slow", suffix = ".log")
+      // The first write of a transfer outcome after this sleeps 12 s: a database that stalls once.
+      val stallOnce = BankFixture.withDb(bank.dbUrl) { c =>
+        c.createStatement().execute("CREATE SEQUENCE stall_once")
+        c.createStatement().execute(
+          "CREATE FUNCTION stall_once() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF nextval('stall_once') = 1 THEN " +
+            "PERFORM pg_sleep(12); END IF; RETURN NULL; END $$")
+        c.createStatement().execute("CREATE TRIGGER stall_once AFTER INSERT ON cmt FOR EACH STATEMENT EXECUTE FUNCTION stall_once()")
+      }.void
+      scenario(bank, IO.blocking(bank.spawnHandler("s", log)), log, more = stallOnce).flatMap { case (h, _) =>
+        for {
+          stalled <- bank.query("SELECT last_value FROM stall_once")(_.getLong(1))
+          alive <- IO.blocking(h.isAlive())
+          _ <- BankFixture.signal(h, "TERM")
+        } yield {
+          val text = os.read(log)
+          assert(stalled.head >= 2L, s"the stall was reached and the batch retried: $stalled")
+          assert(alive, logs(log))
+          assert(text.contains(s"took over ${LedgerDb.BatchBudget.toSeconds} s"), logs(log))
+          assert(!text.contains("took this one's place"), logs(log))
+        }
+      }
+    }
+  }
 }

@@ -145,7 +145,12 @@ class LedgerSuite extends munit.FunSuite {
     assert(prefix.length < 40)
     assertNotEquals(HandlerLoop.hash("g\u0000commands"), HandlerLoop.hash("h\u0000commands"))
     assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}7@123456"), Some(Marker(7, 123456L)))
-    assert(s"${prefix}8@${Long.MaxValue}".length < 200)
+    val batch = HandlerLoop.batchId()
+    assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}7@123456:$batch"), Some(Marker(7, 123456L, Some(batch))))
+    assertEquals(batch.length, 16)
+    assert(s"${prefix}8@${Long.MaxValue}:$batch".length < 200)
+    assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}7@1:nothex"), None)
+    assertEquals(HandlerLoop.parseGid("bankops-handler:other:", s"${prefix}7@1"), None)
     assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}x@1"), None)
     assertEquals(HandlerLoop.parseGid(prefix, s"${prefix}7:123456"), None)
   }
