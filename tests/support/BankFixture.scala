@@ -42,6 +42,15 @@ final case class BankFixture(commands: String, feedback: String, balance: String
           rate.toList.flatMap(r => List("--rate", r.toString)): _*)
     }.flatMap(Setup.succeeded("replay the commands")).void
 
+  /** Values as they are (framed or not), keyed by a fresh id each, to the commands topic. */
+  def sendValues(values: List[Array[Byte]]): IO[Unit] = SandboxFixture.settings.flatMap { settings =>
+    bankops.services.kafka.ChunkProducer.resource(settings.kafka, 30.seconds).use { p =>
+      p.send(fs2.Chunk.from(values.map(v =>
+            new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](commands, BankFixture.id().getBytes("UTF-8"), v))))(
+        (_, _, _) => ()).flatten
+    }.void
+  }
+
   /** Every record of a topic as `inspect -o json` prints it. */
   def read(topic: String): IO[List[Json]] =
     Setup.cli(s"inspect $topic", "inspect", "--topic", topic, "-o", "json").map(_.outLines.map(l => parse(l).fold(throw _, identity)))

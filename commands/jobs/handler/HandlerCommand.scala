@@ -53,7 +53,17 @@ object HandlerCommand {
 
   private def serve(o: Options, settings: ConnectionSettings, registry: RegistryClient, shell: Shell): IO[ExitCode] = {
     val strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
+    val overridden = HandlerCommand.OwnKeys.filter(settings.kafka.properties.contains).toList.sorted
     for {
+      // The keys the handler's exactly-once rests on are its own: a client properties file that set them would have
+      // overridden them silently (another group's transactional id, auto-commit, read_uncommitted).
+      _ <- IO.raiseWhen(overridden.nonEmpty)(Failure.BadInput(
+          s"the client properties (${settings.kafka.commandConfig.fold("--command-config")(c => s"${c.value} from ${c.source.describe}")}) set " +
+            s"${overridden.mkString(", ")}, which the handler sets itself (--group, --instance, exactly once): remove them"))
+      // A batch's database work is cut off after BatchBudget: a shorter transaction timeout would fence the handler first.
+      _ <- settings.kafka.properties.get("transaction.timeout.ms").filterNot(_.toLongOption.exists(_ >= 10000)).traverse_(t =>
+        IO.raiseError(Failure.BadInput(s"the client properties set transaction.timeout.ms=$t: the handler needs 10000 or more (a batch's " +
+            s"database work may take ${LedgerDb.BatchBudget.toSeconds} s)")))
       _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout,
         Some(Doing.writing(List(o.balanceTopic, o.deadLetterTopic)).andReading(List(o.topic, o.feedbackTopic))))
       outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic)
@@ -127,6 +137,10 @@ object HandlerCommand {
               "(it holds that name's lock in the database): stop it first, or give this one another name")))
       }
   }
+
+  /** Client properties the handler sets itself and a command-config may not set. */
+  val OwnKeys: Set[String] = Set("group.id", "group.instance.id", "transactional.id", "isolation.level", "enable.auto.commit",
+    "enable.idempotence")
 
   val job: Job = Job(
     "handler",

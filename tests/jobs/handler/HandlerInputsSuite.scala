@@ -156,4 +156,31 @@ class HandlerInputsSuite extends munit.CatsEffectSuite {
       }
     }
   }
+
+  test("SIGTERM while a batch is prepared and not yet committed: the batch is finished (Kafka and database), exit 0, nothing left prepared") {
+    BankFixture.create("termbatch").flatMap { bank =>
+      val log = os.temp(prefix = "termbatch", suffix = ".log")
+      val account = id()
+      for {
+        h <- IO.blocking(bank.spawnHandler("t", log, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:4s")))
+        _ <- BankFixture.awaitLog(log, "handler: applying")
+        _ <- bank.send(List(creation(account)))
+        _ <- BankFixture.awaitLog(log, "pausing after-prepare")
+        prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
+        _ <- IO.blocking(os.proc("kill", "-TERM", h.wrapped.pid().toString).call())
+        code <- exit(h, 30.seconds)
+        left <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
+        feedback <- bank.awaitFeedback(Set(account), 30.seconds)
+        rows <- bank.query("SELECT count(*) FROM cac")(_.getLong(1))
+        validated <- bank.validate
+      } yield {
+        assertEquals(prepared, List(1L), "SIGTERM came while the batch was prepared")
+        assertEquals(code, Some(0), BankFixture.tail(log))
+        assertEquals(left, List(0L), BankFixture.tail(log))
+        assertEquals(feedback.map(_._2), List("AccountCreationConfirmed"))
+        assertEquals(rows, List(1L))
+        assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+      }
+    }
+  }
 }

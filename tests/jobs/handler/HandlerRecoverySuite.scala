@@ -6,7 +6,7 @@ import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.support.{BankFixture, SandboxFixture, TopologyFixture}
+import bankops.support.{BankFixture, SandboxFixture, TcpRelay, TopologyFixture}
 import bankops.support.BankFixture.{creation, id, transfer}
 
 /** Every crash point and race of the handler's two-phase commit, each made to happen deterministically (the fault
@@ -427,6 +427,67 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
           assert(text.contains(s"took over ${LedgerDb.BatchBudget.toSeconds} s"), logs(log))
           assert(!text.contains("took this one's place"), logs(log))
         }
+      }
+    }
+  }
+
+  test("the schema registry unreachable for 30 s under load: each batch retried with a line, the handler stays up, every command once") {
+    BankFixture.create("regdown").flatMap { bank =>
+      val log = os.temp(prefix = "regdown", suffix = ".log")
+      val (account, late) = (id(), id())
+      val deposits = List.fill(50)(id())
+      val transferSchema = bankops.services.bank.ConfirmMoneyTransfer.codec.schema.toOption.get.toString
+      SandboxFixture.settings.flatMap { s =>
+        val url = new java.net.URI(s.registry.url.value)
+        TcpRelay.resource(url.getHost, url.getPort).use { relay =>
+          for {
+            h <- IO.blocking(bank.spawnHandler("r", log, args = List("--registry-url", s"http://127.0.0.1:${relay.port}${url.getPath}")))
+            _ <- bank.send(List(creation(account)))
+            iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
+            registry <- SandboxFixture.registry
+            _ <- IO(relay.down())
+            // A deposit written under a schema id the handler has not seen: decoding it needs the registry.
+            lateId <- registry.register(s"${bank.commands}-nl.openweb.data.ConfirmMoneyTransfer",
+              transferSchema.replace("\"name\":\"ConfirmMoneyTransfer\"", "\"name\":\"ConfirmMoneyTransfer\",\"doc\":\"" + late + "\""),
+              normalize = false)
+            value = bankops.services.avro.WireFormat.Writer[bankops.services.bank.ConfirmMoneyTransfer](lateId)
+              .apply(bankops.services.bank.ConfirmMoneyTransfer(java.util.UUID.fromString(late), "x", 100, "cash", iban, late)).toOption.get
+            _ <- bank.sendValues(List(value))
+            _ <- bank.send(deposits.map(d => transfer(d, "x", 10, "cash", iban, d)), rate = Some(25))
+            _ <- BankFixture.awaitLog(log, "RegistryUnreachable")
+            _ <- IO.sleep(30.seconds) // the outage
+            alive <- IO.blocking(h.isAlive())
+            failures = os.read.lines(log).count(_.contains("RegistryUnreachable"))
+            _ <- IO(relay.restore())
+            checked <- consistent(bank, Set(account, late) ++ deposits, logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+            amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
+          } yield {
+            assert(alive, logs(log))
+            assert(failures >= 3, s"$failures failed tries in 30 s\n${logs(log)}")
+            assertEquals(checked(late)._1, "MoneyTransferConfirmed")
+            assertEquals(amount, List(100L + 10L * deposits.size))
+          }
+        }
+      }
+    }
+  }
+
+  test("a command-config that sets what the handler sets itself (transactional.id, group.id): exit 2, one line naming the keys") {
+    BankFixture.create("ownkeys").flatMap { bank =>
+      val log = os.temp(prefix = "ownkeys", suffix = ".log")
+      val config = IO.blocking {
+        val identity = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
+        os.temp(os.read(identity) + "\ntransactional.id=someone-else\ngroup.id=other\n", suffix = ".properties")
+      }
+      for {
+        c <- config
+        h <- IO.blocking(bank.spawnHandler("o", log, args = List("--command-config", c.toString)))
+        code <- IO.blocking { h.waitFor(60000); h.exitCode() }
+      } yield {
+        val lines = os.read.lines(log).filterNot(_.startsWith("{"))
+        assertEquals(code, 2, logs(log))
+        assertEquals(lines.size, 1, logs(log))
+        assert(lines.head.contains("set group.id, transactional.id, which the handler sets itself"), lines.head)
       }
     }
   }
