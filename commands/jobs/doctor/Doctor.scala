@@ -11,6 +11,7 @@ import javax.net.ssl.{SSLContext, SSLSocket}
 import scala.concurrent.duration._
 
 import bankops.base.Failures
+import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionSettings, Database, KafkaCheck, Secrets, TlsProfile}
 import bankops.services.kafka.KafkaClients
 import bankops.services.registry.{RegistryClient, RegistryEndpoint}
@@ -90,6 +91,7 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
       if (!cs.lastOption.exists(_.passed)) IO.pure(cs)
       else new AccessCheck(settings.kafka, timeout).checks.handleError(e =>
         List(Check("kafka access", passed = false, Failures.classify(e)._1.stripSuffix(" (run with --verbose for details)")))).map(cs ++ _)
+        .flatMap(all => sizeLimits.map(all :+ _))
     }
   }
 
@@ -115,11 +117,58 @@ final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
 
   def postgres: IO[List[Check]] = {
     val db = settings.database
-    attempt(s"postgres login ${Secrets.maskUrl(db.url.value)} as ${db.user.value}")(Database.connect(db, "doctor", timeout).map { c =>
+    val login = attempt(s"postgres login ${Secrets.maskUrl(db.url.value)} as ${db.user.value}")(Database.connect(db, "doctor", timeout).map { c =>
       try { val rs = c.createStatement().executeQuery("SHOW server_version"); rs.next(); s"PostgreSQL ${rs.getString(1)}" }
       finally c.close()
-    }).map(List(_))
+    })
+    login.flatMap(l => if (l.passed) prepared.map(List(l, _)) else IO.pure(List(l)))
   }
+
+  /** Prepared transactions in every database of the server: a handler's batch is prepared for milliseconds, so one older
+    * than a minute is a leftover (a handler that died and never came back, another deployment's) holding its rows'
+    * locks and keeping vacuum back until someone settles it.
+    */
+  private def prepared: IO[Check] = {
+    val (name, stale) = ("postgres prepared transactions", 60L)
+    Database.connect(settings.database, "doctor", timeout).map { c =>
+      try {
+        val rs = c.createStatement().executeQuery(
+          "SELECT gid, database, extract(epoch FROM now() - prepared)::bigint FROM pg_prepared_xacts ORDER BY prepared")
+        Iterator.continually(rs).takeWhile(_.next()).map(r => (r.getString(1), r.getString(2), r.getLong(3))).toList
+      } finally c.close()
+    }.attempt.map {
+      case Left(e) => Check(name, passed = false, Failures.classify(e)._1.stripSuffix(" (run with --verbose for details)"))
+      case Right(Nil) => Check(name, passed = true, "none")
+      case Right(all) =>
+        val old = all.filter(_._3 >= stale)
+        Check(name, old.isEmpty,
+          all.map { case (gid, database, age) => s"$gid in $database, ${age} s old" }.mkString("; ") +
+            (if (old.isEmpty) "" else s": ${old.size} older than $stale s, left over: settle each with COMMIT PREPARED or ROLLBACK PREPARED"))
+    }
+  }
+
+  /** The bank's records fit its producer and topics (see [[BankLimits]]); topics that do not exist are passed over. */
+  private def sizeLimits: IO[Check] = attempt("kafka size limits")(KafkaClients.withAdmin(settings.kafka, timeout) { admin =>
+    import scala.jdk.CollectionConverters._
+    import org.apache.kafka.common.config.ConfigResource
+    val wanted = List(BankNames.BalanceChanged -> BankLimits.BalanceChangedMax, s"${BankNames.Commands}.dlq" -> BankLimits.DeadLetterMax)
+    KafkaClients.await(admin.listTopics().names()).flatMap { existing =>
+      val present = wanted.filter(w => existing.contains(w._1))
+      val resources = present.map(w => new ConfigResource(ConfigResource.Type.TOPIC, w._1))
+      (if (resources.isEmpty) IO.pure(Map.empty[String, Option[Long]])
+       else KafkaClients.await(admin.describeConfigs(resources.asJava).all()).map(_.asScala.map { case (r, c) =>
+         r.name -> Option(c.get("max.message.bytes")).flatMap(e => Option(e.value)).flatMap(_.toLongOption)
+       }.toMap)).map { limits =>
+        val request = props.get("max.request.size").flatMap(_.toLongOption).getOrElse(1048576L)
+        val problems = BankLimits.problems(request, present.map { case (t, largest) => (t, largest, limits.getOrElse(t, None)) })
+        if (problems.nonEmpty) throw new IllegalStateException(problems.mkString("; "))
+        if (present.isEmpty) "no bank topics here: nothing to check"
+        else s"max.request.size $request; " + present.map { case (t, largest) =>
+          s"$t takes up to $largest bytes, max.message.bytes ${limits.getOrElse(t, None).getOrElse("?")}"
+        }.mkString("; ")
+      }
+    }
+  })
 
   def all: IO[List[Check]] = (kafka, registry, postgres).mapN(_ ++ _ ++ _)
 }

@@ -63,12 +63,13 @@ object Outputs {
   /** Headers the handler adds to a dead letter: `bankops.dlq.topic`, `.partition`, `.offset`, `.timestamp`, `.reason`, `.time`. */
   val DeadLetterHeader = "bankops.dlq."
 
-  /** A dead letter larger than this (key, value and headers) could not be published (the producer takes 1 MiB a
-    * record) and would stop the bank: it is kept cut down to [[KeptBytes]] of key and of value, its headers only if they
-    * fit there too, with a header `bankops.dlq.truncated` giving the sizes it had. The whole record stays at its source
-    * position (the `bankops.dlq.topic`, `.partition` and `.offset` headers) while that topic's retention keeps it.
+  /** A dead letter larger than [[BankRules.MaxDeadLetterBytes]] (key, value and headers) could not be published (the
+    * producer takes 1 MiB a record) and would stop the bank: it is kept cut down to [[KeptBytes]] of key and of value,
+    * its headers only if they fit there too, with a header `bankops.dlq.truncated` giving the sizes it had. The whole
+    * record stays at its source position (the `bankops.dlq.topic`, `.partition` and `.offset` headers) while that
+    * topic's retention keeps it.
     */
-  val MaxDeadLetterBytes: Int = 512 * 1024
+  val MaxDeadLetterBytes: Int = BankRules.MaxDeadLetterBytes
   val KeptBytes: Int = 64 * 1024
 
   private[handler] def size(headers: List[org.apache.kafka.common.header.Header]): Long =

@@ -43,6 +43,9 @@ object BankRules {
     */
   val MaxTextBytes = 65536
 
+  /** The largest dead letter the handler publishes as it came (key, value and headers); a larger one is cut down. */
+  val MaxDeadLetterBytes: Int = 512 * 1024
+
   /** Whether `s` takes more than [[MaxTextBytes]] in UTF-8 (three bytes a char at most: short text is not encoded). */
   def tooLong(s: String): Boolean =
     s.length > MaxTextBytes || (s.length > MaxTextBytes / 3 && s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MaxTextBytes)
