@@ -48,7 +48,11 @@ start_handler() { BANKOPS_JAVA_OPTS="${HANDLER_JAVA_OPTS:-}" ./bankops handler "
 # with a tool started each second took up to half a core from the run it measures.
 await_feedback() {
   local want=$1
-  while [ "$(tail -n 1 "$work/handler.json" 2>/dev/null | python3 -c 'import json,sys; print(json.loads(sys.stdin.read() or "{}").get("commands", 0))' 2>/dev/null || echo 0)" -lt "$want" ]; do sleep 0.5; done
+  while [ "$(tail -n 1 "$work/handler.json" 2>/dev/null | python3 -c 'import json,sys; print(json.loads(sys.stdin.read() or "{}").get("commands", 0))' 2>/dev/null || echo 0)" -lt "$want" ]; do
+    # A handler that exited never answers: say why instead of waiting for ever.
+    kill -0 "$handler" 2>/dev/null || { echo "the handler exited: $(tail -n 3 "$work/handler.err")" >&2; exit 1; }
+    sleep 0.5
+  done
 }
 
 start_handler

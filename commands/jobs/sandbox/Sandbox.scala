@@ -111,7 +111,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
     s.pid.flatMap {
       case Some(_) if unchanged =>
         s.ready.timeout(10.seconds).attempt.flatMap {
-          case Right(_) => IO.pure("reused")
+          case Right(_) => s.reused.as("reused")
           case Left(_) => s.stop >> s.start.as("restarted")
         }
       case Some(_) => s.stop >> s.start.as("restarted")

@@ -20,6 +20,9 @@ trait SandboxService {
   /** Succeeds when it answers its clients. */
   def ready: IO[Unit]
 
+  /** What `up` does to a healthy service it reuses, so a newer bankops finds what it needs (a database migrated). */
+  def reused: IO[Unit] = IO.unit
+
   def version: IO[String]
 
   /** Where clients reach it. */
