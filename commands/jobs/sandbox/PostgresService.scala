@@ -129,6 +129,19 @@ final class PostgresService(ctx: SandboxContext) extends SandboxService {
     */
   override def reused: IO[Unit] = installTables
 
+  /** Prepared transactions live for milliseconds in a handler's batch: any shown here for long are leftovers (a handler
+    * that died and never came back, another deployment's), holding their rows and vacuum until someone settles them.
+    */
+  override def statusAddress: IO[String] = IO.blocking {
+    val c = connect("postgres")
+    try {
+      val rs = c.createStatement().executeQuery(
+        "SELECT count(*) OVER (), gid, database, extract(epoch FROM now() - prepared)::bigint FROM pg_prepared_xacts ORDER BY prepared LIMIT 1")
+      if (!rs.next()) address
+      else s"$address, ${rs.getLong(1)} prepared transaction(s), oldest ${rs.getString(2)} in ${rs.getString(3)}, ${rs.getLong(4)} s old"
+    } finally c.close()
+  }.timeout(10.seconds).handleError(_ => address)
+
   private def installTables: IO[Unit] =
     IO.blocking {
       val c = connect("balancedb")

@@ -302,6 +302,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       val settleForeign = BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"ROLLBACK PREPARED '$gid'")).void
       (for {
         _ <- prepareForeign
+        status <- SandboxFixture.cli("sandbox", "status", "-o", "json")
         h <- IO.blocking(bank.spawnHandler("f", log))
         _ <- bank.send(List(transfer(between, "x", 100, a, b, between), transfer(deposit, "x", 100, "cash", a, deposit)))
         feedback <- bank.awaitFeedback(Set(between, deposit), 30.seconds).guarantee(BankFixture.signal(h, "TERM").void)
@@ -310,6 +311,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       } yield {
         val text = os.read(log)
         assert(text.contains(s"prepared transaction $gid"), logs(log))
+        assert(status.outLines.exists(l => l.contains("\"postgres\"") && l.contains("prepared transaction(s)")), status.out)
         assert(!text.contains("batch failed"), logs(log))
         assertEquals(feedback.size, 2, feedback.toString)
         assertEquals(checked(between), ("MoneyTransferFailed", checked(between)._2))
