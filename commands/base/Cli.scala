@@ -29,7 +29,8 @@ object Cli {
   def run(args: List[String], shell: Shell, jobs: List[Job]): IO[ExitCode] = {
     // --verbose is global; take it wherever it appears.
     val rest = args.filterNot(_ == "--verbose")
-    command(jobs).parse(rest, shell.env) match {
+    // No job at all is a question, not a mistake: the overview of jobs, as --help shows it.
+    command(jobs).parse(if (rest.isEmpty) List("--help") else rest, shell.env) match {
       case Left(help) if help.errors.isEmpty => shell.println(help.toString).as(ExitCode.Success)
       case Left(help) => usageError(help, shell)
       case Right(PrintVersion) => shell.println(s"bankops ${Version.current}").as(ExitCode.Success)

@@ -1,5 +1,7 @@
 package bankops.base
 
+import cats.syntax.all._
+
 import bankops.support.TestShell
 
 class CliSuite extends munit.CatsEffectSuite {
@@ -9,6 +11,14 @@ class CliSuite extends munit.CatsEffectSuite {
       assertEquals(r.code, 0)
       assert(r.out.contains("config"), r.out)
       assert(r.out.contains("Example: bankops config show"), r.out)
+    }
+  }
+
+  test("no arguments at all print the same overview of jobs as --help, exit 0, nothing on stderr") {
+    (TestShell.run(Nil), TestShell.run(List("--help"))).mapN { (none, help) =>
+      assertEquals(none.code, 0)
+      assertEquals(none.out, help.out)
+      assertEquals(none.err, "")
     }
   }
 
