@@ -82,7 +82,8 @@ object Demo {
       up = services.forall(_.up)
       _ <- if (up) shell.info(s"demo: the sandbox is running (${services.map(_.service).mkString(", ")})")
       else shell.info("demo: starting the sandbox") >>
-        IO.fromEither(SandboxSettings.fromEnv(shell.env).left.map(Failure.BadInput(_))).flatMap(sandbox.up(_)).void
+        IO.fromEither(SandboxSettings.fromEnv(shell.env).left.map(Failure.BadInput(_)))
+          .flatMap(asked => sandbox.up(asked.settings, keepShape = !asked.brokersGiven)).void
       settings <- Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir), useContexts = false), shell)
       _ <- RegistryClient.resource(settings, 30.seconds).use(registry =>
         steps(o, shell, layout, settings, new RecordDecoder(new SchemaResolver(registry))))

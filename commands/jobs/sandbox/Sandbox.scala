@@ -51,10 +51,13 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
     IO.monotonic.flatMap(t0 =>
       io.flatTap(a => IO.monotonic.flatMap(t1 => shell.info(f"$service%-9s ${describe(a)} (${(t1 - t0).toMillis / 1000.0}%.1f s)"))))
 
-  def up(settings: SandboxSettings, handler: Boolean = true): IO[SandboxConnection] =
+  /** `keepShape`: the number of brokers was not asked for, so a cluster this sandbox already has keeps its own. */
+  def up(asked: SandboxSettings, handler: Boolean = true, keepShape: Boolean = false): IO[SandboxConnection] =
     for {
       _ <- IO.blocking(SandboxDir.checkForUp(layout)).flatMap(IO.fromEither(_))
       previous <- recordedSettings
+      hasCluster <- IO.blocking(os.exists(layout.kafkaDir(1) / "data"))
+      settings = previous.filter(_ => keepShape && hasCluster).fold(asked)(p => asked.copy(brokers = p.brokers))
       _ <- IO.blocking(checkShape(previous, settings)).flatMap(IO.fromEither(_))
       ctx <- context(settings)
       services = new SandboxServices(ctx)

@@ -19,10 +19,10 @@ object SandboxCommand {
   private def up(provision: Sandbox.Provision) = Opts.subcommand("up",
     "Start a Kafka cluster (three brokers unless --brokers; TLS, an authorizer, one identity per service), the schema registry " +
       "and PostgreSQL (or reuse them when healthy), apply the bank's topology (topics, access, subjects), and start its command handler.")(
-    (dirOpt, SandboxSettings.opts, Opts.flag("no-handler", "Leave the command handler out (a quiet commands topic).").orFalse).mapN {
-      (dir, settings, noHandler) => (shell: Shell) =>
+    (dirOpt, SandboxSettings.requested, Opts.flag("no-handler", "Leave the command handler out (a quiet commands topic).").orFalse).mapN {
+      (dir, asked, noHandler) => (shell: Shell) =>
         val box = sandbox(dir, shell, provision)
-        box.up(settings, handler = !noHandler).flatMap { conn =>
+        box.up(asked.settings, handler = !noHandler, keepShape = !asked.brokersGiven).flatMap { conn =>
           val context = ContextStore.sandboxContext(box.layout.dir, conn, box.layout.dbPasswordFile)
           register(shell, box.layout.dir, Some(context), s"context ${ContextStore.SandboxName} registered") >>
             shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")

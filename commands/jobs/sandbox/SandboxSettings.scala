@@ -52,19 +52,24 @@ object SandboxSettings {
   private val brokersOpt: Opts[Int] =
     (Opts.option[Int]("brokers", s"Kafka brokers to run, 1 to $MaxBrokers (env BANKOPS_BROKERS; default $DefaultBrokers).", metavar = "N")
       orElse Opts.env[Int]("BANKOPS_BROKERS", "Kafka brokers to run."))
-      .withDefault(DefaultBrokers)
       .mapValidated(n => if (n >= 1 && n <= MaxBrokers) n.validNel else s"--brokers must be 1 to $MaxBrokers, not $n".invalidNel)
 
-  val opts: Opts[SandboxSettings] = (
+  /** Settings asked for; `brokersGiven` false: the number of brokers was left out, so a sandbox that has a cluster
+    * keeps its shape (a new one gets [[DefaultBrokers]]).
+    */
+  final case class Requested(settings: SandboxSettings, brokersGiven: Boolean)
+
+  val requested: Opts[Requested] = (
     port("kafka-port", "BANKOPS_KAFKA_PORT", 19092),
     port("controller-port", "BANKOPS_CONTROLLER_PORT", 19093),
     port("registry-port", "BANKOPS_REGISTRY_PORT", 18081),
     port("db-port", "BANKOPS_DB_PORT", 15432),
     Opts.flag("registry-tls", "Serve the registry over HTTPS with the sandbox CA.").orFalse,
-    brokersOpt
-  ).mapN(SandboxSettings.apply)
+    brokersOpt.orNone
+  ).mapN((kafka, controller, registry, db, tls, brokers) =>
+    Requested(SandboxSettings(kafka, controller, registry, db, tls, brokers.getOrElse(DefaultBrokers)), brokers.isDefined))
 
-  /** What `sandbox up` with no flags starts: the defaults, or the ports the environment names. */
-  def fromEnv(env: Map[String, String]): Either[String, SandboxSettings] =
-    com.monovore.decline.Command("up", "")(opts).parse(Nil, env).left.map(_.errors.mkString("; "))
+  /** What `sandbox up` with no flags starts: the defaults, or the ports (and brokers) the environment names. */
+  def fromEnv(env: Map[String, String]): Either[String, Requested] =
+    com.monovore.decline.Command("up", "")(requested).parse(Nil, env).left.map(_.errors.mkString("; "))
 }

@@ -40,6 +40,10 @@ class MtlsSuite extends munit.CatsEffectSuite {
       up <- TestShell.run(args, home = bankops.support.Repo.root)
       _ = assertEquals(up.code, 0, up.err)
       _ = assert(up.err.contains("applied schemas/topology.json (environment single-broker)"), up.err)
+      // `up` again with --brokers left out keeps the running cluster's shape (it used to ask for the default three).
+      again <- TestShell.run(args.filterNot(Set("--brokers", "1")), home = bankops.support.Repo.root)
+      _ = assertEquals(again.code, 0, again.err)
+      _ = assert(again.err.contains("kafka-1   reused"), again.err)
       layout = SandboxLayout(dir)
       props = ClientConfig.properties(layout, SandboxSecrets.load(layout).unsafeRunSync().get)
       withCert <- list(props)
