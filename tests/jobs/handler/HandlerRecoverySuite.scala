@@ -46,6 +46,19 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       byId
     }
 
+  /** A second handler's own commands topic `other` and group (the bank's group + `-2`), granted to the handler identity
+    * as the fixture's are: another handler of the same bank (database and outputs), reading other commands.
+    */
+  private def secondCommandsTopic(bank: BankFixture, other: String): IO[Unit] = {
+    val topology = TopologyFixture.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 3, "records": [
+      {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]},
+      "$other.dlq": {"partitions": 1, "replicationFactor": 3, "records": []}},
+      "access": {"User:handler": [{"role": "consumer", "topics": ["$other"], "group": "${bank.group}-2"},
+        {"role": "transactional-producer", "topics": ["$other.dlq"], "transactionalIdPrefix": "${bank.group}-2"}]}}""")
+    SandboxFixture.cli("apply", "--topology", topology.toString).flatMap(applied =>
+      IO.raiseUnless(applied.code == 0)(new AssertionError(applied.err)))
+  }
+
   private def halted(p: os.SubProcess): IO[Int] = IO.blocking { p.waitFor(60000); p.exitCode() }
   private def logs(files: os.Path*): String = files.map(BankFixture.tail).mkString("\n---\n")
 
@@ -228,16 +241,9 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
     BankFixture.create("fresh").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "fresh-a", suffix = ".log"), os.temp(prefix = "fresh-b", suffix = ".log"))
       val other = s"${bank.commands}-2"
-      // The second handler's own commands topic and group, granted to the handler identity as the fixture's are.
-      val topology = TopologyFixture.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 3, "records": [
-        {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]},
-        "$other.dlq": {"partitions": 1, "replicationFactor": 3, "records": []}},
-        "access": {"User:handler": [{"role": "consumer", "topics": ["$other"], "group": "${bank.group}-2"},
-          {"role": "transactional-producer", "topics": ["$other.dlq"], "transactionalIdPrefix": "${bank.group}-2"}]}}""")
       val (account, deposit) = (id(), id())
       for {
-        applied <- SandboxFixture.cli("apply", "--topology", topology.toString)
-        _ <- IO.raiseUnless(applied.code == 0)(new AssertionError(applied.err))
+        _ <- secondCommandsTopic(bank, other)
         a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-kafka-commit:10s")))
         // Another handler of the same bank (same database and outputs), reading another commands topic.
         b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
@@ -369,16 +375,10 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
     BankFixture.create("oneid").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "oneid-a", suffix = ".log"), os.temp(prefix = "oneid-b", suffix = ".log"))
       val other = s"${bank.commands}-2"
-      val topology = TopologyFixture.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 3, "records": [
-        {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]},
-        "$other.dlq": {"partitions": 1, "replicationFactor": 3, "records": []}},
-        "access": {"User:handler": [{"role": "consumer", "topics": ["$other"], "group": "${bank.group}-2"},
-          {"role": "transactional-producer", "topics": ["$other.dlq"], "transactionalIdPrefix": "${bank.group}-2"}]}}""")
       val shared = id()
       val seeded = bankops.services.bank.BankRules.SeededIban
       for {
-        applied <- SandboxFixture.cli("apply", "--topology", topology.toString)
-        _ <- IO.raiseUnless(applied.code == 0)(new AssertionError(applied.err))
+        _ <- secondCommandsTopic(bank, other)
         // A's batch creating `shared` stays prepared for 15 s after Kafka committed it.
         a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:15s")))
         b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
