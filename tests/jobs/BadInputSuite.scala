@@ -134,7 +134,7 @@ class BadInputSuite extends CatsEffectSuite {
       Row("a JDBC URL for another driver", List("balances", "validate", "--db-url", "jdbc:mysql://localhost/balancedb"), 2,
         "flag --db-url: 'jdbc:mysql://localhost/balancedb' is not a PostgreSQL JDBC URL"),
       Row("a key given twice in topology.json", List("topics", "plan", "--topology", dupTopology.toString), 2,
-        s"$dupTopology: line"),
+        s"$dupTopology: key 'partitions' appears twice in one object (line"),
       Row("an unknown topic config key in plan (as apply refuses it)", List("topics", "plan", "--topology", unknownConfig.toString), 2,
         "no.such.setting"),
       Row("an unknown topic config key in the combined plan", List("plan", "--topology", unknownConfig.toString), 2, "no.such.setting"),

@@ -21,10 +21,7 @@ object GroupReset {
       partitions <- topics.flatTraverse(partitionsOf(admin, _, only))
       entries <- target match {
         case ResetTarget.File(p) => IO.blocking {
-            if (os.isFile(p)) TextFile.read(p)
-            else if (!os.exists(p)) Left(s"offsets file $p does not exist")
-            else if (os.isDir(p)) Left(s"offsets file $p is a directory")
-            else Left(s"offsets file $p is not a regular file (a device, pipe or socket)")
+            TextFile.read(p, "offsets file")
           }.flatMap {
             case Left(problem) => IO.raiseError(Failure.BadInput(problem))
             case Right(text) => IO.fromEither(OffsetsFile.parse(text, p))

@@ -1,14 +1,12 @@
 package bankops.jobs.groups
 
 import io.circe.{Decoder, Json}
-import io.circe.parser.decode
 import io.circe.syntax._
 import org.apache.kafka.common.TopicPartition
 
 import java.time.Instant
 
-import bankops.base.Failure
-import bankops.services.contracts.DuplicateKeys
+import bankops.base.{Failure, JsonInput}
 
 /** Committed offsets saved by `groups reset --save-to` and read back by `--to file:PATH`:
   * `{"saved": "...", "offsets": [{"group": "g", "topic": "t", "partition": 0, "offset": 42}, ...]}`.
@@ -28,8 +26,8 @@ object OffsetsFile {
 
   /** The entries of a file; exit 2 naming the file when it is missing or not in this format. */
   def parse(text: String, file: os.Path): Either[Failure, List[Entry]] =
-    DuplicateKeys.find(text).map(d => Failure.BadInput(s"$file: $d")).toLeft(())
-      .flatMap(_ => decode[Contents](text).left.map(e => Failure.BadInput(s"$file is not an offsets file as --save-to writes it: ${e.getMessage}")))
+    JsonInput.parse(text).left.map(e => Failure.BadInput(s"$file: $e"))
+      .flatMap(_.as[Contents].left.map(e => Failure.BadInput(s"$file is not an offsets file as --save-to writes it: ${e.getMessage}")))
       .flatMap { c =>
         c.offsets.find(e => e.partition < 0 || e.offset < 0)
           .map(e => Failure.BadInput(s"$file: ${e.group} ${e.topic}-${e.partition} has a negative partition or offset"))

@@ -5,12 +5,13 @@ import io.circe.Json
 import java.time.Instant
 import java.util.UUID
 
+import bankops.base.JsonInput
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.contracts.RecordKey
 
 /** A value as a person writes it (plain JSON, as `inspect` prints it), before it meets its schema. */
 object ValueText {
-  def parse(text: String): Either[String, Json] = io.circe.parser.parse(text).left.map(e => s"not JSON (${e.message})")
+  def parse(text: String): Either[String, Json] = JsonInput.parse(text)
 
   /** The bank's commands, whose id a person should not have to invent: a missing one is made up. */
   private val commands: Set[String] =

@@ -29,12 +29,10 @@ object SchemaFiles {
 
   /** One file on its own, plus named types it may use (for `schemas diff`: those of the version it is compared with). */
   def loadWithTypes(file: os.Path, types: Map[String, Schema]): Either[String, SchemaFile] =
-    if (!os.isFile(file)) Left(s"$file: no such file")
-    else if (!java.nio.file.Files.isReadable(file.toNIO)) Left(s"$file: cannot be read (permission denied)")
-    else checkJson(file).flatMap(text => parseWith(file, text, types).left.map(e => s"$file: $e"))
+    checkJson(file).flatMap(text => parseWith(file, text, types).left.map(e => s"$file: $e"))
 
   private def checkJson(f: os.Path): Either[String, String] = {
-    bankops.base.TextFile.read(f).flatMap(text => parse(text).left.map(e => s"$f: not valid JSON: ${e.message}").map(_ => text))
+    bankops.base.TextFile.read(f).flatMap(text => bankops.base.JsonInput.parse(text).left.map(e => s"$f: $e").map(_ => text))
   }
 
   /** Parses files whose dependencies are parsed, repeating until all are done or none progresses. */

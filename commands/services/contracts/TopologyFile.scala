@@ -2,7 +2,8 @@ package bankops.services.contracts
 
 import cats.syntax.all._
 import io.circe.{Json, JsonObject}
-import io.circe.parser.parse
+
+import bankops.base.JsonInput
 
 import JsonFields._
 
@@ -19,9 +20,8 @@ import JsonFields._
 object TopologyFile {
   def load(file: os.Path): R[Topology] =
     for {
-      text <- if (os.isFile(file)) bankops.base.TextFile.read(file) else Left(s"$file: no such topology file")
-      json <- parse(text).left.map(e => s"$file: not valid JSON: ${e.message}")
-      _ <- DuplicateKeys.find(text).map(d => s"$file: $d").toLeft(())
+      text <- bankops.base.TextFile.read(file, "topology file")
+      json <- JsonInput.parse(text).left.map(e => s"$file: $e")
       schemas <- SchemaFiles.load(file / os.up)
       topology <- fromJson(file, json, schemas).left.map(e => s"$file: $e")
     } yield topology

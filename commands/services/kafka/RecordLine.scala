@@ -7,6 +7,7 @@ import java.time.Instant
 import java.util.Base64
 import scala.util.Try
 
+import bankops.base.JsonInput
 import bankops.services.avro.JsonText
 
 /** One record as a line of JSON, read back: what `inspect -o json` prints and `replay --to-file` writes, and what
@@ -69,7 +70,7 @@ object RecordLine {
 
   /** Reads a line; `line` is its number in the file. A header whose value is null reads as a null array, as Kafka has it. */
   def parse(text: String, line: Int): Either[String, RecordLine] =
-    io.circe.parser.parse(text).left.map(e => s"not JSON: ${e.message}").flatMap { j =>
+    JsonInput.parse(text).flatMap { j =>
       val c = j.hcursor
       def opt[A](f: ACursor => Option[A], name: String, what: String): Either[String, Option[A]] = {
         val field = c.downField(name)

@@ -1,0 +1,64 @@
+package bankops.base
+
+import java.io.ByteArrayInputStream
+
+/** Files and lines an operator hands bankops: each named as what it is, each line decoded on its own. */
+class TextFileSuite extends munit.FunSuite {
+  private val dir = os.temp.dir(prefix = "text-file")
+
+  private def lines(bytes: Array[Byte]): List[Either[String, (String, Int)]] = {
+    val r = new LineReader(new ByteArrayInputStream(bytes), "stdin")
+    Iterator.continually(r.next()).takeWhile(_.isDefined).flatten.toList
+  }
+
+  test("a bad byte on line 1001 is named on line 1001, every line before it read (not per 8 KiB buffer)") {
+    val good = (1 to 1000).map(i => s"""{"beat":$i}\n""").mkString.getBytes("UTF-8")
+    val read = lines(good ++ Array[Byte]('{', 0xff.toByte, '}', '\n') ++ "{}\n".getBytes("UTF-8"))
+    assertEquals(read.count(_.isRight), 1000)
+    assertEquals(read.last, Left("stdin:1001: not UTF-8 text"))
+  }
+
+  test("lines split across reads, CRLF and a last line without newline") {
+    val text = ("x" * 70000) + "\r\nb\n\nlast"
+    assertEquals(lines(text.getBytes("UTF-8")), List(Right("x" * 70000 -> 1), Right("b" -> 2), Right("" -> 3), Right("last" -> 4)))
+    assertEquals(lines(Array.emptyByteArray), Nil)
+  }
+
+  test("a line longer than the limit is refused without reading it whole") {
+    val huge = new java.io.InputStream {
+      var left = LineReader.MaxLineBytes.toLong + 10
+      def read(): Int = if (left > 0) { left -= 1; 'a' }
+      else -1
+      override def read(b: Array[Byte], off: Int, len: Int): Int =
+        if (left <= 0) -1 else { val n = math.min(len.toLong, left).toInt; java.util.Arrays.fill(b, off, off + n, 'a'.toByte); left -= n; n }
+    }
+    val r = new LineReader(huge, "big.jsonl")
+    assertEquals(r.next(), Some(Left("big.jsonl:1: line longer than 32 MiB, the limit of one line")))
+    assertEquals(r.next(), None)
+  }
+
+  test("a directory, a device, a pipe, a missing file, a dangling link: each named as what it is") {
+    val fifo = dir / "fifo"
+    os.proc("mkfifo", fifo.toString).call()
+    val dangling = dir / "dangling"
+    java.nio.file.Files.createSymbolicLink(dangling.toNIO, (dir / "gone").toNIO)
+    assertEquals(TextFile.read(dir, "--value @"), Left(s"--value @$dir is a directory, not a file"))
+    assertEquals(TextFile.read(os.Path("/dev/zero"), "offsets file"), Left("offsets file /dev/zero is not a regular file (a character device)"))
+    assertEquals(TextFile.read(fifo), Left(s"$fifo is not a regular file (a named pipe)"))
+    assertEquals(TextFile.read(dir / "none"), Left(s"${dir / "none"}: no such file"))
+    assertEquals(TextFile.read(dangling), Left(s"$dangling is a symbolic link to a file that does not exist"))
+  }
+
+  test("a file that may hold a secret: a link out of its directory is refused, one inside it (a Kubernetes secret volume) is read") {
+    val secrets = dir / "secrets"
+    os.write.over(secrets / "..data" / "password", "s3cret\n", createFolders = true)
+    java.nio.file.Files.createSymbolicLink((secrets / "password").toNIO, (secrets / "..data" / "password").toNIO)
+    assertEquals(TextFile.readPrivate(secrets / "password"), Right("s3cret\n"))
+    os.write.over(dir / "elsewhere", "S3CRET-elsewhere")
+    java.nio.file.Files.createSymbolicLink((secrets / "out").toNIO, (dir / "elsewhere").toNIO)
+    val out = TextFile.readPrivate(secrets / "out", "file")
+    assertEquals(out,
+      Left(s"file ${secrets / "out"} is a symbolic link out of its directory; bankops does not follow it for a file that may " +
+        "hold a secret (put the file itself there)"))
+  }
+}
