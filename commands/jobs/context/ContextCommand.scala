@@ -79,7 +79,9 @@ object ContextCommand {
           OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
             json = List(Json.obj("name" -> Json.fromString(n), "settings" -> settingsJson(c))),
             table = s"context $n\n" + Table.render(List("SETTING", "VALUE"), rows(c).map { case (k, v) => List(k, v) })
-          ).as(ExitCode.Success)
+          ) >> c.check.swap.toOption.traverse_(why =>
+            shell.warn(s"context $n: $why; it was written by hand or by an older bankops, and jobs refuse it until it is fixed"))
+            .as(ExitCode.Success)
         }
       }
     }

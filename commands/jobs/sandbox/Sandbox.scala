@@ -3,7 +3,6 @@ package bankops.jobs.sandbox
 import cats.effect.IO
 import cats.syntax.all._
 import io.circe.generic.semiauto._
-import io.circe.parser.decode
 import io.circe.syntax._
 import io.circe.{Decoder, Encoder}
 
@@ -24,7 +23,7 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
   private val artifacts = new Artifacts(Artifacts.cacheDir(shell.env), Artifacts.mavenUrl(shell.env))
 
   def recordedSettings: IO[Option[SandboxSettings]] = IO.blocking {
-    if (!os.exists(stateFile)) None else decode[SandboxSettings](os.read(stateFile)).toOption
+    if (!os.exists(stateFile)) None else bankops.base.JsonInput.decodeQuiet[SandboxSettings](os.read(stateFile)).toOption
   }
 
   private def context(settings: SandboxSettings): IO[SandboxContext] =

@@ -24,18 +24,20 @@ object SandboxCommand {
         val box = sandbox(dir, shell, provision)
         box.up(asked.settings, handler = !noHandler, keepShape = !asked.brokersGiven).flatMap { conn =>
           val context = ContextStore.sandboxContext(box.layout.dir, conn, box.layout.dbPasswordFile)
-          register(shell, box.layout.dir, Some(context), s"context ${ContextStore.SandboxName} registered") >>
+          register(shell, box.layout.dir, Some(context), "registered") >>
             shell.info("sandbox ready: `bankops sandbox env` prints the settings for other clients")
         }.as(ExitCode.Success)
     }
   )
 
-  /** The context `sandbox` follows the sandbox; a contexts file that cannot be written only costs a warning. */
+  /** The sandbox's context follows the sandbox; a contexts file that cannot be written only costs a warning. */
   private def register(shell: Shell, dir: os.Path, context: Option[ConnectionContext], done: String): IO[Unit] =
     ContextStore.registerSandbox(shell.env, dir, context).attempt.flatMap {
-      case Right(true) => shell.info(done)
-      case Right(false) => IO.unit
-      case Left(e) => shell.warn(s"context ${ContextStore.SandboxName} not updated: ${e.getMessage}")
+      case Right(Some(n)) if n != ContextStore.SandboxName && context.nonEmpty =>
+        shell.info(s"context $n $done (for $dir: context ${ContextStore.SandboxName} belongs to another sandbox or was added by hand)")
+      case Right(Some(n)) => shell.info(s"context $n $done")
+      case Right(None) => IO.unit
+      case Left(e) => shell.warn(s"the sandbox's context not updated: ${e.getMessage}")
     }
 
   private val status = Opts.subcommand("status", "Per service: up or down, address, pid, version. Exit 3 when any is down.")(
@@ -58,7 +60,7 @@ object SandboxCommand {
       box.down(wipe).flatMap {
         case Nil => shell.info(s"nothing was running${if (wipe) "; data wiped" else ""}")
         case stopped => shell.info(s"stopped ${stopped.mkString(", ")}${if (wipe) "; data wiped" else ""}")
-      }.flatMap(_ => if (wipe) register(shell, box.layout.dir, None, s"context ${ContextStore.SandboxName} removed") else IO.unit)
+      }.flatMap(_ => if (wipe) register(shell, box.layout.dir, None, "removed") else IO.unit)
         .as(ExitCode.Success)
     }
   )
@@ -95,7 +97,8 @@ object SandboxCommand {
   )
 
   private val identityOpt: Opts[String] =
-    Opts.option[String]("as", s"The identity whose settings to print: ${Identities.all.mkString(", ")} (default ${Identities.Operator}).", "NAME")
+    Opts.option[String]("as", s"The identity whose settings to print: ${Identities.all.mkString(", ")} (default ${Identities.Operator}).",
+      metavar = "NAME")
       .withDefault(Identities.Operator)
       .mapValidated(n =>
         if (Identities.all.contains(n)) n.validNel else s"--as: no identity '$n' (one of ${Identities.all.mkString(", ")})".invalidNel)

@@ -1,7 +1,6 @@
 package bankops.jobs.sandbox
 
 import cats.effect.IO
-import io.circe.parser.decode
 import io.circe.syntax._
 import io.circe.{Decoder, Encoder, Json}
 
@@ -40,7 +39,7 @@ object SandboxSecrets {
   def load(layout: SandboxLayout): IO[Option[SandboxSecrets]] = IO.blocking {
     val f = layout.secretsFile
     if (!os.exists(f)) None
-    else Some(decode[SandboxSecrets](os.read(f)).fold(e => throw new IllegalStateException(s"$f: ${e.getMessage}"), identity))
+    else Some(bankops.base.JsonInput.decodeQuiet[SandboxSecrets](os.read(f)).fold(e => throw new IllegalStateException(s"$f: $e"), identity))
   }
 
   def loadOrCreate(layout: SandboxLayout): IO[SandboxSecrets] = load(layout).map { found =>

@@ -80,9 +80,9 @@ object ClientProperties {
   private val badEscape = """(?<!\\)(?:\\\\)*\\u(?![0-9a-fA-F]{4})""".r
 
   /** Reads, parses and checks a file, including that the stores it names exist. */
-  def load(path: os.Path): IO[Map[String, String]] =
-    IO.blocking(bankops.base.TextFile.read(path))
-      .adaptError { case e: java.io.IOException => Failure.BadInput(s"cannot read --command-config $path: ${describe(e)}") }
+  def load(path: os.Path, what: String = "--command-config"): IO[Map[String, String]] =
+    IO.blocking(bankops.base.TextFile.readPrivate(path, what))
+      .adaptError { case e: java.io.IOException => Failure.BadInput(s"cannot read $what $path: ${describe(e)}") }
       .flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))
       .flatMap(text => IO.fromEither(parse(text, path.toString).left.map(Failure.BadInput(_))))
       .flatTap { props =>

@@ -18,13 +18,27 @@ final case class ConnectionContext(
     sandboxDir: Option[os.Path] = None
 ) {
 
-  /** What a context may not hold: a password written into one of its URLs (give it by reference instead). */
+  /** What a context may not hold: a password written into one of its URLs (give it by reference instead), or a control
+    * character in any setting (a newline in a URL hid a password from the earlier, textual check).
+    */
   def check: Either[String, ConnectionContext] = {
-    val registryCredentials = registryUrl.exists(u => u.split("://", 2).lift(1).exists(_.takeWhile(_ != '/').contains('@')))
-    val dbPasswordInUrl = dbUrl.exists(_.toLowerCase.matches(".*[?&;][a-z]*password=.*")) // sslpassword= too
-    if (registryCredentials) Left("--registry-url holds credentials: a context keeps no secret in clear (use --registry-user-info-env or -file)")
-    else if (dbPasswordInUrl) Left("--db-url holds a password: a context keeps no secret in clear (use --db-password-env or --db-password-file)")
-    else Right(this)
+    val texts = List("--bootstrap-server" -> bootstrapServer, "--registry-url" -> registryUrl, "--db-url" -> dbUrl, "--db-user" -> dbUser,
+      "--command-config" -> commandConfig.map(_.toString), "--registry-ca" -> registryCa.map(_.toString),
+      "--sandbox-dir" -> sandboxDir.map(_.toString))
+    for {
+      _ <- texts.collectFirst {
+        case (flag, Some(t)) if UrlSecrets.controlCharacter(t).nonEmpty =>
+          s"$flag holds a control character (at character ${UrlSecrets.controlCharacter(t).get + 1}); a context keeps none"
+      }.toLeft(())
+      _ <- registryUrl.map(UrlSecrets.userInfo).fold[Either[String, Unit]](Right(())) {
+        case Left(why) => Left(s"--registry-url $why")
+        case Right(true) => Left("--registry-url holds credentials: a context keeps no secret in clear (use --registry-user-info-env or -file)")
+        case Right(false) => Right(())
+      }
+      _ <- dbUrl.map(UrlSecrets.jdbc).filter(_.nonEmpty).map { found =>
+        s"--db-url holds a password (${found.mkString(", ")}): a context keeps no secret in clear (use --db-password-env or --db-password-file)"
+      }.toLeft(())
+    } yield this
   }
 
   /** The files it names that are missing now, each with its flag. */

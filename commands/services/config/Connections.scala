@@ -25,7 +25,8 @@ object Connections {
     if (!flags.useContexts) IO.pure(None)
     else ContextStore.read(shell.env).flatMap { contexts =>
       IO.fromEither(ContextStore.chosen(flags.context, shell.env, contexts).left.map(Failure.BadInput(_))).flatMap(_.traverse {
-        case (name, c) =>
+        case (name, c0) =>
+          val c = c0.check.fold(why => throw Failure.BadInput(s"context $name: $why"), identity)
           def secret(what: String, ref: Option[SecretRef]) =
             ref.traverse(r => SecretRef.read(r, shell.env).left.map(why => Failure.BadInput(s"context $name: $what: $why")))
           IO.fromEither((secret("registry user info", c.registryUserInfo), secret("db password", c.dbPassword)).mapN(ChosenContext(name, c, _, _)))
@@ -40,7 +41,12 @@ object Connections {
       chosen <- context(flags, shell)
       sandbox <- SandboxConnection.read(sandboxDir(flags.sandboxDir, chosen.flatMap(_.context.sandboxDir), shell))
       settings = ConnectionSettings.resolve(flags, shell.env, sandbox, chosen)
-      props <- settings.kafka.commandConfig.fold(IO.pure(Map.empty[String, String]))(c => ClientProperties.load(c.value))
+      props <- settings.kafka.commandConfig.fold(IO.pure(Map.empty[String, String]))(c =>
+        ClientProperties.load(c.value,
+          c.source match {
+            case Source.Flag(_) => "--command-config"
+            case other => s"${other.describe}'s command-config"
+          }))
       loaded = ConnectionSettings.withProperties(settings, props)
       _ <- IO(Secrets.remember(loaded))
       _ <- if (checked) IO.blocking(KafkaCheck(loaded.kafka)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))) else IO.unit

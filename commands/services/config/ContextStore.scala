@@ -2,14 +2,13 @@ package bankops.services.config
 
 import cats.effect.IO
 import io.circe.generic.semiauto._
-import io.circe.parser.decode
 import io.circe.syntax._
 import io.circe.{Decoder, Encoder}
 
 import java.nio.file.{Files, StandardCopyOption}
 import java.nio.file.attribute.PosixFilePermissions
 
-import bankops.base.Failure
+import bankops.base.{Failure, JsonInput, TextFile}
 
 /** The contexts file: every named context and the one `context use` chose. */
 final case class Contexts(current: Option[String] = None, contexts: Map[String, ConnectionContext] = Map.empty) {
@@ -47,16 +46,27 @@ object ContextStore {
     ConnectionContext(Some(connection.bootstrapServers), Some(connection.commandConfig), Some(connection.registryUrl), None, None,
       Some(connection.dbUrl), Some(connection.dbUser), Some(SecretRef.File(dbPasswordFile)), Some(dir))
 
-  /** Registers (`Some`) or unregisters (`None`) the sandbox in `dir`; only a registration of that directory is removed.
-    * Nothing when there is no configuration directory. Returns whether the file changed.
+  /** Registers (`Some`) or unregisters (`None`) the sandbox in `dir`. A context is only ever replaced or removed when it
+    * names `dir`: the first sandbox takes [[SandboxName]], another one (another `--sandbox-dir`) a name of its own,
+    * [[sandboxName]]. Nothing when there is no configuration directory. Returns the name changed, if any.
     */
-  def registerSandbox(env: Map[String, String], dir: os.Path, context: Option[ConnectionContext]): IO[Boolean] = {
-    def registered(cs: Contexts) = cs.contexts.get(SandboxName).exists(_.sandboxDir.contains(dir))
+  def registerSandbox(env: Map[String, String], dir: os.Path, context: Option[ConnectionContext]): IO[Option[String]] = {
+    def ours(cs: Contexts) = cs.names.find(n => cs.contexts(n).sandboxDir.contains(dir))
     (file(env), context) match {
-      case (None, _) => IO.pure(false)
-      case (_, Some(c)) => update(env)(cs => Right(cs.updated(SandboxName, c) -> true))
-      case (_, None) => read(env).map(registered).ifM(update(env)(cs => Right(cs.removed(SandboxName) -> true)), IO.pure(false))
+      case (None, _) => IO.pure(None)
+      case (_, Some(c)) => update(env) { cs =>
+          val name = ours(cs).getOrElse(sandboxName(cs, dir))
+          Right(cs.updated(name, c) -> Some(name))
+        }
+      case (_, None) => read(env).map(ours).flatMap(_.fold(IO.pure(Option.empty[String]))(n =>
+            update(env)(cs => Right(cs.removed(n) -> Some(n)))))
     }
+  }
+
+  /** [[SandboxName]] when free, else `sandbox-DIRNAME` (then with a number) for a sandbox of another directory. */
+  def sandboxName(cs: Contexts, dir: os.Path): String = {
+    val base = s"$SandboxName-${dir.last.replaceAll("[^A-Za-z0-9._-]", "-")}".take(60)
+    (Iterator.single(SandboxName) ++ Iterator.single(base) ++ Iterator.from(2).map(i => s"$base-$i")).find(n => !cs.contexts.contains(n)).get
   }
 
   def file(env: Map[String, String]): Option[os.Path] = {
@@ -71,8 +81,9 @@ object ContextStore {
     file(env).filter(os.exists(_)) match {
       case None => Contexts()
       case Some(f) =>
-        if (!os.isFile(f)) throw Failure.BadInput(s"$f is not a regular file")
-        decode[Contexts](os.read(f)).fold(e => throw Failure.BadInput(s"$f: not a contexts file (${e.getMessage})"), identity)
+        // Parse errors name line and column only: the file holds connection settings, never to be quoted.
+        TextFile.readPrivate(f).flatMap(t => JsonInput.decodeQuiet[Contexts](t).left.map(e => s"$f: not a contexts file ($e)"))
+          .fold(e => throw Failure.BadInput(e), identity)
     }
   }
 

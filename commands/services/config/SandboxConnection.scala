@@ -3,7 +3,6 @@ package bankops.services.config
 import cats.effect.IO
 import io.circe.{Decoder, Encoder}
 import io.circe.generic.semiauto._
-import io.circe.parser.decode
 import io.circe.syntax._
 
 /** What a running sandbox offers; see `bankops sandbox env`. */
@@ -38,6 +37,6 @@ object SandboxConnection {
   def read(dir: os.Path): IO[Option[SandboxConnection]] = IO.blocking {
     val file = dir / FileName
     if (!os.exists(file)) None
-    else decode[SandboxConnection](os.read(file)).toOption
+    else bankops.base.JsonInput.decodeQuiet[SandboxConnection](os.read(file)).toOption
   }
 }

@@ -26,9 +26,7 @@ object SecretRef {
   def read(ref: SecretRef, env: Map[String, String]): Either[String, String] = ref match {
     case Env(n) => env.get(n).filter(_.nonEmpty).toRight(s"variable $n is not set")
     case File(p) =>
-      if (!os.isFile(p)) Left(s"file $p does not exist or is not a regular file")
-      else scala.util.Try(os.read(p)).toEither.left.map(e => s"file $p cannot be read: ${e.getMessage}")
-        .map(_.reverse.dropWhile(c => c == '\n' || c == '\r').reverse)
+      bankops.base.TextFile.readPrivate(p, "file").map(_.reverse.dropWhile(c => c == '\n' || c == '\r').reverse)
   }
 
   implicit val encoder: Encoder[SecretRef] = Encoder.instance {

@@ -50,6 +50,47 @@ class ContextsSuite extends CatsEffectSuite {
     assert(ConnectionContext(registryUrl = Some("https://reg:8081/path@x"), dbUrl = Some("jdbc:postgresql://db/x")).check.isRight)
   }
 
+  test("the guard parses the URL as its client does: a newline, an encoded name, user info before the host") {
+    // A pattern over the text stopped at the newline, and the password was stored in clear.
+    assertEquals(ConnectionContext(dbUrl = Some("jdbc:postgresql://db:5432/bank?ssl=true\n&password=hunter2")).check,
+      Left("--db-url holds a control character (at character 40); a context keeps none"))
+    assertEquals(UrlSecrets.jdbc("jdbc:postgresql://db/bank?ssl=true&pass%77ord=hunter2"), List("password"))
+    assertEquals(UrlSecrets.jdbc("jdbc:postgresql://db/bank?SSLPASSWORD=x;password=y"), List("SSLPASSWORD", "password"))
+    assertEquals(UrlSecrets.jdbc("jdbc:postgresql://me:pw@db/bank"), List("user:password@ before the host"))
+    assertEquals(UrlSecrets.jdbc("jdbc:postgresql://db/bank?user=password"), Nil)
+    val e = ConnectionContext(dbUrl = Some("jdbc:postgresql://db/bank?Password=hunter2")).check
+    assertEquals(e, Left("--db-url holds a password (Password): a context keeps no secret in clear (use --db-password-env or --db-password-file)"))
+    assert(ConnectionContext(registryUrl = Some("https://reg\t:8081")).check.left.exists(_.startsWith("--registry-url holds a control character")))
+    assertEquals(ConnectionContext(registryUrl = Some("https://reg:8081/a b")).check, Left("--registry-url is not a URL"))
+    assert(ConnectionContext(bootstrapServer = Some("k:9093\u0000")).check.isLeft)
+  }
+
+  test("registering sandboxes: each keeps its own context; down --wipe removes only its own") {
+    val env = Map("XDG_CONFIG_HOME" -> os.temp.dir().toString)
+    val (a, b) = (os.Path("/sb/a"), os.Path("/sb/b"))
+    def ctx(d: os.Path) = Some(ConnectionContext(bootstrapServer = Some("localhost:1"), sandboxDir = Some(d)))
+    for {
+      first <- ContextStore.registerSandbox(env, a, ctx(a))
+      second <- ContextStore.registerSandbox(env, b, ctx(b))
+      again <- ContextStore.registerSandbox(env, a, ctx(a))
+      removed <- ContextStore.registerSandbox(env, b, None)
+      left <- ContextStore.read(env)
+    } yield {
+      assertEquals((first, second, again, removed), (Some("sandbox"), Some("sandbox-b"), Some("sandbox"), Some("sandbox-b")))
+      assertEquals(left.contexts.keySet, Set("sandbox"))
+      assertEquals(left.contexts("sandbox").sandboxDir, Some(a))
+    }
+  }
+
+  test("a second sandbox's context never replaces the first one's: it takes a name of its own") {
+    val first = os.Path("/home/me/.bankops/sandbox")
+    val other = os.Path("/work/x/.bankops/test sandbox")
+    val cs = Contexts(contexts = Map("sandbox" -> ConnectionContext(sandboxDir = Some(first))))
+    assertEquals(ContextStore.sandboxName(Contexts(), other), "sandbox")
+    assertEquals(ContextStore.sandboxName(cs, other), "sandbox-test-sandbox")
+    assertEquals(ContextStore.sandboxName(cs.updated("sandbox-test-sandbox", ConnectionContext()), other), "sandbox-test-sandbox-2")
+  }
+
   test("the file lives under XDG_CONFIG_HOME, else HOME/.config, else nowhere (a test's empty environment)") {
     assertEquals(ContextStore.file(Map("XDG_CONFIG_HOME" -> "/x", "HOME" -> "/h")), Some(os.Path("/x/bankops/contexts.json")))
     assertEquals(ContextStore.file(Map("XDG_CONFIG_HOME" -> "relative", "HOME" -> "/h")), Some(os.Path("/h/.config/bankops/contexts.json")))
