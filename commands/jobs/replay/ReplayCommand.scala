@@ -86,6 +86,13 @@ object ReplayCommand {
      dryRun, createTopic, topology, strategy, limit, timeout) =>
       Options(flags, from, to, TargetFlags(toBootstrap, toCommandConfig, toRegistry), FileInput(exact, schemaDir, strict),
         Delivery(dryRun, rate, keepPartition, keepTimestamps || exact, verify, timeout), createTopic, topology, strategy, limit, timeout)
+  }.mapValidated { o =>
+    (o.from, o.to) match {
+      case (FromFile(_), ToFile(_, _)) => "--from-file with --to-file: copy the file instead".invalidNel
+      case (_, ToFile(_, _)) if o.delivery.rate.isDefined =>
+        "--rate paces sending to a topic; --to-file writes records as fast as they are read (drop --rate)".invalidNel
+      case _ => o.validNel
+    }
   }
 
   /** A replay, for the CLI and for callers in this process: its progress and summary lines go to `shell`'s stderr as it
@@ -95,8 +102,6 @@ object ReplayCommand {
     for {
       // A path that would be refused is named before any service is asked for anything.
       _ <- o.to match {
-        case ToFile(_, _) if o.delivery.rate.isDefined =>
-          IO.raiseError(Failure.BadInput("--rate paces sending to a topic; --to-file writes records as fast as they are read (drop --rate)"))
         case ToFile(f, overwrite) => OutputFile.check("--to-file", f, overwrite)
         case ToTopic(_) => IO.unit
       }
@@ -108,22 +113,34 @@ object ReplayCommand {
       partitionCount = o.to match {
         case ToTopic(t) if !o.delivery.dryRun =>
           ensureTopic(t, o.createTopic, o.timeout, target, topology, shell).background.map(_.flatMap(_.embedNever))
+        // A dry run asks whether the target exists (a real run would fail on it), and creates nothing.
+        case ToTopic(t) => Resource.pure[IO, IO[Int]](ensureTopic(t, create = false, o.timeout, target, topology, shell).recoverWith {
+            case Failure.BadInput(_) if o.createTopic => shell.info(s"replay: dry run: topic $t does not exist; --create-topic would create it").as(0)
+          })
         case _ => Resource.pure[IO, IO[Int]](IO.pure(0))
       }
-      code <- (partitionCount, RegistryClient.resource(source, o.timeout)).tupled.use { case (partitions, sourceRegistry) =>
+      dryCheck = (o.to, o.from) match {
+        case (ToTopic(t), FromTopic(_, _)) if o.delivery.dryRun => RegistryClient.resource(target, o.timeout).map(Some(_)).map(_.map((t, _)))
+        case _ => Resource.pure[IO, Option[(String, RegistryClient)]](None)
+      }
+      code <- (partitionCount, RegistryClient.resource(source, o.timeout), dryCheck).tupled.use { case (partitions, sourceRegistry, dry) =>
         val sourceSchemas = new SchemaResolver(sourceRegistry)
+        val check = dry.map { case (t, targetRegistry) =>
+          new DryRunCheck(sourceSchemas, targetRegistry, strategy, t, sameRegistry(source, target))
+        }
         for {
           records <- o.from match {
             // A missing target says so before a file's lines are checked against the target's subjects.
             case FromFile(f) => partitions >> fromFile(f, o.to, o.input, o.timeout, target, strategy, topology.schemaFiles, shell)
             // Likewise before the source is read: a failure raised inside the running streams was also reported by them,
             // a raw exception line before bankops' own.
-            case FromTopic(spec, filter) => partitions.as(fromTopic(spec, filter, o.limit, o.to, o.timeout, source, sourceSchemas, target, strategy))
+            case FromTopic(spec, filter) =>
+              partitions.as(fromTopic(spec, filter, o.limit, o.to, o.delivery.dryRun, o.timeout, source, sourceSchemas, target, strategy))
           }
           code <- o.to match {
             case ToFile(f, overwrite) =>
               toFile(f, overwrite, o.from, o.limit, o.delivery.dryRun, o.timeout, source, sourceSchemas, shell).map(ReplayOutcome(_, None))
-            case ToTopic(t) => TopicTarget.send(o.delivery, t, partitions, records, target, shell)
+            case ToTopic(t) => TopicTarget.send(o.delivery, t, partitions, records, target, shell, check)
           }
         } yield code
       }
@@ -150,12 +167,17 @@ object ReplayCommand {
     }
 
   /** Topic records as they go out: values re-framed when the target registry differs. */
-  private def fromTopic(spec: ReadSpec, filter: RecordFilter, limit: Option[Long], to: To, timeout: FiniteDuration, source: ConnectionSettings,
-                        sourceSchemas: SchemaResolver, target: ConnectionSettings, strategy: SubjectNameStrategy): Stream[IO, Chunk[Outgoing]] = {
-    val sameRegistry = source.registry.url.value.stripSuffix("/") == target.registry.url.value.stripSuffix("/")
+  private def sameRegistry(source: ConnectionSettings, target: ConnectionSettings): Boolean =
+    source.registry.url.value.stripSuffix("/") == target.registry.url.value.stripSuffix("/")
+
+  private def fromTopic(spec: ReadSpec, filter: RecordFilter, limit: Option[Long], to: To, dryRun: Boolean, timeout: FiniteDuration,
+                        source: ConnectionSettings, sourceSchemas: SchemaResolver, target: ConnectionSettings, strategy: SubjectNameStrategy)
+      : Stream[IO, Chunk[Outgoing]] = {
     val decoder = new RecordDecoder(sourceSchemas, plainValues = filter.where.nonEmpty)
+    // A dry run registers nothing on the target: DryRunCheck looks the schemas up instead.
     val translator: Resource[IO, Option[IdTranslator]] = to match {
-      case ToTopic(t) if !sameRegistry => RegistryClient.resource(target, timeout).map(c => Some(new IdTranslator(sourceSchemas, c, strategy, t)))
+      case ToTopic(t) if !sameRegistry(source, target) && !dryRun =>
+        RegistryClient.resource(target, timeout).map(c => Some(new IdTranslator(sourceSchemas, c, strategy, t)))
       case _ => Resource.pure(None)
     }
     Stream.resource((TopicReader.open(source.kafka, spec, timeout), translator).tupled).flatMap { case ((_, records), translate) =>
@@ -176,7 +198,6 @@ object ReplayCommand {
   private def fromFile(file: os.Path, to: To, input: FileInput, timeout: FiniteDuration, target: ConnectionSettings, strategy: SubjectNameStrategy,
                        known: Map[String, SchemaFile], shell: Shell): IO[Stream[IO, Chunk[Outgoing]]] =
     for {
-      _ <- IO.raiseUnless(os.isFile(file))(Failure.BadInput(s"$file: no such file"))
       dir <- input.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
       topic = to match { case ToTopic(t) => t; case ToFile(_, _) => "" }
       lines <-
@@ -203,7 +224,7 @@ object ReplayCommand {
   private def toFile(file: os.Path, overwrite: Boolean, from: From, limit: Option[Long], dryRun: Boolean, timeout: FiniteDuration,
                      source: ConnectionSettings,
                      sourceSchemas: SchemaResolver, shell: Shell): IO[ExitCode] = from match {
-    case FromFile(_) => IO.raiseError(Failure.BadInput("--from-file with --to-file: copy the file instead"))
+    case FromFile(_) => IO.raiseError(Failure.BadInput("--from-file with --to-file: copy the file instead")) // refused while parsing
     case FromTopic(spec, filter) =>
       val decoder = new RecordDecoder(sourceSchemas)
       TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>

@@ -18,13 +18,17 @@ import bankops.services.kafka.{ChunkProducer, Denied, Doing, KafkaClients, ReadS
   */
 object TopicTarget {
 
-  def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell)
-      : IO[ReplayOutcome] =
-    if (o.dryRun) records.map(_.size.toLong).compile.fold(0L)(_ + _).flatMap(n =>
-      shell.info(s"replay: dry run: $n records read and valid; nothing sent") >>
-        StepSummary.write(shell,
-          StepSummary("replay", s"dry run: $n records read and valid; nothing sent to $topic", StepSummary.Outcome.Ok,
-            facts = List("target topic" -> topic, "read" -> n.toString)))).as(ReplayOutcome(Exit.Ok, None))
+  def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell,
+           check: Option[DryRunCheck] = None): IO[ReplayOutcome] =
+    if (o.dryRun) partitionCount >> records.evalTap(c => check.traverse_(_.observe(c.toList.map(_.value))))
+      .map(_.size.toLong).compile.fold(0L)(_ + _).flatMap { n =>
+        // What was checked, said plainly: a file's lines were each encoded against the target's subjects.
+        val (checked, notes) = check.fold(("each line encoded against the target registry's subjects", List.empty[String]))(_.report)
+        notes.traverse_(shell.warn) >> shell.info(s"replay: dry run: $n records read; $checked; nothing sent") >>
+          StepSummary.write(shell,
+            StepSummary("replay", s"dry run: $n records read; nothing sent to $topic", StepSummary.Outcome.Ok,
+              facts = List("target topic" -> topic, "read" -> n.toString, "checked" -> checked)))
+      }.as(ReplayOutcome(Exit.Ok, None))
     else for {
       read <- Ref.of[IO, Long](0L)
       started <- IO.monotonic

@@ -134,7 +134,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
       assert(r.err.contains(s"$bad:2: value.amount: expected a long"), r.err)
       assert(r.err.contains("nothing was sent"), r.err)
       assertEquals(dry.code, 0, dry.err)
-      assert(dry.err.contains("dry run: 1 records read and valid; nothing sent"), dry.err)
+      assert(dry.err.contains("dry run: 1 records read; each line encoded against the target registry's subjects; nothing sent"), dry.err)
       assertEquals(after, Map.empty[(Int, Long), (List[Byte], List[Byte], List[(String, List[Byte])], Long)])
       assertEquals(missing.code, 2)
       assert(missing.err.contains("target topic no-such-replay-target does not exist (--create-topic"), missing.err)
@@ -210,7 +210,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
         "--dry-run")
     } yield {
       assertEquals(r.code, 0, r.err)
-      assert(r.err.contains("300 records read and valid"), r.err)
+      assert(r.err.contains("replay: dry run: 300 records read; each line encoded"), r.err)
     }
   }
 
