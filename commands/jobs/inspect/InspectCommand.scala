@@ -33,6 +33,8 @@ object InspectCommand {
     Flags.timeout(30.seconds)
   ).tupled.mapValidated { case (flags, spec, limit, filter, all, format, fields, strict, timeout) =>
     if (all && filter.key.isEmpty) "--all-partitions goes with --key (without --key every partition is read)".invalidNel
+    else if (all && spec.partitions.isDefined)
+      "--partition and --all-partitions exclude each other (the first reads only the partitions named)".invalidNel
     else {
       // A key names its partition (when --partition does not): only that one is read.
       val keyed = if (all || spec.partitions.isDefined) spec else spec.copy(byKey = filter.key)

@@ -88,6 +88,7 @@ object ProduceCommand {
       val checked = OutputFormat.emit(format, shell)(report.checked.map(_.json), report.checked.map(_.text).mkString("\n\n"))
       val summary =
         if (o.dryRun) shell.info(s"produce: dry run: ${report.checked.size} record(s) checked and encoded; nothing sent")
+        else if (report.interrupted && report.acked.isEmpty) shell.info("produce: interrupted (Ctrl-C): 0 records acknowledged, nothing sent")
         else if (report.interrupted) shell.info(s"produce: interrupted (Ctrl-C): ${report.acked.size} record(s) acknowledged")
         else shell.info(s"produce: ${report.acked.size} record(s) acknowledged").whenA(report.acked.size != 1 || o.values == Values.Stdin)
       (checked.whenA(o.dryRun) >> summary).as(if (report.interrupted) Exit.Interrupted else Exit.Ok)

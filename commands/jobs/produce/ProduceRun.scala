@@ -27,20 +27,30 @@ object ProduceRun {
 
   def apply(o: Options, settings: ConnectionSettings, topology: Topology, shell: Shell, onAck: Acked => IO[Unit]): IO[ProduceReport] = {
     val strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
+    // Ctrl-C is heard from the start: while the registry and the cluster are asked, it ends the run with nothing sent.
+    Interrupt.onCtrlC.use(run(o, settings, topology, shell, onAck, strategy, _))
+  }
+
+  private def run(o: Options, settings: ConnectionSettings, topology: Topology, shell: Shell, onAck: Acked => IO[Unit],
+                  strategy: bankops.services.contracts.SubjectNameStrategy, ctrlC: IO[Unit]): IO[ProduceReport] = {
     for {
       // What needs no service is checked first: the record type, and a value given on the command line.
       choice <- if (o.values == Values.Tombstone) IO.pure(None) else orBad(RecordChoice.choose(topology, o.topic, o.record)).map(Option(_))
       single <- commandLineValue(o.values)
       report <- RegistryClient.resource(settings, o.timeout).use { registry =>
-        for {
+        val prepared = for {
           schema <- choice.traverse(c =>
             writerSchema(new SchemaResolver(registry), strategy.subject(o.topic, c.fullName), c.fullName, o.schemaVersion))
           partitions <- KafkaClients.partitionCount(settings.kafka, o.topic, o.timeout, Some(Doing.writing(List(o.topic))))
           _ <- o.partition.filter(_ >= partitions).traverse_(p =>
             orBad(Left(s"--partition $p: topic ${o.topic} has $partitions partition(s), 0 to ${partitions - 1}")))
-          report <- send(o, values(o, shell, single, choice.zip(schema)), settings, shell, onAck)
-            .adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(o.topic))))
-        } yield report
+        } yield schema
+        // Ctrl-C while the registry and the cluster are asked ends the run before anything is sent; later, send hears it.
+        IO.race(ctrlC, prepared).flatMap {
+          case Left(_) => IO.pure(ProduceReport(Nil, Nil, interrupted = true))
+          case Right(schema) => send(o, values(o, shell, single, choice.zip(schema)), settings, shell, onAck, ctrlC)
+              .adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(o.topic))))
+        }
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       _ <- orBad(Left("no value on standard input: give --value JSON, --value @FILE, or JSON lines on standard input"))
         .whenA(o.values == Values.Stdin && !report.interrupted && report.acked.isEmpty && report.checked.isEmpty)
@@ -53,7 +63,7 @@ object ProduceRun {
   private def commandLineValue(values: Values): IO[Option[(Json, String)]] = values match {
     case Values.Given(text) => orBad(ValueText.parse(text).left.map(e => s"--value: $e")).map(j => Some(j -> "--value"))
     case Values.FromFile(f) =>
-      orBad(Either.cond(os.isFile(f), (), s"--value @$f: no such file")) >> IO.blocking(TextFile.read(f)).flatMap(orBad)
+      IO.blocking(TextFile.read(f, "--value @")).flatMap(orBad)
         .flatMap(text => orBad(ValueText.parse(text).left.map(e => s"$f: $e"))).map(j => Some(j -> f.toString))
     case _ => IO.pure(None)
   }
@@ -102,10 +112,10 @@ object ProduceRun {
     * handed to the producer is still awaited and reported.
     */
   private def send(o: Options, values: Stream[IO, Encoded], settings: ConnectionSettings, shell: Shell,
-                   onAck: Acked => IO[Unit]): IO[ProduceReport] = {
+                   onAck: Acked => IO[Unit], ctrlC: IO[Unit]): IO[ProduceReport] = {
     val producer: Resource[IO, Option[ChunkProducer]] =
       if (o.dryRun) Resource.pure(None) else ChunkProducer.resource(settings.kafka, o.timeout).map(Some(_))
-    (Interrupt.onCtrlC, producer).tupled.use { case (ctrlC, producer) =>
+    producer.use { producer =>
       for {
         acked <- Ref.of[IO, Vector[Acked]](Vector.empty)
         checked <- Ref.of[IO, Vector[Outbound]](Vector.empty)

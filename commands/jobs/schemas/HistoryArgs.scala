@@ -23,16 +23,17 @@ object DiffSide {
 /** Pure: the arguments of `show` and `diff` read into what they mean. */
 object HistoryArgs {
 
-  /** `SUBJECT[@VERSION]`: the latest without a version. A subject may hold `@` itself: only a last `@` followed by a
-    * number or `latest` is read as the version.
+  /** `SUBJECT[@VERSION]`: the latest without a version. A subject may hold `@` itself: text after the last `@` is part
+    * of the subject when it holds a `-`, `.` or `_` (every subject a naming strategy makes does); anything else there is
+    * a version, and when it is not a number or `latest`, a bad one (not an unknown subject).
     */
   def subjectAt(arg: String): Either[String, (String, VersionRef)] = arg.lastIndexOf('@') match {
     case -1 => nonEmpty(arg).map(_ -> VersionRef.Latest)
     case i =>
       val (subject, v) = (arg.take(i), arg.drop(i + 1))
-      if (v.equalsIgnoreCase("latest") || v.nonEmpty && v.forall(c => c.isDigit || c == '-'))
-        VersionRef.parse(v).left.map(e => s"$arg: $e").flatMap(ref => nonEmpty(subject).map(_ -> ref))
-      else nonEmpty(arg).map(_ -> VersionRef.Latest)
+      if (v.exists(c => c == '.' || c == '_') || v.contains('-') && !v.forall(c => c.isDigit || c == '-')) nonEmpty(arg).map(_ -> VersionRef.Latest)
+      else if (v.isEmpty) Left(s"$arg: no version after '@' (a positive number or latest)")
+      else VersionRef.parse(v).left.map(e => s"$arg: $e").flatMap(ref => nonEmpty(subject).map(_ -> ref))
   }
 
   private def nonEmpty(subject: String) = Either.cond(subject.trim.nonEmpty, subject, "the subject name is empty")

@@ -9,6 +9,10 @@ class HistoryArgsSuite extends munit.FunSuite {
     assertEquals(HistoryArgs.subjectAt("team@x-s"), Right("team@x-s" -> VersionRef.Latest))
     assertEquals(HistoryArgs.subjectAt("s@0"), Left("s@0: version '0': expected a positive number or latest"))
     assert(HistoryArgs.subjectAt("@2").isLeft)
+    // A bad version is named as one, not looked up as a subject that holds '@'.
+    assertEquals(HistoryArgs.subjectAt("s@abc"), Left("s@abc: version 'abc': expected a positive number or latest"))
+    assertEquals(HistoryArgs.subjectAt("s@"), Left("s@: no version after '@' (a positive number or latest)"))
+    assertEquals(HistoryArgs.subjectAt("s@-1"), Left("s@-1: version '-1': expected a positive number or latest"))
   }
 
   test("diff's sides: latest against the one before, V1 against the latest, V1 against V2 or a file") {
