@@ -8,7 +8,9 @@ import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, StepSummary}
 import bankops.services.config.ClientIdentity
 import bankops.services.contracts.{DesiredSubject, Topology}
 import bankops.services.kafka.KafkaClients
-import bankops.services.plan.{AccessPlan, AccessSync, AclAdmin, Outcome, SchemaFlow, SchemaPlan, SchemaSync, TopicAdmin, TopicPlan, TopicSync}
+import bankops.services.plan.{
+  AccessPlan, AccessSync, AccessWarnings, AclAdmin, Outcome, SchemaFlow, SchemaPlan, SchemaSync, TopicAdmin, TopicPlan, TopicSync
+}
 
 /** `bankops plan` / `bankops apply`: topics, ACLs, SCRAM users and schemas as one plan, behind one gate —
   * an incompatible schema, a topic change the broker refuses, a password that cannot be read or ACLs on a cluster
@@ -21,16 +23,20 @@ object DeployCommand {
   private final case class Session(topics: TopicAdmin, acls: AclAdmin, sync: SchemaSync, topology: Topology, desired: List[DesiredSubject],
                                    tp: TopicPlan, sp: SchemaPlan, access: AccessPlan, passwords: Map[String, String])
 
-  private def session[A](c: SchemaFlow.Common, level: Option[String], deleteUnlisted: Boolean, shell: Shell)(f: Session => IO[A]): IO[A] =
+  private def session[A](c: SchemaFlow.Common, level: Option[String], deleteUnlisted: Boolean, strict: Boolean, shell: Shell)(
+      f: Session => IO[A]
+  ): IO[A] =
     SchemaFlow.preparedWith(c, shell) { (topology, desired, sync, settings) =>
-      KafkaClients.withAdmin(settings.kafka, c.timeout) { admin =>
-        val identity = ClientIdentity.describe(settings.kafka)
-        val (topics, acls) = (new TopicAdmin(admin, identity), new AclAdmin(admin, identity))
-        (TopicSync.plan(topics, topology, deleteUnlisted = false), sync.plan(desired, level),
-          AccessSync.plan(acls, topology, deleteUnlisted, shell.env)).tupled.flatMap { case (tp, sp, (ap, passwords)) =>
-          f(Session(topics, acls, sync, topology, desired, tp, sp, ap, passwords))
+      // Said once, before the plan; with --strict the plan also refuses them (nothing changes).
+      IO.blocking(AccessWarnings.of(topology)).flatMap(_.traverse_(w => shell.warn(if (strict) s"$w (refused: --strict)" else w))) >>
+        KafkaClients.withAdmin(settings.kafka, c.timeout) { admin =>
+          val identity = ClientIdentity.describe(settings.kafka)
+          val (topics, acls) = (new TopicAdmin(admin, identity), new AclAdmin(admin, identity))
+          (TopicSync.plan(topics, topology, deleteUnlisted = false), sync.plan(desired, level),
+            AccessSync.plan(acls, topology, deleteUnlisted, shell.env, strict)).tupled.flatMap { case (tp, sp, (ap, passwords)) =>
+            f(Session(topics, acls, sync, topology, desired, tp, sp, ap, passwords))
+          }
         }
-      }
     }
 
   private def print(s: Session, format: OutputFormat, shell: Shell): IO[Unit] =
@@ -47,6 +53,11 @@ object DeployCommand {
       "Also delete ACLs and SCRAM users the topology does not list (with access/users declared; topics: topics apply --delete-unlisted).")
       .orFalse
 
+  private val strictAccess: Opts[Boolean] =
+    Opts.flag("strict",
+      "Refuse the access-as-code warnings (a grant to User:*, a '*' in a prefix, a SCRAM password file others can read or " +
+        "outside the topology's folder) instead of only printing them.").orFalse
+
   /** What a plan found: topic changes, ACLs and users, subjects' statuses, the changes the gate would refuse. */
   final case class PlanReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome], access: AccessPlan = AccessPlan.unmanaged) {
     /** 1 for anything pending (with `gate`, only for what apply would refuse); a refusal's own code when it has one. */
@@ -59,8 +70,9 @@ object DeployCommand {
   }
 
   /** `plan`, for the CLI and for callers in this process: the plan is printed to `shell` in the format `c` asks for. */
-  def planAll(c: SchemaFlow.Common, level: Option[String], shell: Shell, deleteUnlisted: Boolean = false): IO[PlanReport] =
-    session(c, level, deleteUnlisted, shell) { s =>
+  def planAll(c: SchemaFlow.Common, level: Option[String], shell: Shell, deleteUnlisted: Boolean = false, strict: Boolean = false)
+      : IO[PlanReport] =
+    session(c, level, deleteUnlisted, strict, shell) { s =>
       for {
         // Asked without --gate too: a change apply would have refused (an unknown config key) is not merely pending.
         refused <- if (!s.tp.isEmpty) TopicSync.refusals(s.topics, s.tp) else IO.pure(Nil)
@@ -75,8 +87,8 @@ object DeployCommand {
     "Topics, ACLs, users and schemas together: what apply would do; exit 1 when anything is pending or incompatible " +
       "(--gate: only when apply would be refused).",
     "bankops plan --topology schemas/topology.json",
-    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly, deleteUnlisted).mapN((c, level, gate, delete) =>
-      (shell: Shell) => planAll(c, level, shell, delete).map(_.code(gate)))
+    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly, deleteUnlisted, strictAccess).mapN((c, level, gate, delete, strict) =>
+      (shell: Shell) => planAll(c, level, shell, delete, strict).map(_.code(gate)))
   )
 
   /** What an apply did: the plan it started from, what the gate refused, each topic change's outcome, its exit code. */
@@ -92,9 +104,10 @@ object DeployCommand {
   /** `apply`, for the CLI and for callers in this process (the sandbox's provisioning): the plan, the gate and the
     * changes are printed to `shell` as they happen, in the output format `c` asks for.
     */
-  def applyAll(c: SchemaFlow.Common, level: Option[String], shell: Shell, deleteUnlisted: Boolean = false): IO[ApplyReport] = {
+  def applyAll(c: SchemaFlow.Common, level: Option[String], shell: Shell, deleteUnlisted: Boolean = false, strict: Boolean = false)
+      : IO[ApplyReport] = {
     val format = OutputFormat.resolve(c.output, shell)
-    session(c, level, deleteUnlisted, shell) { s =>
+    session(c, level, deleteUnlisted, strict, shell) { s =>
       val (tp, sp, ap) = (s.tp, s.sp, s.access)
       def report(refused: List[Outcome], outcomes: List[Outcome], accessDone: Boolean = false)(code: ExitCode): IO[ApplyReport] =
         StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code, ap, accessDone))
@@ -147,12 +160,12 @@ object DeployCommand {
     "Create topics, ACLs and SCRAM users and register schemas in one step, gated: if any schema is incompatible, any topic " +
       "change refused or any password missing, nothing changes.",
     "bankops apply --compatibility BACKWARD",
-    (SchemaFlow.common, SchemaFlow.levelOpt, deleteUnlisted, Opts.flag("yes", "Confirm --delete-unlisted.").orFalse).tupled
-      .mapValidated { case (c, level, delete, yes) =>
+    (SchemaFlow.common, SchemaFlow.levelOpt, deleteUnlisted, Opts.flag("yes", "Confirm --delete-unlisted.").orFalse, strictAccess).tupled
+      .mapValidated { case (c, level, delete, yes, strict) =>
         if (delete && !yes) "--delete-unlisted deletes ACLs and SCRAM users: add --yes to confirm (or run plan --delete-unlisted to see which)"
           .invalidNel
-        else (c, level, delete).validNel
+        else (c, level, delete, strict).validNel
       }
-      .map { case (c, level, delete) => (shell: Shell) => applyAll(c, level, shell, delete).map(_.code) }
+      .map { case (c, level, delete, strict) => (shell: Shell) => applyAll(c, level, shell, delete, strict).map(_.code) }
   )
 }

@@ -14,7 +14,8 @@ object Role {
 
 /** A resource name: exactly `name` (LITERAL), or every name starting with it (PREFIXED). */
 final case class NamePattern(name: String, prefixed: Boolean) {
-  def show: String = if (prefixed) s"$name*" else name
+  // A '*' in a prefix is Kafka's literal character; quoted, so `topic:'*'*` is not read as a wildcard.
+  def show: String = if (prefixed && name.contains('*')) s"'$name'*" else if (prefixed) s"$name*" else name
 }
 
 /** One role of a principal: on which topics, and for consumers the group, for transactional producers the transactional id. */

@@ -8,7 +8,7 @@ import org.apache.kafka.common.errors.{AuthorizationException, TimeoutException}
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, OutputFormat, Shell, Table}
+import bankops.base.{Failure, OutputFormat, Shell, Table, TextFile}
 import bankops.services.contracts.{PasswordSource, Topology}
 
 /** Plan, gate, apply and confirm of ACLs and SCRAM users: the effectful steps `plan`/`apply` take after topics. */
@@ -17,7 +17,8 @@ object AccessSync {
   /** The access plan and the passwords of the users it would create; a password that cannot be read is a refusal.
     * A topology without `access` and `users` reads nothing (a cluster without an authorizer keeps working).
     */
-  def plan(admin: AclAdmin, topology: Topology, deleteUnlisted: Boolean, env: Map[String, String]): IO[(AccessPlan, Map[String, String])] =
+  def plan(admin: AclAdmin, topology: Topology, deleteUnlisted: Boolean, env: Map[String, String], strict: Boolean = false)
+      : IO[(AccessPlan, Map[String, String])] =
     if (topology.access.isEmpty && topology.users.isEmpty) IO.pure(AccessPlan.unmanaged -> Map.empty)
     else for {
       acls <- if (topology.access.isDefined) admin.acls else IO.pure(Right(Nil))
@@ -29,7 +30,8 @@ object AccessSync {
       denied <- if (plan.isEmpty) IO.pure(false) else admin.mayAlter.map(_.contains(false))
       notAllowed = Option.when(denied)(
         s"refused: access: not authorized to ALTER the cluster as ${admin.identity}: creating and deleting ACLs and SCRAM users needs it")
-    } yield (plan.copy(refusals = plan.refusals ++ read.collect { case (_, Left(e)) => e } ++ notAllowed, notAuthorized = denied),
+      warned <- if (strict) IO.blocking(AccessWarnings.of(topology).map(w => s"refused (--strict): $w")) else IO.pure(Nil)
+    } yield (plan.copy(refusals = plan.refusals ++ read.collect { case (_, Left(e)) => e } ++ notAllowed ++ warned, notAuthorized = denied),
       read.collect { case (u, Right(p)) => u -> p }.toMap)
 
   /** A password from its variable or file (a file's trailing newline dropped); never from the topology. */
@@ -38,8 +40,8 @@ object AccessSync {
     source match {
       case PasswordSource.Env(v) => env.get(v).filter(_.nonEmpty).toRight(s"$missing is not set")
       case PasswordSource.File(p) =>
-        if (!os.isFile(p)) Left(s"$missing does not exist")
-        else Some(os.read(p).stripLineEnd).filter(_.nonEmpty).toRight(s"$missing is empty")
+        TextFile.readPrivate(p).left.map(why => s"refused: users.$user: password file of SCRAM user $user: $why")
+          .flatMap(text => Some(text.stripLineEnd).filter(_.nonEmpty).toRight(s"$missing is empty"))
     }
   }
 

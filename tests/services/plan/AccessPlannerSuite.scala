@@ -84,7 +84,7 @@ class AccessPlannerSuite extends munit.FunSuite {
     assertEquals(AccessSync.password("u", PasswordSource.Env("P"), Map.empty),
       Left("refused: users.u: the environment variable P holding the password of SCRAM user u is not set"))
     assertEquals(AccessSync.password("u", PasswordSource.File(file / os.up / "nope"), Map.empty),
-      Left(s"refused: users.u: the password file ${file / os.up / "nope"} holding the password of SCRAM user u does not exist"))
+      Left(s"refused: users.u: password file of SCRAM user u: ${file / os.up / "nope"}: no such file"))
   }
 
   test("the bank's topology: the handler cannot write commands, the reader writes nothing, no other group covers the handler's") {
