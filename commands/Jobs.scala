@@ -2,6 +2,7 @@ package bankops
 
 import bankops.base.Job
 import bankops.jobs.balances.BalancesCommand
+import bankops.jobs.capture.{CaptureCommand, RestoreCommand}
 import bankops.jobs.completion.CompletionCommand
 import bankops.jobs.config.ConfigCommand
 import bankops.jobs.context.ContextCommand
@@ -34,6 +35,8 @@ object Jobs {
     HeartbeatCommand.job,
     BalancesCommand.job,
     ReplayCommand.job,
+    CaptureCommand.job,
+    RestoreCommand.job,
     HandlerCommand.job,
     GroupsCommand.job,
     LatencyCommand.job,

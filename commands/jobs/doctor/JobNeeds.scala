@@ -33,6 +33,7 @@ object JobNeeds {
     "heartbeat" -> topics(WRITE, Heartbeat),
     "replay" -> (topics(READ, DeadLetters) ++ topics(WRITE, Commands)),
     "balances" -> topics(READ, BalanceChanged),
+    "capture" -> (topics(READ, bankTopics: _*) ++ topics(DESCRIBE_CONFIGS, bankTopics: _*) :+ group(DESCRIBE, HandlerGroup)),
     "latency" -> (topics(WRITE, Commands) ++ topics(READ, Feedback, BalanceChanged) :+ group(DESCRIBE, HandlerGroup)),
     "handler" ->
       ((topics(READ, Commands, Feedback) :+ group(READ, HandlerGroup)) ++ topics(WRITE, Feedback, BalanceChanged, DeadLetters) :+

@@ -1,0 +1,42 @@
+package bankops.jobs.capture
+
+import io.circe.{Decoder, Encoder}
+import io.circe.generic.semiauto._
+
+import bankops.services.registry.SchemaReference
+
+/** A schema the records reference, by the id their frames carry, with the subject and version it has there. */
+final case class CapturedSchema(id: Int, subject: String, version: Int, schema: String, references: List[SchemaReference])
+
+/** A group's committed offset on a partition, and its lag (end offset minus committed) when captured. */
+final case class CapturedOffset(group: String, topic: String, partition: Int, offset: Long, lag: Long)
+
+final case class CapturedPartition(partition: Int, leader: Option[Int], replicas: List[Int], isr: List[Int])
+
+/** A topic as the cluster had it: partitions with leader and ISR, replication, and the configs set on it. */
+final case class CapturedTopic(name: String, partitions: Int, replicationFactor: Int, configs: Map[String, String],
+                               partitionStates: List[CapturedPartition])
+
+final case class CapturedCluster(brokers: Int, topics: List[CapturedTopic])
+
+object ArchiveParts {
+  val ManifestFile = "manifest.json"
+  val Schemas = "schemas.json"
+  val Groups = "groups.json"
+  val Cluster = "cluster.json"
+  val TopologyFile = "topology.json"
+
+  /** The records of a topic, as replay's lossless JSON lines. */
+  def records(topic: String): String = s"records/$topic.jsonl"
+
+  implicit val schemaEncoder: Encoder[CapturedSchema] = deriveEncoder
+  implicit val schemaDecoder: Decoder[CapturedSchema] = deriveDecoder
+  implicit val offsetEncoder: Encoder[CapturedOffset] = deriveEncoder
+  implicit val offsetDecoder: Decoder[CapturedOffset] = deriveDecoder
+  implicit val partitionEncoder: Encoder[CapturedPartition] = deriveEncoder
+  implicit val partitionDecoder: Decoder[CapturedPartition] = deriveDecoder
+  implicit val topicEncoder: Encoder[CapturedTopic] = deriveEncoder
+  implicit val topicDecoder: Decoder[CapturedTopic] = deriveDecoder
+  implicit val clusterEncoder: Encoder[CapturedCluster] = deriveEncoder
+  implicit val clusterDecoder: Decoder[CapturedCluster] = deriveDecoder
+}

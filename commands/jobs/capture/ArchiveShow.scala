@@ -1,0 +1,71 @@
+package bankops.jobs.capture
+
+import cats.effect.IO
+import cats.syntax.all._
+import io.circe.syntax._
+import org.apache.avro.Schema
+import org.apache.avro.generic.GenericDatumReader
+
+import java.time.Instant
+
+import bankops.base.{Failure, OutputFormat, Shell, Table}
+import bankops.jobs.capture.ArchiveParts._
+import bankops.services.avro.{AvroJson, WireFormat}
+import bankops.services.kafka.RecordLine
+
+/** `capture show`: the manifest for people or machines, and the records decoded with the archive's own schemas. */
+private[capture] object ArchiveShow {
+
+  def manifest(m: ArchiveManifest, format: OutputFormat, shell: Shell): IO[Unit] = {
+    def time(t: Option[Long]) = t.fold("")(Instant.ofEpochMilli(_).toString)
+    val head = List(
+      s"archive     ${m.format} version ${m.version}, written by bankops ${m.bankops} at ${m.created}",
+      s"asked       topics ${m.asked.topics.mkString(", ")}; from ${m.asked.from} to ${m.asked.to}" +
+        (if (m.asked.filters.isEmpty) "" else s"; ${m.asked.filters.mkString(" ")}"),
+      s"groups      ${if (m.asked.groups.isEmpty) "none" else m.asked.groups.mkString(", ")}",
+      s"records     ${m.records}"
+    ).mkString("\n")
+    val spans = Table.render(List("TOPIC", "PARTITION", "RECORDS", "FIRST OFFSET", "LAST OFFSET", "FIRST TIME", "LAST TIME"),
+      m.topics.flatMap(t =>
+        t.partitions.map(p =>
+          List(t.topic, p.partition.toString, p.records.toString, p.firstOffset.fold("")(_.toString), p.lastOffset.fold("")(_.toString),
+            time(p.firstTime), time(p.lastTime)))))
+    val files = Table.render(List("FILE", "BYTES", "SHA-256"), m.files.map(f => List(f.name, f.bytes.toString, f.sha256)))
+    OutputFormat.emit(format, shell)(List(m.asJson), s"$head\n\n$spans\n\n$files")
+  }
+
+  /** Each record line of the archive, its value decoded from its raw bytes with the archive's schema of its id. */
+  def records(archive: ArchiveReader, topics: List[String], shell: Shell): IO[Unit] =
+    IO.fromEither(archive.json[List[CapturedSchema]](ArchiveParts.Schemas).left.map(Failure.BadInput(_))).flatMap { schemas =>
+      val readers = schemas.map(s =>
+        s.id -> {
+          val parser = new Schema.Parser()
+          // Referenced schemas first, so the names they define are known.
+          schemas.filter(r => s.references.exists(_.subject == r.subject)).foreach(r => parser.parse(r.schema))
+          val schema = parser.parse(s.schema)
+          (schema, new GenericDatumReader[Any](schema))
+        }).toMap
+      val wanted = archive.manifest.topics.map(_.topic).filter(t => topics.isEmpty || topics.contains(t))
+      wanted.traverse_ { topic =>
+        IO.blocking(archive.lines(ArchiveParts.records(topic))(_.map {
+          case Left(e) => throw Failure.BadInput(e)
+          case Right((text, n)) =>
+            RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"${ArchiveParts.records(topic)}:$n: $e"), identity)
+        }.map(decoded(_, readers)).toList)).flatMap(_.traverse_(shell.println))
+      }
+    }
+
+  private def decoded(l: RecordLine, readers: Map[Int, (Schema, GenericDatumReader[Any])]): String = {
+    val value = for {
+      raw <- l.raw
+      id <- WireFormat.schemaIdOf(raw).toOption
+      (schema, reader) <- readers.get(id)
+      datum <- WireFormat.decodeFramed(raw, id, reader).toOption
+    } yield AvroJson.plain(datum, schema)
+    val json = io.circe.Json.obj("topic" -> l.topic.asJson, "partition" -> l.partition.asJson, "offset" -> l.offset.asJson,
+      "timestamp" -> l.timestamp.map(t => Instant.ofEpochMilli(t).toString).asJson, "timestampType" -> l.timestampType.asJson,
+      "key" -> l.key.map(k => new String(k, "UTF-8")).asJson, "schemaId" -> l.schemaId.asJson, "record" -> l.record.asJson,
+      "value" -> value.orElse(l.value).getOrElse(io.circe.Json.Null))
+    json.noSpaces
+  }
+}

@@ -1,0 +1,36 @@
+package bankops.jobs.capture
+
+import cats.effect.IO
+
+import java.io.{FilterOutputStream, OutputStream}
+import java.security.MessageDigest
+import java.util.zip.{ZipEntry, ZipOutputStream}
+
+/** Writes an archive's files one after another into a ZIP stream, each one's size and SHA-256 taken as it is written. */
+private[capture] final class ArchiveWriter(out: OutputStream) {
+  private val zip = new ZipOutputStream(out)
+  private var written = List.empty[ArchiveFile]
+
+  def files: List[ArchiveFile] = written.reverse
+
+  /** A file of the archive, written by `body` (which must not close the stream it is given). */
+  def file[A](name: String)(body: OutputStream => IO[A]): IO[A] = {
+    val digest = MessageDigest.getInstance("SHA-256")
+    var bytes = 0L
+    val counted = new FilterOutputStream(zip) {
+      override def write(b: Int): Unit = { zip.write(b); digest.update(b.toByte); bytes += 1 }
+      override def write(b: Array[Byte], off: Int, len: Int): Unit = { zip.write(b, off, len); digest.update(b, off, len); bytes += len }
+      override def close(): Unit = ()
+    }
+    IO.blocking(zip.putNextEntry(new ZipEntry(name))) >> body(counted).flatTap(_ =>
+      IO.blocking {
+        zip.closeEntry()
+        written = ArchiveFile(name, bytes, digest.digest().map("%02x".format(_)).mkString) :: written
+      })
+  }
+
+  def text(name: String, content: String): IO[Unit] = file(name)(s => IO.blocking(s.write(content.getBytes("UTF-8"))))
+
+  /** Ends the ZIP stream (its central directory) without closing the file under it. */
+  def finish(): IO[Unit] = IO.blocking(zip.finish())
+}

@@ -1,0 +1,89 @@
+package bankops.jobs.capture
+
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+
+import scala.concurrent.duration._
+
+import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Shell, StepSummary}
+import bankops.services.config.{ConnectionFlags, Connections}
+import bankops.services.contracts.TopologyOpts
+import bankops.services.kafka.{SourceOpts, StartAt, StopAt, TopicName}
+
+/** `bankops capture`: the records of a window with everything needed to read and reproduce them (schemas, the groups'
+  * offsets, the topics' shape and configs, the topology) in one archive; `capture show ARCHIVE` reads one back.
+  */
+object CaptureCommand {
+
+  private val capture: Opts[CaptureOptions] = (
+    ConnectionFlags.opts,
+    TopicName.options("topic", "A topic to capture (repeatable; default: the topology's topics).").orNone.map(_.fold(List.empty[String])(_.toList)),
+    Opts.option[String]("from", "Start: beginning (default), end, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m).",
+      metavar = "POSITION").withDefault("beginning"),
+    Opts.option[String]("to", "Stop: end (default; the end offsets when the capture starts), offset:N, timestamp:ISO-8601.",
+      metavar = "POSITION").withDefault("end"),
+    SourceOpts.filter,
+    Opts.options[String]("group", "Keep this group's offsets (repeatable; default: every group with offsets on the topics).",
+      metavar = "GROUP").orEmpty,
+    Opts.option[String]("out", "The archive to write (a new name, or an existing file with --overwrite).", "o", "FILE").map(os.Path(_, os.pwd))
+      .orNone,
+    Opts.flag("overwrite", "Replace the archive when it exists (a directory, link or device is never replaced).").orFalse,
+    Opts.flag("dry-run", "Show what would be captured and its estimated size; write nothing.").orFalse,
+    TopologyOpts.choice,
+    TopologyOpts.strategy,
+    Flags.timeout(30.seconds)
+  ).tupled.mapValidated { case (flags, topics, from, to, filter, groups, out, overwrite, dryRun, topology, strategy, timeout) =>
+    val now = java.time.Instant.now()
+    (StartAt.parse(from, now).toValidatedNel, StopAt.parse(to).toValidatedNel,
+      out.orElse(Option.when(dryRun)(os.pwd / "dry-run.zip")).toValidNel("--out FILE: where to write the archive (or --dry-run)")).mapN {
+      (start, stop, out) =>
+        val filters = filter.records.map(r => s"--record $r") ++ filter.key.map(k => s"--key $k") ++
+          filter.where.map(w => s"--where ${w.path.mkString(".")}${w.op}${w.operand}") ++
+          filter.headers.map(h => s"--header ${h.key}=${h.value}")
+        CaptureOptions(flags, topics, start, stop, from, to, filter, filters, groups, out, overwrite, dryRun, topology, strategy, timeout)
+    }
+  }
+
+  def run(o: CaptureOptions)(shell: Shell): IO[ExitCode] =
+    for {
+      settings <- Connections.load(o.flags, shell)
+      topology <- TopologyOpts.load(o.topology, shell)
+      report <- CaptureRun(o, settings, topology, shell)
+      code <-
+        if (report.interrupted) shell.info(s"capture: interrupted (Ctrl-C): nothing written to ${o.out} (it is written only when whole)")
+          .as(Exit.Interrupted)
+        else if (o.dryRun) shell.info(s"capture: dry run: nothing written").as(ExitCode.Success)
+        else {
+          val m = report.manifest
+          shell.info(s"capture: ${m.records} records from ${m.topics.size} topic(s), ${m.files.size} files, " +
+            s"${m.asked.groups.size} group(s) written to ${o.out}") >>
+            StepSummary.write(shell,
+              StepSummary("capture", s"${m.records} records captured to ${o.out.last}", StepSummary.Outcome.Ok,
+                facts = List("topics" -> m.asked.topics.mkString(", "), "window" -> s"${m.asked.from} to ${m.asked.to}",
+                  "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.out.toString)))
+              .as(ExitCode.Success)
+        }
+    } yield code
+
+  private val show = Opts.subcommand("show",
+    "An archive's manifest as a table: what was asked, records per partition, files; " +
+      "--records: its records decoded with the archive's own schemas, no cluster needed.")(
+    (Opts.argument[String]("ARCHIVE").map(os.Path(_, os.pwd)),
+      Opts.flag("records", "Print the records (JSON lines as inspect prints them).")
+        .orFalse, Opts.options[String]("topic", "With --records: only this topic (repeatable).", metavar = "TOPIC").orEmpty, OutputFormat.opts)
+      .mapN { (path, records, topics, output) => (shell: Shell) =>
+        IO.blocking(ArchiveReader.open(path)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
+          if (records) ArchiveShow.records(archive, topics, shell)
+          else ArchiveShow.manifest(archive.manifest, OutputFormat.resolve(output, shell), shell)
+        }(a => IO.blocking(a.close())).as(ExitCode.Success)
+      })
+
+  val job: Job = Job(
+    "capture",
+    "One archive of an incident: a window's records with their schemas, the groups' offsets, the topics' shape and the topology; " +
+      "`capture show` reads one, `restore` puts it back.",
+    "bankops capture --topic commands --topic command_feedback --from ago:15m --out incident.zip",
+    show.orElse(capture.map(o => run(o) _))
+  )
+}

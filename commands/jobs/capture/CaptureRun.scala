@@ -1,0 +1,173 @@
+package bankops.jobs.capture
+
+import cats.effect.{IO, Ref}
+import cats.syntax.all._
+import io.circe.syntax._
+import org.apache.kafka.clients.admin.Admin
+import org.apache.kafka.common.TopicPartition
+
+import java.time.Instant
+import scala.collection.concurrent.TrieMap
+
+import bankops.base.{Failure, Interrupt, OutputFile, Shell, Version}
+import bankops.services.config.ConnectionSettings
+import bankops.services.contracts.{SubjectNameStrategy, Topology}
+import bankops.services.kafka.{ClusterTopics, ConsumerGroups, EndOffsets, KafkaClients, ReadSpec, RecordDecoder, RecordLine, TopicReader}
+import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
+
+/** What a capture wrote, or would write with --dry-run. */
+final case class CaptureReport(manifest: ArchiveManifest, estimated: Long, estimatedBytes: Long, interrupted: Boolean)
+
+/** The effectful shell of `capture`: the cluster's shape and the groups' offsets first (at capture time), then each
+  * topic's records read in turn into the archive, then the schemas their frames name, then the manifest. The archive is
+  * written to a partial file and moved into place only when whole: Ctrl-C or an error leaves nothing under its name.
+  */
+object CaptureRun {
+  import ArchiveParts._
+
+  def apply(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, shell: Shell): IO[CaptureReport] = {
+    val strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
+    val topics = if (o.topics.nonEmpty) o.topics else topology.topics.map(_.name)
+    val asked = CaptureAsked(topics, o.fromText, o.toText, o.filterText, o.groups, Nil, Nil)
+    KafkaClients.withAdmin(settings.kafka, o.timeout) { admin =>
+      for {
+        described <- ClusterTopics.describe(admin, topics)
+        cluster = CapturedCluster(described.brokers,
+          described.topics.map { t =>
+            CapturedTopic(t.name, t.partitions.size, t.replicationFactor,
+              t.configs.collect { case c if c.source == "topic" && c.value.isDefined && !c.sensitive => c.name -> c.value.get }.toMap,
+              t.partitions.map(p => CapturedPartition(p.partition, p.leader, p.replicas, p.isr)))
+          })
+        // Bytes per record from the partitions' log sizes: an estimate of the archive before it is read.
+        perRecord = {
+          val parts = described.topics.flatMap(_.partitions)
+          val records = parts.flatMap(p => (p.logStart, p.end).mapN((a, b) => b - a)).sum
+          val bytes = parts.flatMap(_.size).sum
+          if (records > 0) bytes.toDouble / records else 0.0
+        }
+        offsets <- groupOffsets(admin, topics, o.groups)
+        plans <- topics.traverse(t => TopicReader.open(settings.kafka, spec(o, t), o.timeout).use(p => IO.pure(t -> p._1.total.getOrElse(0L))))
+        estimated = plans.map(_._2).sum
+        // JSON lines hold each record's bytes twice (decoded and base64): about three times its size on the log, before ZIP.
+        estimatedBytes = (estimated * perRecord * 3).toLong
+        _ <-
+          shell.info(s"capture: about $estimated records from ${topics.size} topic(s) (${plans.map { case (t, n) => s"$t $n" }.mkString(", ")}), " +
+            s"about ${mb(estimatedBytes)} before compression; ${offsets.map(_.group).distinct.size} group(s)")
+        _ <- IO.raiseWhen(estimated == 0)(noRecords(asked))
+        report <-
+          if (o.dryRun)
+            IO.pure(CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, Instant.now().toString,
+                  asked.copy(groups = offsets.map(_.group).distinct), Nil, Nil), estimated, estimatedBytes, interrupted = false))
+          else Interrupt.onCtrlC.use { ctrlC =>
+            IO.race(ctrlC,
+              write(o, settings, topology, strategy, topics, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
+                estimated, shell)).map {
+              case Left(_) => CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, "", asked, Nil, Nil),
+                  estimated, estimatedBytes, interrupted = true)
+              case Right(m) => CaptureReport(m, estimated, estimatedBytes, interrupted = false)
+            }
+          }
+      } yield report
+    }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
+  }
+
+  private def mb(bytes: Long): String = f"${bytes / 1048576.0}%.1f MiB"
+
+  private def spec(o: CaptureOptions, topic: String): ReadSpec = ReadSpec(List(topic), None, o.from, o.to)
+
+  /** Each group's committed offsets on the topics, with its lag; the groups named, or every group with offsets there. */
+  private def groupOffsets(admin: Admin, topics: List[String], named: List[String]): IO[List[CapturedOffset]] =
+    for {
+      groups <- if (named.nonEmpty) ConsumerGroups.describe(admin, named).as(named) else ConsumerGroups.names(admin)
+      committed <- groups.traverse(g => ConsumerGroups.committed(admin, g).map(c => g -> c.filter { case (tp, _) => topics.contains(tp.topic) }))
+      partitions = committed.flatMap(_._2.keys).distinct
+      ends <- if (partitions.isEmpty) IO.pure(Map.empty[TopicPartition, Long]) else EndOffsets.ends(admin, partitions)
+    } yield committed.flatMap { case (g, c) =>
+      c.toList.sortBy { case (tp, _) => (tp.topic, tp.partition) }.map { case (tp, off) =>
+        CapturedOffset(g, tp.topic, tp.partition, off, (ends.getOrElse(tp, off) - off) max 0L)
+      }
+    }
+
+  private def write(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, strategy: SubjectNameStrategy, topics: List[String],
+                    asked: CaptureAsked, cluster: CapturedCluster, offsets: List[CapturedOffset], estimated: Long,
+                    shell: Shell): IO[ArchiveManifest] =
+    RegistryClient.resource(settings, o.timeout).use { registry =>
+      val resolver = new SchemaResolver(registry)
+      val decoder = new RecordDecoder(resolver)
+      // Each schema id the frames carry, with the topic and record type it was met with (its subject follows from them).
+      val ids = TrieMap.empty[Int, (String, String)]
+      OutputFile.writeStream("--out", o.out, o.overwrite) { stream =>
+        val archive = new ArchiveWriter(stream)
+        for {
+          progress <- Ref.of[IO, (Long, Long)]((0L, 0L))
+          started <- IO.monotonic
+          spans <- topics.traverse { topic =>
+            archive.file(records(topic)) { out =>
+              TopicReader.open(settings.kafka, spec(o, topic), o.timeout).use { case (_, raws) =>
+                raws.chunks.evalMap { chunk =>
+                  decoder.decodeChunk(chunk).flatMap { decoded =>
+                    val kept = decoded.zip(chunk).filter(p => o.filter.selects(p._1.envelope))
+                    IO.blocking {
+                      var bytes = 0L
+                      kept.foreach { case (d, r) =>
+                        d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id, (topic, s.getFullName)) }
+                        val line = (RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value) + "\n").getBytes("UTF-8")
+                        out.write(line)
+                        bytes += line.length
+                      }
+                      (kept.map { case (_, r) => (r.partition, r.offset, r.timestamp) }.toList, bytes)
+                    }.flatTap { case (lines, bytes) =>
+                      (progress.updateAndGet { case (n, b) => (n + lines.size, b + bytes) }, IO.monotonic).tupled.flatMap { case ((n, b), now) =>
+                        val rate = n / (((now - started).toMillis / 1000.0) max 0.001)
+                        shell.info(f"capture: $topic: $n%,d of about $estimated%,d records ($rate%,.0f/s, ${mb(b)})")
+                          .whenA(n / 20000 != (n - lines.size) / 20000)
+                      }
+                    }.map(_._1)
+                  }
+                }.compile.fold(Map.empty[Int, PartitionSpan])((acc, lines) =>
+                  lines.foldLeft(acc) { case (m, (p, off, ts)) =>
+                    val t = Option(ts).filter(_ >= 0)
+                    m.updated(p,
+                      m.get(p).fold(PartitionSpan(p, 1, Some(off), Some(off), t, t))(s =>
+                        PartitionSpan(p, s.records + 1, s.firstOffset, Some(off), s.firstTime.orElse(t), t.orElse(s.lastTime))))
+                  }).map(m => TopicSpan(topic, m.values.toList.sortBy(_.partition)))
+              }
+            }
+          }
+          _ <- IO.raiseWhen(spans.map(_.records).sum == 0)(noRecords(asked))
+          schemas <- capturedSchemas(registry, strategy, ids.toMap)
+          _ <- archive.text(Schemas, schemas.asJson.spaces2)
+          _ <- archive.text(Groups, offsets.asJson.spaces2)
+          _ <- archive.text(Cluster, cluster.asJson.spaces2)
+          _ <- IO.blocking(os.exists(topology.file) && os.isFile(topology.file)).ifM(
+            IO.blocking(os.read(topology.file)).flatMap(archive.text(TopologyFile, _)), IO.unit)
+          manifest = ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, Instant.now().toString, asked, spans,
+            archive.files)
+          _ <- archive.text(ManifestFile, manifest.asJson.spaces2)
+          _ <- archive.finish()
+        } yield manifest
+      }
+    }
+
+  /** The schemas of the ids met, each with the subject and version it has on the registry, and those they reference. */
+  private def capturedSchemas(registry: RegistryClient, strategy: SubjectNameStrategy, ids: Map[Int, (String, String)])
+      : IO[List[CapturedSchema]] =
+    ids.toList.sortBy(_._1).traverse { case (id, (topic, record)) =>
+      registry.schemaById(id).flatMap { s =>
+        val subject = strategy.subject(topic, record)
+        registry.lookup(subject, s.schema, s.references).map {
+          case Lookup.Found(v) => CapturedSchema(id, subject, v.version, s.schema, s.references)
+          case _ => CapturedSchema(id, subject, 0, s.schema, s.references)
+        }.flatMap { own =>
+          s.references.traverse(r => registry.version(r.subject, r.version.toString)).map(_.flatten.map(v =>
+              CapturedSchema(v.id, v.subject, v.version, v.schema, v.references)))
+            .map(own :: _)
+        }
+      }
+    }.map(_.flatten.distinctBy(_.id).sortBy(_.id))
+
+  /** A window without records is refused, and nothing is written: an empty archive reproduces nothing. */
+  private[capture] def noRecords(asked: CaptureAsked): Failure =
+    Failure.BadInput(s"no records in the window asked for (${asked.topics.mkString(", ")} from ${asked.from} to ${asked.to}" +
+      s"${if (asked.filters.isEmpty) "" else s", ${asked.filters.mkString(" ")}"}); nothing captured")
+}

@@ -1,0 +1,63 @@
+package bankops.jobs.capture
+
+import cats.data.NonEmptyList
+import cats.effect.{ExitCode, IO}
+import cats.syntax.all._
+import com.monovore.decline.Opts
+
+import scala.concurrent.duration._
+
+import bankops.base.{Failure, Flags, Job, Shell, StepSummary}
+import bankops.services.config.{ConnectionFlags, Connections}
+import bankops.services.kafka.TopicName
+
+/** `bankops restore ARCHIVE`: an archive of `capture` put back into the sandbox (default) or any cluster, under new topic
+  * and group names so that it never writes into live ones by accident.
+  */
+object RestoreCommand {
+  final case class Options(flags: ConnectionFlags, archive: os.Path, plan: RestorePlan, intoNonEmpty: Boolean, timeout: FiniteDuration)
+
+  private def rename(s: String): Either[String, (String, String)] = s.split("=", 2) match {
+    case Array(a, b) if a.nonEmpty && b.nonEmpty => TopicName.check("--rename")(b).toEither.left.map(_.head).map(a -> _)
+    case _ => Left(s"--rename '$s' is not CAPTURED=TARGET")
+  }
+
+  private val opts: Opts[Options] = (
+    ConnectionFlags.opts,
+    Opts.argument[String]("ARCHIVE").map(os.Path(_, os.pwd)),
+    Opts.option[String]("topic-prefix", "Prefix of the restored topics' names (default restored.).", metavar = "PREFIX").withDefault("restored."),
+    Opts.options[String]("rename", "A captured topic's restored name, CAPTURED=TARGET (repeatable; overrides the prefix).", metavar = "A=B")
+      .mapValidated(_.traverse(r => rename(r).toValidatedNel)).map(_.toList).withDefault(Nil),
+    Opts.option[String]("group-prefix", "Prefix of the restored groups' names (default: the topic prefix).", metavar = "PREFIX").orNone,
+    Opts.flag("into-non-empty", "Write into a target topic that already holds records.").orFalse,
+    Flags.timeout(30.seconds)
+  ).tupled.mapValidated { case (flags, archive, prefix, renames, groupPrefix, nonEmpty, timeout) =>
+    val plan = RestorePlan(prefix, renames.toMap, groupPrefix.getOrElse(prefix))
+    val names = (renames.map(_._2) ++ Option.when(prefix.nonEmpty)(prefix + "x")).toList
+    NonEmptyList.fromList(names).fold(Options(flags, archive, plan, nonEmpty, timeout).validNel[String])(_ =>
+      if (prefix.isEmpty && renames.isEmpty && !nonEmpty)
+        "an empty --topic-prefix without --rename restores into the captured topics' own names: add --into-non-empty if that is meant".invalidNel
+      else Options(flags, archive, plan, nonEmpty, timeout).validNel)
+  }
+
+  def run(o: Options)(shell: Shell): IO[ExitCode] =
+    IO.blocking(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
+      for {
+        settings <- Connections.load(o.flags, shell)
+        report <- RestoreRun(archive, o.plan, o.intoNonEmpty, settings, o.timeout, shell)
+        _ <- shell.info(s"restore: ${report.records.values.sum} records into ${report.records.keys.toList.sorted.mkString(", ")}; " +
+          s"${report.groups.map(_._1).distinct.size} group(s) set: ${report.groups.map(_._1).distinct.mkString(", ")}")
+        _ <- StepSummary.write(shell,
+          StepSummary("restore", s"${report.records.values.sum} records restored from ${o.archive.last}",
+            StepSummary.Outcome.Ok, facts = report.records.toList.sorted.map { case (t, n) => t -> n.toString }))
+      } yield ExitCode.Success
+    }(a => IO.blocking(a.close()))
+
+  val job: Job = Job(
+    "restore",
+    "Put a capture archive back: topics with the captured partitions and configs (under --topic-prefix, default restored.), " +
+      "schemas with ids translated, records with partitions, keys, headers and timestamps, groups at the same positions.",
+    "bankops restore incident.zip --topic-prefix incident42.",
+    opts.map(o => run(o) _)
+  )
+}

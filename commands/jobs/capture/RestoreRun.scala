@@ -1,0 +1,149 @@
+package bankops.jobs.capture
+
+import cats.effect.{IO, Ref}
+import cats.syntax.all._
+import fs2.Chunk
+import org.apache.kafka.clients.admin.{Admin, NewTopic}
+import org.apache.kafka.clients.producer.ProducerRecord
+import org.apache.kafka.common.TopicPartition
+import org.apache.kafka.common.header.internals.RecordHeader
+
+import scala.concurrent.duration.FiniteDuration
+import scala.jdk.CollectionConverters._
+
+import bankops.base.{Failure, Shell}
+import bankops.jobs.capture.ArchiveParts._
+import bankops.services.config.ConnectionSettings
+import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, EndOffsets, KafkaClients, RecordLine}
+import bankops.services.registry.{RegistryClient, RegistryError, SchemaReference}
+
+/** What a restore did: records per target topic, schema ids as translated, group offsets set. */
+final case class RestoreReport(records: Map[String, Long], ids: Map[Int, Int], groups: List[(String, TopicPartition, Long)])
+
+/** The effectful shell of `restore`: target topics checked (a topic that holds records is refused unless asked) or
+  * created with the captured partitions and configs, schemas registered under the subjects of the new topic names
+  * (ids translated), records written to their partitions with keys, headers and timestamps and each frame's id rewritten,
+  * then the groups' offsets at the same positions among the restored records.
+  */
+private[capture] object RestoreRun {
+
+  def apply(archive: ArchiveReader, plan: RestorePlan, allowNonEmpty: Boolean, settings: ConnectionSettings, timeout: FiniteDuration,
+            shell: Shell): IO[RestoreReport] = {
+    def read[A: io.circe.Decoder](name: String): IO[A] =
+      IO.blocking(archive.json[A](name)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))
+    val captured = archive.manifest.topics.map(_.topic)
+    for {
+      cluster <- read[CapturedCluster](Cluster)
+      schemas <- read[List[CapturedSchema]](Schemas)
+      offsets <- read[List[CapturedOffset]](Groups)
+      report <- KafkaClients.withAdmin(settings.kafka, timeout) { admin =>
+        for {
+          _ <- cluster.topics.filter(t => captured.contains(t.name)).traverse_(t => prepareTopic(admin, t, plan.topic(t.name), allowNonEmpty, shell))
+          ids <- RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, plan, captured))
+          _ <- shell.info(s"restore: ${ids.size} schema(s) registered: ids ${ids.toList.sorted.map { case (a, b) => s"$a→$b" }.mkString(", ")}")
+          written <-
+            ChunkProducer.resource(settings.kafka, timeout).use(p => captured.traverse(t => writeTopic(archive, p, t, plan.topic(t), ids, shell)))
+          groups <- restoreOffsets(admin, offsets, written.toMap, plan)
+        } yield RestoreReport(written.map { case (t, (n, _)) => plan.topic(t) -> n }.toMap, ids, groups)
+      }.adaptError(KafkaClients.unreachable(settings.kafka, timeout))
+    } yield report
+  }
+
+  /** A target that exists must have the partitions and hold no record (unless asked); one that does not is created. */
+  private def prepareTopic(admin: Admin, t: CapturedTopic, target: String, allowNonEmpty: Boolean, shell: Shell): IO[Unit] =
+    ClusterTopics.names(admin).flatMap { names =>
+      if (names.contains(target))
+        EndOffsets.of(admin, target).flatMap { ends =>
+          EndOffsets.beginnings(admin, ends.keys).flatMap { starts =>
+            val held = ends.map { case (tp, e) => e - starts.getOrElse(tp, e) }.sum
+            if (ends.size < t.partitions)
+              IO.raiseError(Failure.BadInput(s"target topic $target has ${ends.size} partition(s); the archive's ${t.name} had ${t.partitions}"))
+            else if (held > 0 && !allowNonEmpty)
+              IO.raiseError(Failure.BadInput(s"target topic $target holds $held record(s): a restore never mixes into records it did not write " +
+                  "(--topic-prefix or --rename another name, or --into-non-empty)"))
+            else shell.info(s"restore: topic $target exists with ${ends.size} partition(s)")
+          }
+        }
+      else
+        KafkaClients.await(admin.describeCluster().nodes()).flatMap { nodes =>
+          val rf = t.replicationFactor min nodes.size max 1
+          val topic = new NewTopic(target, t.partitions, rf.toShort).configs(t.configs.asJava)
+          KafkaClients.await(admin.createTopics(List(topic).asJava).all()).void >>
+            shell.info(s"restore: created topic $target (${t.partitions} partition(s), replication $rf, ${t.configs.size} config(s) as captured)")
+        }
+    }
+
+  /** Every schema registered on the target, referenced ones first; the captured id to the target's. */
+  private def registerAll(registry: RegistryClient, schemas: List[CapturedSchema], plan: RestorePlan, topics: List[String]): IO[Map[Int, Int]] = {
+    val referenced = schemas.flatMap(_.references.map(_.subject)).toSet
+    val (first, rest) = schemas.partition(s => referenced(s.subject))
+    (first ++ rest).foldLeftM(Map.empty[Int, Int]) { (ids, s) =>
+      val subject = if (referenced(s.subject)) s.subject else plan.subject(s.subject, topics)
+      registry.register(subject, s.schema, s.references.map(r => SchemaReference(r.name, r.subject, r.version))).map(n => ids.updated(s.id, n))
+        .adaptError { case e: RegistryError =>
+          Failure.BadInput(s"the registry at ${registry.describe} refused schema id ${s.id} under $subject: ${e.message}; no record was written")
+        }
+    }
+  }
+
+  /** The records of one topic, in order, to their captured partitions; for each partition the captured offsets (in order)
+    * and the first restored one.
+    */
+  private def writeTopic(archive: ArchiveReader, producer: ChunkProducer, topic: String, target: String, ids: Map[Int, Int], shell: Shell)
+      : IO[(String, (Long, Map[Int, (Vector[Long], Long)]))] =
+    Ref.of[IO, Map[Int, (Vector[Long], Long)]](Map.empty).flatMap { positions =>
+      val name = ArchiveParts.records(topic)
+      IO.blocking(archive.lines(name)(_.map {
+        case Left(e) => throw Failure.BadInput(e)
+        case Right((text, n)) => RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"$name:$n: $e"), identity)
+      }.toVector)).flatMap { lines =>
+        lines.grouped(1000).toList.traverse_ { group =>
+          val records = group.map { l =>
+            // A line without raw bytes is a tombstone (capture writes the bytes of every other value).
+            val value = l.raw.map(raw =>
+              bankops.services.avro.WireFormat.schemaIdOf(raw).toOption.flatMap(ids.get) match {
+                case Some(id) => val out = raw.clone(); java.nio.ByteBuffer.wrap(out, 1, 4).putInt(id); out
+                case None => raw
+              }).orNull
+            // LogAppendTime cannot be set by a producer: the broker stamps its own; CreateTime is kept.
+            val time = l.timestamp.filter(_ => !l.timestampType.contains("LogAppendTime")).map(java.lang.Long.valueOf).orNull
+            new ProducerRecord[Array[Byte], Array[Byte]](target, Integer.valueOf(l.partition.getOrElse(0)), time, l.key.orNull,
+              value,
+              l.headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava)
+          }
+          val acked = new Array[Long](records.size)
+          val errors = new java.util.concurrent.atomic.AtomicReference[Exception]()
+          producer.watched(producer.sendEach(Chunk.from(records))((i, m, e) => if (e != null) errors.compareAndSet(null, e) else acked(i) = m.offset)
+              .flatten) >>
+            Option(errors.get).traverse_(e =>
+              IO.raiseError[Unit](Failure.Unavailable(s"restore: Kafka did not take a record of $target: ${e.getMessage}", e))) >>
+            positions.update(m =>
+              group.zipWithIndex.foldLeft(m) { case (acc, (l, i)) =>
+                val p = l.partition.getOrElse(0)
+                acc.get(p).fold(acc.updated(p, (Vector(l.offset.getOrElse(0L)), acked(i))))(s =>
+                  acc.updated(p, (s._1 :+ l.offset.getOrElse(0L), s._2)))
+              })
+        } >> positions.get.flatMap(m => shell.info(s"restore: ${lines.size} records written to $target").as(topic -> (lines.size.toLong -> m)))
+      }
+    }
+
+  /** Each group's offsets at the same positions among the restored records, under the group's new name. */
+  private def restoreOffsets(admin: Admin, offsets: List[CapturedOffset], written: Map[String, (Long, Map[Int, (Vector[Long], Long)])],
+                             plan: RestorePlan): IO[List[(String, TopicPartition, Long)]] = {
+    val placed = offsets.flatMap { o =>
+      written.get(o.topic).map { case (_, parts) =>
+        val target = new TopicPartition(plan.topic(o.topic), o.partition)
+        parts.get(o.partition) match {
+          case Some((captured, base)) => (plan.group(o.group), target, RestorePlan.offset(o.offset, captured, base))
+          // No record of that partition in the window: the group stands at the partition's end, as it did.
+          case None => (plan.group(o.group), target, -1L)
+        }
+      }
+    }
+    val ends = placed.filter(_._3 < 0).map(_._2).distinct
+    (if (ends.isEmpty) IO.pure(Map.empty[TopicPartition, Long]) else EndOffsets.ends(admin, ends)).flatMap { end =>
+      val resolved = placed.map { case (g, tp, off) => (g, tp, if (off < 0) end.getOrElse(tp, 0L) else off) }
+      resolved.groupBy(_._1).toList.traverse_ { case (g, os) => ConsumerGroups.alter(admin, g, os.map(o => o._2 -> o._3).toMap) }.as(resolved)
+    }
+  }
+}

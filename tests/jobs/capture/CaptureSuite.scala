@@ -1,0 +1,139 @@
+package bankops.jobs.capture
+
+import cats.effect.IO
+import cats.syntax.all._
+import io.circe.Json
+import munit.CatsEffectSuite
+import org.apache.kafka.common.TopicPartition
+
+import java.util.zip.{ZipEntry, ZipFile, ZipOutputStream}
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
+import bankops.support.{BankFixture, PythonClients, SandboxFixture}
+
+/** capture and restore on the sandbox: a window of a bank's topics with a group that lags, restored under a prefix,
+  * read back by confluent-kafka (an independent client) record for record; and every bad archive refused in one line.
+  */
+class CaptureSuite extends CatsEffectSuite {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  private val dir = os.temp.dir(prefix = "capture")
+  private val group = s"capture-test-${BankFixture.id().take(8)}"
+
+  /** A bank's commands (several partitions, keys, a header), a group that has read some of them, and one archive. */
+  private val fixture = ResourceSuiteLocalFixture("captured",
+    cats.effect.Resource.eval(for {
+      bank <- BankFixture.create("capture")
+      lines = (1 to 60).map(i => BankFixture.transfer(BankFixture.id(), "t", i.toLong, "cash", "NL66OPEN0000000000"))
+      _ <- bank.send(lines)
+      settings <- SandboxFixture.settings
+      // The group has read the first two records of each partition: a lag to keep.
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
+        ConsumerGroups.alter(a, group, (0 to 2).map(p => new TopicPartition(bank.commands, p) -> 2L).toMap))
+      archive = dir / "incident.zip"
+      r <- SandboxFixture.cli("capture", "--topic", bank.commands, "--group", group, "--out", archive.toString)
+    } yield (bank, archive, r)))
+
+  override def munitFixtures = List(fixture)
+
+  private def offsets(g: String, topic: String): IO[Map[Int, Long]] = SandboxFixture.settings.flatMap(s =>
+    KafkaClients.javaAdmin(s.kafka).use(ConsumerGroups.committed(_, g))).map(_.collect { case (tp, o) if tp.topic == topic => tp.partition -> o })
+
+  private def comparable(j: Json): Json = j.mapObject(_.filterKeys(k => k != "offset"))
+
+  test("capture then restore under a prefix: every record, key, header and value as confluent-kafka reads it; the group at the same positions") {
+    val (bank, archive, captured) = fixture()
+    assertEquals(captured.code, 0, captured.err)
+    assert(captured.err.contains(s"capture: 60 records from 1 topic(s)"), captured.err)
+    for {
+      restored <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r1.")
+      _ = assertEquals(restored.code, 0, restored.err)
+      original <- PythonClients.consume(bank.commands)
+      copy <- PythonClients.consume(s"r1.${bank.commands}")
+      before <- offsets(group, bank.commands)
+      after <- offsets(s"r1.$group", s"r1.${bank.commands}")
+      shown <- SandboxFixture.cli("capture", "show", archive.toString, "--records")
+    } yield {
+      assertEquals(copy.size, 60)
+      // The window started at each partition's first offset: restored offsets are the captured ones, record for record.
+      assertEquals(copy.map(_.noSpaces).sorted, original.map(_.noSpaces).sorted)
+      assertEquals(after, before)
+      assertEquals(before.values.toSet, Set(2L))
+      // Decoded from the archive alone, with the archive's schemas.
+      assertEquals(shown.outLines.size, 60)
+      assertEquals(
+        shown.outLines.flatMap(l => io.circe.parser.parse(l).toOption).map(_.hcursor.downField("value").downField("amount")
+            .as[Long].toOption.get).sorted, (1L to 60L).toList)
+    }
+  }
+
+  test("a restore into a topic that holds records is refused, and nothing is written") {
+    val (bank, archive, _) = fixture()
+    for {
+      first <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r2.")
+      ends <- SandboxFixture.settings.flatMap(s => KafkaClients.javaAdmin(s.kafka).use(EndOffsets.of(_, s"r2.${bank.commands}")))
+      again <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r2.")
+      endsAfter <- SandboxFixture.settings.flatMap(s => KafkaClients.javaAdmin(s.kafka).use(EndOffsets.of(_, s"r2.${bank.commands}")))
+    } yield {
+      assertEquals(first.code, 0, first.err)
+      assertEquals(again.code, 2, again.err)
+      assert(again.err.contains(s"target topic r2.${bank.commands} holds 60 record(s): a restore never mixes into records it did not write"),
+        again.err)
+      assertEquals(endsAfter, ends)
+    }
+  }
+
+  /** The archive with one file's bytes changed by `f` (the manifest left as it was, unless `f` changes it). */
+  private def rewritten(archive: os.Path, name: String)(f: (String, String) => String): os.Path = {
+    val out = dir / s"${name.replace('/', '-')}-${BankFixture.id().take(6)}.zip"
+    val in = new ZipFile(archive.toIO)
+    val zip = new ZipOutputStream(os.write.outputStream(out))
+    try in.entries().asScala.foreach { e =>
+        val text = new String(in.getInputStream(e).readAllBytes(), "UTF-8")
+        zip.putNextEntry(new ZipEntry(e.getName)); zip.write(f(e.getName, text).getBytes("UTF-8")); zip.closeEntry()
+      }
+    finally { zip.close(); in.close() }
+    out
+  }
+
+  test("bad archives and windows: each one line naming what is wrong, exit 2, nothing restored or written") {
+    val (bank, archive, _) = fixture()
+    val bytes = os.read.bytes(archive)
+    val truncated = dir / "truncated.zip"
+    os.write.over(truncated, bytes.take(bytes.length / 2))
+    val changed = rewritten(archive, "groups")((n, t) => if (n == "groups.json") t.replace("2", "3") else t)
+    val newer = rewritten(archive, "manifest")((n, t) => if (n == "manifest.json") t.replace("\"version\" : 1", "\"version\" : 2") else t)
+    val cases = List(
+      (List("restore", truncated.toString, "--topic-prefix", "bad1."), s"$truncated is not a bankops capture archive, or it is cut short"),
+      (List("restore", changed.toString, "--topic-prefix", "bad2."), s"$changed: groups.json does not match its checksum in the manifest"),
+      (List("restore", newer.toString, "--topic-prefix", "bad3."), s"$newer: archive format version 2 is newer than this bankops reads (1)"),
+      (List("restore", dir.toString), s"archive $dir is a directory, not a file"),
+      (List("capture", "--topic", bank.commands, "--from", "end", "--out", (dir / "empty.zip").toString),
+        s"no records in the window asked for (${bank.commands} from end to end); nothing captured"),
+      (List("capture", "--topic", bank.commands, "--out", (dir / "no-such-dir" / "x.zip").toString), "--out")
+    )
+    cases.traverse { case (args, fragment) => SandboxFixture.cli(args: _*).map(r => (args, fragment, r)) }.flatMap { results =>
+      results.foreach { case (args, fragment, r) =>
+        assertEquals(r.code, 2, s"${args.mkString(" ")}: ${r.err}")
+        assert(r.err.contains(fragment), s"${args.mkString(" ")}: ${r.err}")
+        assertEquals(r.err.linesIterator.count(_.startsWith("bankops: ")), 1, r.err)
+      }
+      assert(!os.exists(dir / "empty.zip") && !os.exists(dir / "no-such-dir"))
+      SandboxFixture.settings.flatMap(s =>
+        KafkaClients.javaAdmin(s.kafka).use(a =>
+          bankops.services.kafka.ClusterTopics.names(a))).map(names => assert(!names.keys.exists(_.startsWith("bad")), names.keys.toString))
+    }
+  }
+
+  test("Ctrl-C or an error during a capture leaves nothing under the archive's name") {
+    val (bank, _, _) = fixture()
+    val out = dir / "refused.zip"
+    // A registry that is not one: the capture fails after reading records, while the archive is being written.
+    SandboxFixture.cli("capture", "--topic", bank.commands, "--out", out.toString, "--registry-url", "http://127.0.0.1:9").map { r =>
+      assertEquals(r.code, 3, r.err)
+      assert(!os.exists(out) && !os.exists(out / os.up / s".${out.last}.partial"), os.list(dir).toString)
+    }
+  }
+}
