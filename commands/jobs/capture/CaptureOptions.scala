@@ -10,5 +10,13 @@ import bankops.services.kafka.{RecordFilter, StartAt, StopAt}
   * the archive goes.
   */
 final case class CaptureOptions(flags: ConnectionFlags, topics: List[String], from: StartAt, to: StopAt, fromText: String, toText: String,
-                                filter: RecordFilter, filterText: List[String], groups: List[String], out: os.Path, overwrite: Boolean,
+                                filter: RecordFilter, filterText: List[String], groups: List[String], accounts: AccountsAsked,
+                                out: os.Path, overwrite: Boolean,
                                 dryRun: Boolean, topology: TopologyChoice, strategy: Option[SubjectNameStrategy], timeout: FiniteDuration)
+
+/** Accounts whose `balance` rows and whole BalanceChanged chains are kept too: named, or those a `balances validate -o json`
+  * run flagged; the chains are read from `balanceTopic` (default: the topology's topic of BalanceChanged).
+  */
+final case class AccountsAsked(ibans: List[String], findings: Option[os.Path], balanceTopic: Option[String]) {
+  def isEmpty: Boolean = ibans.isEmpty && findings.isEmpty
+}

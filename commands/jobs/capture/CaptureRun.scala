@@ -10,9 +10,12 @@ import java.time.Instant
 import scala.collection.concurrent.TrieMap
 
 import bankops.base.{Failure, Interrupt, OutputFile, Shell, Version}
+import bankops.services.bank.{BalanceChanged, BankNames}
 import bankops.services.config.ConnectionSettings
 import bankops.services.contracts.{SubjectNameStrategy, Topology}
-import bankops.services.kafka.{ClusterTopics, ConsumerGroups, EndOffsets, KafkaClients, ReadSpec, RecordDecoder, RecordLine, TopicReader}
+import bankops.services.kafka.{
+  ClusterTopics, ConsumerGroups, EndOffsets, Envelope, KafkaClients, KeyPartition, ReadSpec, RecordDecoder, RecordLine, StartAt, StopAt, TopicReader
+}
 import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
 
 /** What a capture wrote, or would write with --dry-run. */
@@ -28,10 +31,27 @@ object CaptureRun {
   def apply(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, shell: Shell): IO[CaptureReport] = {
     val strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
     val topics = if (o.topics.nonEmpty) o.topics else topology.topics.map(_.name)
-    val asked = CaptureAsked(topics, o.fromText, o.toText, o.filterText, o.groups, Nil, Nil)
+    val balanceTopic = o.accounts.balanceTopic.orElse(topology.topics.find(_.records.exists(_.fullName ==
+            BalanceChanged.codec.schema
+              .fold(_ => "", _.getFullName))).map(_.name)).getOrElse(BankNames.BalanceChanged)
+    IO.fromEither(o.accounts.findings.traverse(CapturedAccounts.fromFindings).left.map(Failure.BadInput(_))).flatMap { flagged =>
+      val ibans = (o.accounts.ibans ++ flagged.toList.flatten).distinct
+      val accounts = Option.when(ibans.nonEmpty)(ibans -> balanceTopic)
+      run(o.copy(topics = topics), settings, topology, strategy, accounts,
+        CaptureAsked(topics, o.fromText, o.toText, o.filterText, o.groups, ibans, Nil),
+        shell)
+    }
+  }
+
+  private def run(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, strategy: SubjectNameStrategy,
+                  accounts: Option[(List[String], String)], asked: CaptureAsked, shell: Shell): IO[CaptureReport] = {
+    val topics = o.topics
     KafkaClients.withAdmin(settings.kafka, o.timeout) { admin =>
       for {
-        described <- ClusterTopics.describe(admin, topics)
+        _ <- accounts.filter(a => topics.contains(a._2)).traverse_(a =>
+          IO.raiseError(Failure.BadInput(
+              s"--accounts captures the whole BalanceChanged chains of those accounts from ${a._2}: leave ${a._2} out of --topic")))
+        described <- ClusterTopics.describe(admin, topics ++ accounts.map(_._2).toList)
         cluster = CapturedCluster(described.brokers,
           described.topics.map { t =>
             CapturedTopic(t.name, t.partitions.size, t.replicationFactor,
@@ -60,7 +80,7 @@ object CaptureRun {
                   asked.copy(groups = offsets.map(_.group).distinct), Nil, Nil), estimated, estimatedBytes, interrupted = false))
           else Interrupt.onCtrlC.use { ctrlC =>
             IO.race(ctrlC,
-              write(o, settings, topology, strategy, topics, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
+              write(o, settings, topology, strategy, topics, accounts, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
                 estimated, shell)).map {
               case Left(_) => CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, "", asked, Nil, Nil),
                   estimated, estimatedBytes, interrupted = true)
@@ -89,6 +109,7 @@ object CaptureRun {
     }
 
   private def write(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, strategy: SubjectNameStrategy, topics: List[String],
+                    accounts: Option[(List[String], String)],
                     asked: CaptureAsked, cluster: CapturedCluster, offsets: List[CapturedOffset], estimated: Long,
                     shell: Shell): IO[ArchiveManifest] =
     RegistryClient.resource(settings, o.timeout).use { registry =>
@@ -101,12 +122,13 @@ object CaptureRun {
         for {
           progress <- Ref.of[IO, (Long, Long)]((0L, 0L))
           started <- IO.monotonic
-          spans <- topics.traverse { topic =>
-            archive.file(records(topic)) { out =>
-              TopicReader.open(settings.kafka, spec(o, topic), o.timeout).use { case (_, raws) =>
+          // One topic's records as JSON lines into the archive's file `name`; their spans per partition.
+          copy = (name: String, topic: String, read: ReadSpec, keep: Envelope => Boolean) =>
+            archive.file(name) { out =>
+              TopicReader.open(settings.kafka, read, o.timeout).use { case (_, raws) =>
                 raws.chunks.evalMap { chunk =>
                   decoder.decodeChunk(chunk).flatMap { decoded =>
-                    val kept = decoded.zip(chunk).filter(p => o.filter.selects(p._1.envelope))
+                    val kept = decoded.zip(chunk).filter(p => keep(p._1.envelope))
                     IO.blocking {
                       var bytes = 0L
                       kept.foreach { case (d, r) =>
@@ -133,6 +155,21 @@ object CaptureRun {
                   }).map(m => TopicSpan(topic, m.values.toList.sortBy(_.partition)))
               }
             }
+          spans <- topics.traverse(t => copy(records(t), t, spec(o, t), o.filter.selects))
+          captured <- accounts.fold(IO.pure(Option.empty[(CapturedAccounts, TopicSpan)])) { case (ibans, balanceTopic) =>
+            CapturedAccounts.rows(settings.database, ibans, o.timeout).flatMap { rows =>
+              val partitions = cluster.topics.find(_.name == balanceTopic).fold(1)(_.partitions)
+              val chainSpec = ReadSpec(List(balanceTopic), Some(ibans.map(KeyPartition.of(_, partitions)).distinct.sorted), StartAt.Beginning,
+                StopAt.End)
+              copy(CapturedAccounts.chains(balanceTopic), balanceTopic, chainSpec, e => e.keyText.exists(ibans.contains)).flatMap { chains =>
+                val found = CapturedAccounts(balanceTopic, rows, ibans.filterNot(i => rows.exists(_.iban == i)))
+                archive.text(CapturedAccounts.File, found.asJson.spaces2).as(Some(found -> chains))
+              }
+            }
+          }
+          _ <- captured.traverse_ { case (a, chains) =>
+            shell.info(s"capture: ${a.rows.size} account row(s) and ${chains.records} ${a.balanceTopic} record(s) of their chains" +
+              (if (a.missing.isEmpty) "" else s"; not in the database: ${a.missing.mkString(", ")}"))
           }
           _ <- IO.raiseWhen(spans.map(_.records).sum == 0)(noRecords(asked))
           schemas <- capturedSchemas(registry, strategy, ids.toMap)

@@ -15,7 +15,8 @@ import bankops.services.kafka.TopicName
   * and group names so that it never writes into live ones by accident.
   */
 object RestoreCommand {
-  final case class Options(flags: ConnectionFlags, archive: os.Path, plan: RestorePlan, intoNonEmpty: Boolean, timeout: FiniteDuration)
+  final case class Options(flags: ConnectionFlags, archive: os.Path, plan: RestorePlan, intoNonEmpty: Boolean, dbName: Option[String],
+                           timeout: FiniteDuration)
 
   private def rename(s: String): Either[String, (String, String)] = s.split("=", 2) match {
     case Array(a, b) if a.nonEmpty && b.nonEmpty => TopicName.check("--rename")(b).toEither.left.map(_.head).map(a -> _)
@@ -30,21 +31,25 @@ object RestoreCommand {
       .mapValidated(_.traverse(r => rename(r).toValidatedNel)).map(_.toList).withDefault(Nil),
     Opts.option[String]("group-prefix", "Prefix of the restored groups' names (default: the topic prefix).", metavar = "PREFIX").orNone,
     Opts.flag("into-non-empty", "Write into a target topic that already holds records.").orFalse,
+    Opts.option[String]("db-name", "The database the captured accounts go to, on the target's PostgreSQL (default: restored_ and the prefix).",
+      metavar = "NAME").mapValidated(n =>
+      if (n.matches("[a-z_][a-z0-9_]{0,62}")) n.validNel else s"--db-name '$n': lower-case letters, digits and '_'".invalidNel).orNone,
     Flags.timeout(30.seconds)
-  ).tupled.mapValidated { case (flags, archive, prefix, renames, groupPrefix, nonEmpty, timeout) =>
+  ).tupled.mapValidated { case (flags, archive, prefix, renames, groupPrefix, nonEmpty, dbName, timeout) =>
     val plan = RestorePlan(prefix, renames.toMap, groupPrefix.getOrElse(prefix))
     val names = (renames.map(_._2) ++ Option.when(prefix.nonEmpty)(prefix + "x")).toList
-    NonEmptyList.fromList(names).fold(Options(flags, archive, plan, nonEmpty, timeout).validNel[String])(_ =>
+    NonEmptyList.fromList(names).fold(Options(flags, archive, plan, nonEmpty, dbName, timeout).validNel[String])(_ =>
       if (prefix.isEmpty && renames.isEmpty && !nonEmpty)
         "an empty --topic-prefix without --rename restores into the captured topics' own names: add --into-non-empty if that is meant".invalidNel
-      else Options(flags, archive, plan, nonEmpty, timeout).validNel)
+      else Options(flags, archive, plan, nonEmpty, dbName, timeout).validNel)
   }
 
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     IO.blocking(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
       for {
         settings <- Connections.load(o.flags, shell)
-        report <- RestoreRun(archive, o.plan, o.intoNonEmpty, settings, o.timeout, shell)
+        dbName = o.dbName.getOrElse("restored_" + o.plan.prefix.toLowerCase.replaceAll("[^a-z0-9]+", "_").stripSuffix("_"))
+        report <- RestoreRun(archive, o.plan, o.intoNonEmpty, dbName, settings, o.timeout, shell)
         _ <- shell.info(s"restore: ${report.records.values.sum} records into ${report.records.keys.toList.sorted.mkString(", ")}; " +
           s"${report.groups.map(_._1).distinct.size} group(s) set: ${report.groups.map(_._1).distinct.mkString(", ")}")
         _ <- StepSummary.write(shell,

@@ -18,7 +18,8 @@ import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, End
 import bankops.services.registry.{RegistryClient, RegistryError, SchemaReference}
 
 /** What a restore did: records per target topic, schema ids as translated, group offsets set. */
-final case class RestoreReport(records: Map[String, Long], ids: Map[Int, Int], groups: List[(String, TopicPartition, Long)])
+final case class RestoreReport(records: Map[String, Long], ids: Map[Int, Int], groups: List[(String, TopicPartition, Long)],
+                               accounts: Option[(String, String, Int)])
 
 /** The effectful shell of `restore`: target topics checked (a topic that holds records is refused unless asked) or
   * created with the captured partitions and configs, schemas registered under the subjects of the new topic names
@@ -27,8 +28,8 @@ final case class RestoreReport(records: Map[String, Long], ids: Map[Int, Int], g
   */
 private[capture] object RestoreRun {
 
-  def apply(archive: ArchiveReader, plan: RestorePlan, allowNonEmpty: Boolean, settings: ConnectionSettings, timeout: FiniteDuration,
-            shell: Shell): IO[RestoreReport] = {
+  def apply(archive: ArchiveReader, plan: RestorePlan, allowNonEmpty: Boolean, dbName: String, settings: ConnectionSettings,
+            timeout: FiniteDuration, shell: Shell): IO[RestoreReport] = {
     def read[A: io.circe.Decoder](name: String): IO[A] =
       IO.blocking(archive.json[A](name)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))
     val captured = archive.manifest.topics.map(_.topic)
@@ -36,18 +37,36 @@ private[capture] object RestoreRun {
       cluster <- read[CapturedCluster](Cluster)
       schemas <- read[List[CapturedSchema]](Schemas)
       offsets <- read[List[CapturedOffset]](Groups)
+      accounts <- if (archive.has(CapturedAccounts.File)) read[CapturedAccounts](CapturedAccounts.File).map(Some(_)) else IO.pure(None)
       report <- KafkaClients.withAdmin(settings.kafka, timeout) { admin =>
         for {
-          _ <- cluster.topics.filter(t => captured.contains(t.name)).traverse_(t => prepareTopic(admin, t, plan.topic(t.name), allowNonEmpty, shell))
-          ids <- RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, plan, captured))
+          _ <- cluster.topics.filter(t => captured.contains(t.name) || accounts.exists(_.balanceTopic == t.name)).traverse_(t =>
+            prepareTopic(admin, t, plan.topic(t.name), allowNonEmpty, shell))
+          ids <-
+            RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, plan, captured ++ accounts.map(_.balanceTopic)))
           _ <- shell.info(s"restore: ${ids.size} schema(s) registered: ids ${ids.toList.sorted.map { case (a, b) => s"$a→$b" }.mkString(", ")}")
           written <-
-            ChunkProducer.resource(settings.kafka, timeout).use(p => captured.traverse(t => writeTopic(archive, p, t, plan.topic(t), ids, shell)))
+            ChunkProducer.resource(settings.kafka, timeout).use(p =>
+              captured.traverse(t => writeTopic(archive, p, t, plan.topic(t), ids, shell)) <* accounts.traverse_(a =>
+                writeTopic(archive, p, a.balanceTopic, plan.topic(a.balanceTopic), ids, shell, Some(CapturedAccounts.chains(a.balanceTopic)))))
           groups <- restoreOffsets(admin, offsets, written.toMap, plan)
-        } yield RestoreReport(written.map { case (t, (n, _)) => plan.topic(t) -> n }.toMap, ids, groups)
+          restoredAccounts <-
+            accounts.traverse(a => restoreAccounts(admin, archive, a, cluster, plan, dbName, allowNonEmpty, settings, timeout, shell))
+        } yield RestoreReport(written.map { case (t, (n, _)) => plan.topic(t) -> n }.toMap, ids, groups, restoredAccounts)
       }.adaptError(KafkaClients.unreachable(settings.kafka, timeout))
     } yield report
   }
+
+  /** The captured accounts' rows in a database of their own on the target's server (the chains went to the restored
+    * balance topic with the other records): `balances validate` on the two finds what it found at capture time.
+    */
+  private def restoreAccounts(admin: Admin, archive: ArchiveReader, a: CapturedAccounts, cluster: CapturedCluster, plan: RestorePlan, dbName: String,
+                              allowNonEmpty: Boolean, settings: ConnectionSettings, timeout: FiniteDuration, shell: Shell)
+      : IO[(String, String, Int)] =
+    CapturedAccounts.restore(settings.database, dbName, a.rows, timeout).flatMap { db =>
+      shell.info(s"restore: ${a.rows.size} account(s) into database $dbName; check them with `bankops balances validate --topic " +
+        s"${plan.topic(a.balanceTopic)} --db-url ${db.url.value}`").as((plan.topic(a.balanceTopic), db.url.value, a.rows.size))
+    }
 
   /** A target that exists must have the partitions and hold no record (unless asked); one that does not is created. */
   private def prepareTopic(admin: Admin, t: CapturedTopic, target: String, allowNonEmpty: Boolean, shell: Shell): IO[Unit] =
@@ -89,10 +108,10 @@ private[capture] object RestoreRun {
   /** The records of one topic, in order, to their captured partitions; for each partition the captured offsets (in order)
     * and the first restored one.
     */
-  private def writeTopic(archive: ArchiveReader, producer: ChunkProducer, topic: String, target: String, ids: Map[Int, Int], shell: Shell)
-      : IO[(String, (Long, Map[Int, (Vector[Long], Long)]))] =
+  private def writeTopic(archive: ArchiveReader, producer: ChunkProducer, topic: String, target: String, ids: Map[Int, Int], shell: Shell,
+                         file: Option[String] = None): IO[(String, (Long, Map[Int, (Vector[Long], Long)]))] =
     Ref.of[IO, Map[Int, (Vector[Long], Long)]](Map.empty).flatMap { positions =>
-      val name = ArchiveParts.records(topic)
+      val name = file.getOrElse(ArchiveParts.records(topic))
       IO.blocking(archive.lines(name)(_.map {
         case Left(e) => throw Failure.BadInput(e)
         case Right((text, n)) => RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"$name:$n: $e"), identity)

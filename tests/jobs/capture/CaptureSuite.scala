@@ -69,6 +69,36 @@ class CaptureSuite extends CatsEffectSuite {
     }
   }
 
+  test("--from-findings: the flagged accounts' rows and chains are captured, and validate finds the same on the restored copy") {
+    val (bank, _, _) = fixture()
+    val (iban, other) = ("NL12OPEN0000000001", "NL12OPEN0000000002")
+    def change(i: String, balance: Long, by: Long) =
+      s"""{"record":"BalanceChanged","key":"$i","value":{"iban":"$i","new_balance":$balance,"changed_by":$by,"from_to":"cash","description":"d"}}"""
+    val findings = dir / "findings.jsonl"
+    val archive = dir / "accounts.zip"
+    for {
+      _ <- bank.send(List(change(iban, 100, 100), change(iban, 150, 50), change(other, 7, 7)), to = Some(bank.balance))
+      // The database disagrees with the chain of one account: the finding to reproduce.
+      _ <- BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(
+          s"INSERT INTO balance (iban, token, amount, type) VALUES ('$iban', 't', 999, 'AUTO'), ('$other', 't', 7, 'AUTO')"))
+      validated <- bank.validate
+      _ = os.write.over(findings, validated.out)
+      captured <- SandboxFixture.cli("capture", "--topic", bank.commands, "--from-findings", findings.toString, "--balance-topic", bank.balance,
+        "--db-url", bank.dbUrl, "--out", archive.toString)
+      restored <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r3.", "--db-name", s"restored_${BankFixture.id().take(8)}")
+      url = restored.err.linesIterator.collectFirst { case l if l.contains("--db-url ") => l.split("--db-url ")(1).stripSuffix("`") }
+      again <- SandboxFixture.cli("balances", "validate", "--topic", s"r3.${bank.balance}", "--db-url", url.getOrElse("none"), "-o", "json")
+    } yield {
+      val found = validated.outLines.filter(_.contains("\"finding\""))
+      assert(found.exists(_.contains(iban)) && !found.exists(_.contains(other)), validated.out)
+      assertEquals(captured.code, 0, captured.err)
+      assert(captured.err.contains(s"capture: 1 account row(s) and 2 ${bank.balance} record(s) of their chains"), captured.err)
+      assertEquals(restored.code, 0, restored.err)
+      assertEquals(again.code, validated.code, again.err)
+      assertEquals(again.outLines.filter(_.contains("\"finding\"")), found)
+    }
+  }
+
   test("a restore into a topic that holds records is refused, and nothing is written") {
     val (bank, archive, _) = fixture()
     for {

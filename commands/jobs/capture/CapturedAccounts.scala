@@ -1,0 +1,78 @@
+package bankops.jobs.capture
+
+import cats.effect.IO
+import cats.syntax.all._
+import io.circe.{Decoder, Encoder}
+import io.circe.generic.semiauto._
+
+import scala.concurrent.duration.FiniteDuration
+
+import bankops.base.{Failure, JsonInput, TextFile}
+import bankops.services.bank.BankTables
+import bankops.services.config.{Database, DatabaseSettings}
+
+/** An account's `balance` row as the database had it. */
+final case class CapturedAccount(iban: String, token: String, amount: Long, `type`: String, lmt: Long)
+
+/** The accounts asked for: their rows, and the topic whose BalanceChanged chains were captured beside them. */
+final case class CapturedAccounts(balanceTopic: String, rows: List[CapturedAccount], missing: List[String])
+
+object CapturedAccounts {
+  val File = "accounts.json"
+
+  /** Where the captured chains are kept: apart from the window's records, since they go back further. */
+  def chains(topic: String): String = s"accounts/$topic.jsonl"
+
+  implicit val accountEncoder: Encoder[CapturedAccount] = deriveEncoder
+  implicit val accountDecoder: Decoder[CapturedAccount] = deriveDecoder
+  implicit val encoder: Encoder[CapturedAccounts] = deriveEncoder
+  implicit val decoder: Decoder[CapturedAccounts] = deriveDecoder
+
+  /** The accounts a `balances validate -o json` run flagged: each finding line's non-empty `iban`. */
+  def fromFindings(file: os.Path): Either[String, List[String]] =
+    TextFile.lines(file, "--from-findings").flatMap(_.zipWithIndex.filter(_._1.trim.nonEmpty).traverse { case (line, i) =>
+      JsonInput.parse(line).left.map(e => s"$file:${i + 1}: $e").map(_.hcursor.get[String]("iban").toOption.filter(_.nonEmpty))
+    }).map(_.flatten.distinct)
+
+  /** The rows of `ibans` in `balance`. */
+  def rows(db: DatabaseSettings, ibans: List[String], timeout: FiniteDuration): IO[List[CapturedAccount]] =
+    Database.session(db, "bankops-capture", timeout).use { c =>
+      IO.blocking {
+        val st = c.prepareStatement("SELECT iban, token, amount, type, lmt FROM balance WHERE iban = ANY(?) ORDER BY iban")
+        st.setArray(1, c.createArrayOf("text", ibans.toArray[AnyRef]))
+        val rs = st.executeQuery()
+        Iterator.continually(rs).takeWhile(_.next()).map(r =>
+          CapturedAccount(r.getString(1), r.getString(2), r.getLong(3), r.getString(4), r.getLong(5))).toList
+      }
+    }
+
+  /** The rows written into `database` on the target's server, created with the bank's tables; a database that already
+    * holds any account is refused (a restore never mixes into accounts it did not write).
+    */
+  def restore(db: DatabaseSettings, database: String, rows: List[CapturedAccount], timeout: FiniteDuration): IO[DatabaseSettings] = {
+    val target = db.copy(url = db.url.copy(value = db.url.value.replaceFirst("(jdbc:postgresql://[^/?]+/)[^?]*", s"$$1$database")))
+    Database.session(db, "bankops-restore", timeout).use { c =>
+      IO.blocking {
+        val exists = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")
+        exists.setString(1, database)
+        if (!exists.executeQuery().next()) c.createStatement().execute(s"""CREATE DATABASE "$database"""")
+      }
+    } >> Database.session(target, "bankops-restore", timeout).use { c =>
+      IO.blocking {
+        BankTables.install(c)
+        // install seeds the bank's first account; the restored database holds the captured accounts only.
+        val held = c.createStatement().executeQuery("SELECT count(*) FROM balance WHERE balance_id <> 0")
+        held.next()
+        if (held.getLong(1) > 0) throw Failure.BadInput(s"database $database already holds ${held.getLong(1)} account(s): a restore never mixes " +
+          "into accounts it did not write (--db-name another)")
+        c.createStatement().execute("DELETE FROM balance WHERE balance_id = 0")
+        val st = c.prepareStatement("INSERT INTO balance (iban, token, amount, type, lmt) VALUES (?, ?, ?, ?, ?)")
+        rows.foreach { r =>
+          st.setString(1, r.iban); st.setString(2, r.token); st.setLong(3, r.amount); st.setString(4, r.`type`); st.setLong(5, r.lmt)
+          st.addBatch()
+        }
+        st.executeBatch()
+      }
+    }.as(target)
+  }
+}
