@@ -1,6 +1,7 @@
 package bankops.workflows
 
 import cats.effect.IO
+import cats.syntax.all._
 import io.circe.parser.parse
 import org.apache.kafka.common.utils.Utils
 
@@ -18,7 +19,7 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 10.minutes
 
   private val dir = Repo.root / ".github" / "workflows"
-  private val operator = List("topology-plan", "topology-apply", "balances-nightly", "inspect", "replay", "latency")
+  private val operator = List("topology-plan", "topology-apply", "balances-nightly", "inspect", "replay", "latency", "capture")
 
   /** What a runner's process environment would hold, plus the tests' sandbox (its directory and ports: a workflow's
     * `sandbox up` then reuses it).
@@ -219,6 +220,23 @@ class WorkflowsSuite extends munit.CatsEffectSuite {
       assert(j.summary.contains("### bankops replay: 300 records written to replay.jsonl :white_check_mark:"), j.summary)
       assert(j.summary.contains(s"### bankops replay: 300 read, 300 acknowledged on $to :white_check_mark:"), j.summary)
       assertEquals(fact(j.summary.split("### ").last, "verified"), Some("identical"), j.summary)
+    }
+  }
+
+  test("capture: the window kept as one archive artifact that restore reads, the counts and the manifest in the summary") {
+    val topic = TopologyFixture.unique("commands")
+    for {
+      _ <- commands(topic)
+      r <- run("capture", inputs = Map("topics" -> topic, "from" -> "beginning", "to" -> "end", "groups" -> "", "redact" -> "token"))
+      restored <- r.job("capture").headOption.flatMap(_.artifacts.get("capture"))
+        .traverse(a => SandboxFixture.cli("restore", a.toString, "--topic-prefix", "wf."))
+    } yield {
+      val j = r.job("capture").head
+      assertEquals(j.code, 0, r.log)
+      validMarkdown(j, r.log)
+      assert(j.summary.contains("### bankops capture: 300 records captured to capture.zip :white_check_mark:"), j.summary)
+      assert(j.summary.contains(s"records/$topic.jsonl"), j.summary)
+      assertEquals(restored.map(_.code), Some(0), restored.map(_.err).getOrElse(r.log))
     }
   }
 

@@ -32,6 +32,9 @@ object CaptureCommand {
         metavar = "FILE").map(os.Path(_, os.pwd)).orNone,
       TopicName.option("balance-topic", "With --accounts: the topic of their chains (default: the topology's topic of BalanceChanged).").orNone)
       .mapN(AccountsAsked.apply),
+    Opts.options[String]("redact",
+      "Mask this field of every record (e.g. token, or a path a.b; repeatable): re-encoded with the same " +
+        "schema, so the archive still decodes; the manifest names the fields.", metavar = "FIELD").orEmpty,
     Opts.option[String]("out", "The archive to write (a new name, or an existing file with --overwrite).", "o", "FILE").map(os.Path(_, os.pwd))
       .orNone,
     Opts.flag("overwrite", "Replace the archive when it exists (a directory, link or device is never replaced).").orFalse,
@@ -39,7 +42,7 @@ object CaptureCommand {
     TopologyOpts.choice,
     TopologyOpts.strategy,
     Flags.timeout(30.seconds)
-  ).tupled.mapValidated { case (flags, topics, from, to, filter, groups, accounts, out, overwrite, dryRun, topology, strategy, timeout) =>
+  ).tupled.mapValidated { case (flags, topics, from, to, filter, groups, accounts, redact, out, overwrite, dryRun, topology, strategy, timeout) =>
     val now = java.time.Instant.now()
     (StartAt.parse(from, now).toValidatedNel, StopAt.parse(to).toValidatedNel,
       out.orElse(Option.when(dryRun)(os.pwd / "dry-run.zip")).toValidNel("--out FILE: where to write the archive (or --dry-run)")).mapN {
@@ -47,7 +50,8 @@ object CaptureCommand {
         val filters = filter.records.map(r => s"--record $r") ++ filter.key.map(k => s"--key $k") ++
           filter.where.map(w => s"--where ${w.path.mkString(".")}${w.op}${w.operand}") ++
           filter.headers.map(h => s"--header ${h.key}=${h.value}")
-        CaptureOptions(flags, topics, start, stop, from, to, filter, filters, groups, accounts, out, overwrite, dryRun, topology, strategy, timeout)
+        CaptureOptions(flags, topics, start, stop, from, to, filter, filters, groups, accounts, redact, out, overwrite, dryRun, topology, strategy,
+          timeout)
     }
   }
 

@@ -11,7 +11,7 @@ import bankops.services.kafka.{RecordFilter, StartAt, StopAt}
   */
 final case class CaptureOptions(flags: ConnectionFlags, topics: List[String], from: StartAt, to: StopAt, fromText: String, toText: String,
                                 filter: RecordFilter, filterText: List[String], groups: List[String], accounts: AccountsAsked,
-                                out: os.Path, overwrite: Boolean,
+                                redact: List[String], out: os.Path, overwrite: Boolean,
                                 dryRun: Boolean, topology: TopologyChoice, strategy: Option[SubjectNameStrategy], timeout: FiniteDuration)
 
 /** Accounts whose `balance` rows and whole BalanceChanged chains are kept too: named, or those a `balances validate -o json`

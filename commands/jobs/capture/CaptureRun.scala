@@ -10,6 +10,7 @@ import java.time.Instant
 import scala.collection.concurrent.TrieMap
 
 import bankops.base.{Failure, Interrupt, OutputFile, Shell, Version}
+import bankops.services.avro.AvroJson
 import bankops.services.bank.{BalanceChanged, BankNames}
 import bankops.services.config.ConnectionSettings
 import bankops.services.contracts.{SubjectNameStrategy, Topology}
@@ -38,7 +39,7 @@ object CaptureRun {
       val ibans = (o.accounts.ibans ++ flagged.toList.flatten).distinct
       val accounts = Option.when(ibans.nonEmpty)(ibans -> balanceTopic)
       run(o.copy(topics = topics), settings, topology, strategy, accounts,
-        CaptureAsked(topics, o.fromText, o.toText, o.filterText, o.groups, ibans, Nil),
+        CaptureAsked(topics, o.fromText, o.toText, o.filterText, o.groups, ibans, o.redact),
         shell)
     }
   }
@@ -117,6 +118,7 @@ object CaptureRun {
       val decoder = new RecordDecoder(resolver)
       // Each schema id the frames carry, with the topic and record type it was met with (its subject follows from them).
       val ids = TrieMap.empty[Int, (String, String)]
+      val redact = o.redact.map(_.split('.').toList)
       OutputFile.writeStream("--out", o.out, o.overwrite) { stream =>
         val archive = new ArchiveWriter(stream)
         for {
@@ -133,7 +135,9 @@ object CaptureRun {
                       var bytes = 0L
                       kept.foreach { case (d, r) =>
                         d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id, (topic, s.getFullName)) }
-                        val line = (RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value) + "\n").getBytes("UTF-8")
+                        val redacted = (d.datum, d.schema, d.envelope.schemaId).mapN((datum, s, id) => Redaction(datum, s, id, redact)).flatten
+                        val value = redacted.fold(d.envelope.value)(_ => (d.datum, d.schema).mapN(AvroJson.plain))
+                        val line = (RecordLine.text(d.envelope.copy(raw = redacted.orElse(Option(r.value))), value) + "\n").getBytes("UTF-8")
                         out.write(line)
                         bytes += line.length
                       }
@@ -173,6 +177,8 @@ object CaptureRun {
           }
           _ <- IO.raiseWhen(spans.map(_.records).sum == 0)(noRecords(asked))
           schemas <- capturedSchemas(registry, strategy, ids.toMap)
+          _ <- o.redact.filterNot(f => ids.keys.flatMap(decoder.writerSchema).exists(Redaction.holds(_, f.split('.').toList))).traverse_(f =>
+            IO.raiseError[Unit](Failure.BadInput(s"--redact $f: no captured record has that field; nothing captured")))
           _ <- archive.text(Schemas, schemas.asJson.spaces2)
           _ <- archive.text(Groups, offsets.asJson.spaces2)
           _ <- archive.text(Cluster, cluster.asJson.spaces2)

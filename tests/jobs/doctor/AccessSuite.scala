@@ -63,7 +63,8 @@ class AccessSuite extends munit.FunSuite {
     assertEquals(names,
       Set(BankNames.Heartbeat, BankNames.Commands, BankNames.DeadLetters, BankNames.Feedback, BankNames.BalanceChanged,
         BankNames.HandlerGroup, "kafka-cluster"))
-    assert(JobNeeds.jobs.toSet.subsetOf(Set("inspect", "produce", "heartbeat", "replay", "balances", "latency", "handler", "groups", "plan",
+    assert(JobNeeds.jobs.toSet.subsetOf(Set("inspect", "produce", "heartbeat", "replay", "balances", "capture", "latency", "handler", "groups",
+          "plan",
           "apply")))
   }
 }

@@ -1,0 +1,52 @@
+package bankops.jobs.capture
+
+import org.apache.avro.Schema
+import org.apache.avro.generic.GenericRecord
+
+import java.nio.ByteBuffer
+import scala.jdk.CollectionConverters._
+
+import bankops.services.avro.WireFormat
+
+/** `--redact FIELD`: a named field (a dotted path into nested records) masked in a decoded record, which is then encoded
+  * again with the same writer schema and framed with the same id: the archive's record still decodes, and the secret
+  * is not in it. Text becomes `****`, bytes empty, numbers 0; a union takes the masked value of a branch it has.
+  */
+private[capture] object Redaction {
+  val Mask = "****"
+
+  /** The record's bytes with `paths` masked, or None when it has none of them. */
+  def apply(datum: Any, schema: Schema, schemaId: Int, paths: List[List[String]]): Option[Array[Byte]] = datum match {
+    case g: GenericRecord if paths.exists(p => mask(g, p)) => WireFormat.encodeGeneric(g, schema).toOption.map(WireFormat.frame(schemaId, _))
+    case _ => None
+  }
+
+  /** Whether any captured schema has the path: a field no record has is a mistake, not nothing to hide. */
+  def holds(schema: Schema, path: List[String]): Boolean = (schema.getType, path) match {
+    case (Schema.Type.UNION, _) => schema.getTypes.asScala.exists(holds(_, path))
+    case (Schema.Type.RECORD, name :: rest) => Option(schema.getField(name)).exists(f => rest.isEmpty || holds(f.schema, rest))
+    case _ => false
+  }
+
+  private def mask(g: GenericRecord, path: List[String]): Boolean = path match {
+    case name :: Nil => Option(g.getSchema.getField(name)).flatMap(f => masked(f.schema, g.get(name))).exists { v => g.put(name, v); true }
+    case name :: rest => Option(g.getSchema.getField(name)).map(_ => g.get(name)).exists {
+        case inner: GenericRecord => mask(inner, rest)
+        case _ => false
+      }
+    case Nil => false
+  }
+
+  private def masked(schema: Schema, current: Any): Option[Any] =
+    if (current == null) None
+    else schema.getType match {
+      case Schema.Type.STRING => Some(Mask)
+      case Schema.Type.BYTES => Some(ByteBuffer.allocate(0))
+      case Schema.Type.INT => Some(0)
+      case Schema.Type.LONG => Some(0L)
+      case Schema.Type.FLOAT => Some(0f)
+      case Schema.Type.DOUBLE => Some(0d)
+      case Schema.Type.UNION => schema.getTypes.asScala.iterator.flatMap(b => masked(b, current)).nextOption()
+      case _ => None
+    }
+}
