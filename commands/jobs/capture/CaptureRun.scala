@@ -10,7 +10,6 @@ import java.time.Instant
 import scala.collection.concurrent.TrieMap
 
 import bankops.base.{Failure, Interrupt, OutputFile, Shell, Version}
-import bankops.services.avro.AvroJson
 import bankops.services.bank.{BalanceChanged, BankNames}
 import bankops.services.config.ConnectionSettings
 import bankops.services.contracts.{SubjectNameStrategy, Topology}
@@ -115,7 +114,9 @@ object CaptureRun {
                     shell: Shell): IO[ArchiveManifest] =
     RegistryClient.resource(settings, o.timeout).use { registry =>
       val resolver = new SchemaResolver(registry)
-      val decoder = new RecordDecoder(resolver)
+      // Values are kept as their bytes (lossless, and half the size of bytes and JSON both); `capture show --records`
+      // decodes them. Plain JSON is built only for a --where filter.
+      val decoder = new RecordDecoder(resolver, plainValues = o.filter.where.nonEmpty)
       // Each schema id the frames carry, with the topic and record type it was met with (its subject follows from them).
       val ids = TrieMap.empty[Int, (String, String)]
       val redact = o.redact.map(_.split('.').toList)
@@ -136,8 +137,7 @@ object CaptureRun {
                       kept.foreach { case (d, r) =>
                         d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id, (topic, s.getFullName)) }
                         val redacted = (d.datum, d.schema, d.envelope.schemaId).mapN((datum, s, id) => Redaction(datum, s, id, redact)).flatten
-                        val value = redacted.fold(d.envelope.value)(_ => (d.datum, d.schema).mapN(AvroJson.plain))
-                        val line = (RecordLine.text(d.envelope.copy(raw = redacted.orElse(Option(r.value))), value) + "\n").getBytes("UTF-8")
+                        val line = (RecordLine.text(d.envelope.copy(raw = redacted.orElse(Option(r.value))), None) + "\n").getBytes("UTF-8")
                         out.write(line)
                         bytes += line.length
                       }

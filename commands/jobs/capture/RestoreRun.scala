@@ -40,10 +40,12 @@ private[capture] object RestoreRun {
       accounts <- if (archive.has(CapturedAccounts.File)) read[CapturedAccounts](CapturedAccounts.File).map(Some(_)) else IO.pure(None)
       report <- KafkaClients.withAdmin(settings.kafka, timeout) { admin =>
         for {
-          _ <- cluster.topics.filter(t => captured.contains(t.name) || accounts.exists(_.balanceTopic == t.name)).traverse_(t =>
-            prepareTopic(admin, t, plan.topic(t.name), allowNonEmpty, shell))
+          // Checked first, created after the schemas are in: a refusal of either leaves the cluster as it was.
+          missing <- cluster.topics.filter(t => captured.contains(t.name) || accounts.exists(_.balanceTopic == t.name)).flatTraverse(t =>
+            checkTopic(admin, t, plan.topic(t.name), allowNonEmpty, shell))
           ids <-
             RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, plan, captured ++ accounts.map(_.balanceTopic)))
+          _ <- missing.traverse_(t => createTopic(admin, t, plan.topic(t.name), shell))
           _ <- shell.info(s"restore: ${ids.size} schema(s) registered: ids ${ids.toList.sorted.map { case (a, b) => s"$a→$b" }.mkString(", ")}")
           written <-
             ChunkProducer.resource(settings.kafka, timeout).use(p =>
@@ -69,7 +71,7 @@ private[capture] object RestoreRun {
     }
 
   /** A target that exists must have the partitions and hold no record (unless asked); one that does not is created. */
-  private def prepareTopic(admin: Admin, t: CapturedTopic, target: String, allowNonEmpty: Boolean, shell: Shell): IO[Unit] =
+  private def checkTopic(admin: Admin, t: CapturedTopic, target: String, allowNonEmpty: Boolean, shell: Shell): IO[List[CapturedTopic]] =
     ClusterTopics.names(admin).flatMap { names =>
       if (names.contains(target))
         EndOffsets.of(admin, target).flatMap { ends =>
@@ -80,16 +82,18 @@ private[capture] object RestoreRun {
             else if (held > 0 && !allowNonEmpty)
               IO.raiseError(Failure.BadInput(s"target topic $target holds $held record(s): a restore never mixes into records it did not write " +
                   "(--topic-prefix or --rename another name, or --into-non-empty)"))
-            else shell.info(s"restore: topic $target exists with ${ends.size} partition(s)")
+            else shell.info(s"restore: topic $target exists with ${ends.size} partition(s)").as(Nil)
           }
         }
-      else
-        KafkaClients.await(admin.describeCluster().nodes()).flatMap { nodes =>
-          val rf = t.replicationFactor min nodes.size max 1
-          val topic = new NewTopic(target, t.partitions, rf.toShort).configs(t.configs.asJava)
-          KafkaClients.await(admin.createTopics(List(topic).asJava).all()).void >>
-            shell.info(s"restore: created topic $target (${t.partitions} partition(s), replication $rf, ${t.configs.size} config(s) as captured)")
-        }
+      else IO.pure(List(t))
+    }
+
+  private def createTopic(admin: Admin, t: CapturedTopic, target: String, shell: Shell): IO[Unit] =
+    KafkaClients.await(admin.describeCluster().nodes()).flatMap { nodes =>
+      val rf = t.replicationFactor min nodes.size max 1
+      val topic = new NewTopic(target, t.partitions, rf.toShort).configs(t.configs.asJava)
+      KafkaClients.await(admin.createTopics(List(topic).asJava).all()).void >>
+        shell.info(s"restore: created topic $target (${t.partitions} partition(s), replication $rf, ${t.configs.size} config(s) as captured)")
     }
 
   /** Every schema registered on the target, referenced ones first; the captured id to the target's. */
@@ -116,33 +120,30 @@ private[capture] object RestoreRun {
         case Left(e) => throw Failure.BadInput(e)
         case Right((text, n)) => RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"$name:$n: $e"), identity)
       }.toVector)).flatMap { lines =>
-        lines.grouped(1000).toList.traverse_ { group =>
-          val records = group.map { l =>
-            // A line without raw bytes is a tombstone (capture writes the bytes of every other value).
-            val value = l.raw.map(raw =>
-              bankops.services.avro.WireFormat.schemaIdOf(raw).toOption.flatMap(ids.get) match {
-                case Some(id) => val out = raw.clone(); java.nio.ByteBuffer.wrap(out, 1, 4).putInt(id); out
-                case None => raw
-              }).orNull
-            // LogAppendTime cannot be set by a producer: the broker stamps its own; CreateTime is kept.
-            val time = l.timestamp.filter(_ => !l.timestampType.contains("LogAppendTime")).map(java.lang.Long.valueOf).orNull
-            new ProducerRecord[Array[Byte], Array[Byte]](target, Integer.valueOf(l.partition.getOrElse(0)), time, l.key.orNull,
-              value,
-              l.headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava)
-          }
-          val acked = new Array[Long](records.size)
-          val errors = new java.util.concurrent.atomic.AtomicReference[Exception]()
-          producer.watched(producer.sendEach(Chunk.from(records))((i, m, e) => if (e != null) errors.compareAndSet(null, e) else acked(i) = m.offset)
-              .flatten) >>
-            Option(errors.get).traverse_(e =>
-              IO.raiseError[Unit](Failure.Unavailable(s"restore: Kafka did not take a record of $target: ${e.getMessage}", e))) >>
-            positions.update(m =>
-              group.zipWithIndex.foldLeft(m) { case (acc, (l, i)) =>
-                val p = l.partition.getOrElse(0)
-                acc.get(p).fold(acc.updated(p, (Vector(l.offset.getOrElse(0L)), acked(i))))(s =>
-                  acc.updated(p, (s._1 :+ l.offset.getOrElse(0L), s._2)))
-              })
-        } >> positions.get.flatMap(m => shell.info(s"restore: ${lines.size} records written to $target").as(topic -> (lines.size.toLong -> m)))
+        val records = lines.map { l =>
+          // A line without raw bytes is a tombstone (capture writes the bytes of every other value).
+          val value = l.raw.map(raw =>
+            bankops.services.avro.WireFormat.schemaIdOf(raw).toOption.flatMap(ids.get) match {
+              case Some(id) => val out = raw.clone(); java.nio.ByteBuffer.wrap(out, 1, 4).putInt(id); out
+              case None => raw
+            }).orNull
+          // LogAppendTime cannot be set by a producer: the broker stamps its own; CreateTime is kept.
+          val time = l.timestamp.filter(_ => !l.timestampType.contains("LogAppendTime")).map(java.lang.Long.valueOf).orNull
+          new ProducerRecord[Array[Byte], Array[Byte]](target, Integer.valueOf(l.partition.getOrElse(0)), time, l.key.orNull, value,
+            l.headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava)
+        }
+        val acked = new Array[Long](records.size)
+        val errors = new java.util.concurrent.atomic.AtomicReference[Exception]()
+        // Every record handed over in order, then every acknowledgement awaited: no round trip per batch.
+        producer.watched(records.grouped(1000).zipWithIndex.toList.traverse { case (group, g) =>
+          producer.sendEach(Chunk.from(group))((i, m, e) => if (e != null) errors.compareAndSet(null, e) else acked(g * 1000 + i) = m.offset)
+        }.flatMap(_.sequence_)) >>
+          Option(errors.get).traverse_(e =>
+            IO.raiseError[Unit](Failure.Unavailable(s"restore: Kafka did not take a record of $target: ${e.getMessage}", e))) >>
+          positions.set(lines.zipWithIndex.foldLeft(Map.empty[Int, (Vector[Long], Long)]) { case (acc, (l, i)) =>
+            val p = l.partition.getOrElse(0)
+            acc.get(p).fold(acc.updated(p, (Vector(l.offset.getOrElse(0L)), acked(i))))(s => acc.updated(p, (s._1 :+ l.offset.getOrElse(0L), s._2)))
+          }) >> positions.get.flatMap(m => shell.info(s"restore: ${lines.size} records written to $target").as(topic -> (lines.size.toLong -> m)))
       }
     }
 
