@@ -11,7 +11,7 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
-import bankops.support.{BankFixture, PythonClients, SandboxFixture}
+import bankops.support.{BankFixture, KafkaTools, PythonClients, SandboxFixture}
 
 /** capture and restore on the sandbox: a window of a bank's topics with a group that lags, restored under a prefix,
   * read back by confluent-kafka (an independent client) record for record; and every bad archive refused in one line.
@@ -28,12 +28,21 @@ class CaptureSuite extends CatsEffectSuite {
       bank <- BankFixture.create("capture")
       lines = (1 to 60).map(i => BankFixture.transfer(BankFixture.id(), "t", i.toLong, "cash", "NL66OPEN0000000000"))
       _ <- bank.send(lines)
+      // A dead letter as the handler writes one: bytes that are not Avro, with headers.
+      _ <- SandboxFixture.settings.flatMap(s =>
+        bankops.services.kafka.ChunkProducer.resource(s.kafka, 30.seconds).use(p =>
+          p.send(fs2.Chunk.singleton(new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](bank.deadLetters, null, 1234L,
+                "k".getBytes("UTF-8"), Array[Byte](0, 1, 2, -1),
+                List[org.apache.kafka.common.header.Header](
+                  new org.apache.kafka.common.header.internals.RecordHeader("bankops.dlq.reason", "not Avro".getBytes("UTF-8"))).asJava)))(
+            (_, _, _) => ())
+            .flatten))
       settings <- SandboxFixture.settings
       // The group has read the first two records of each partition: a lag to keep.
       _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
         ConsumerGroups.alter(a, group, (0 to 2).map(p => new TopicPartition(bank.commands, p) -> 2L).toMap))
       archive = dir / "incident.zip"
-      r <- SandboxFixture.cli("capture", "--topic", bank.commands, "--group", group, "--out", archive.toString)
+      r <- SandboxFixture.cli("capture", "--topic", bank.commands, "--topic", bank.deadLetters, "--group", group, "--out", archive.toString)
     } yield (bank, archive, r)))
 
   override def munitFixtures = List(fixture)
@@ -46,7 +55,7 @@ class CaptureSuite extends CatsEffectSuite {
   test("capture then restore under a prefix: every record, key, header and value as confluent-kafka reads it; the group at the same positions") {
     val (bank, archive, captured) = fixture()
     assertEquals(captured.code, 0, captured.err)
-    assert(captured.err.contains(s"capture: 60 records from 1 topic(s)"), captured.err)
+    assert(captured.err.contains(s"capture: 61 records from 2 topic(s)"), captured.err)
     for {
       restored <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r1.")
       _ = assertEquals(restored.code, 0, restored.err)
@@ -54,6 +63,10 @@ class CaptureSuite extends CatsEffectSuite {
       copy <- PythonClients.consume(s"r1.${bank.commands}")
       before <- offsets(group, bank.commands)
       after <- offsets(s"r1.$group", s"r1.${bank.commands}")
+      kafkaBefore <- KafkaTools.committed(group, bank.commands)
+      kafkaAfter <- KafkaTools.committed(s"r1.$group", s"r1.${bank.commands}")
+      letters <- bank.read(bank.deadLetters)
+      restoredLetters <- bank.read(s"r1.${bank.deadLetters}")
       shown <- SandboxFixture.cli("capture", "show", archive.toString, "--records")
     } yield {
       assertEquals(copy.size, 60)
@@ -61,11 +74,16 @@ class CaptureSuite extends CatsEffectSuite {
       assertEquals(copy.map(_.noSpaces).sorted, original.map(_.noSpaces).sorted)
       assertEquals(after, before)
       assertEquals(before.values.toSet, Set(2L))
+      // Kafka's own tool reads the same positions.
+      assertEquals((kafkaAfter, kafkaBefore), (before, before))
+      // The dead letter: its bytes, key, headers and timestamp, as inspect shows an undecodable record.
+      assertEquals(restoredLetters.map(_.mapObject(_.remove("topic"))), letters.map(_.mapObject(_.remove("topic"))))
+      assertEquals(letters.size, 1)
       // Decoded from the archive alone, with the archive's schemas.
-      assertEquals(shown.outLines.size, 60)
+      assertEquals(shown.outLines.size, 61)
       assertEquals(
-        shown.outLines.flatMap(l => io.circe.parser.parse(l).toOption).map(_.hcursor.downField("value").downField("amount")
-            .as[Long].toOption.get).sorted, (1L to 60L).toList)
+        shown.outLines.flatMap(l => io.circe.parser.parse(l).toOption).flatMap(_.hcursor.downField("value").downField("amount")
+            .as[Long].toOption).sorted, (1L to 60L).toList)
     }
   }
 

@@ -7,7 +7,7 @@ import io.circe.parser.parse
 import scala.concurrent.duration._
 
 import bankops.services.kafka.{EndOffsets, KafkaClients}
-import bankops.support.{BankFixture, SandboxFixture, Setup, TestShell}
+import bankops.support.{BankFixture, KafkaTools, SandboxFixture, Setup, TestShell}
 import bankops.support.BankFixture.{creation, id}
 
 /** `bankops groups` against the sandbox, on groups of the tests' own banks (never the sandbox's handler group), with
@@ -35,17 +35,7 @@ class GroupsSuite extends munit.CatsEffectSuite {
   /** A stopped handler is a static member: it stays in the group until its 10 s session timeout. */
   private def awaitEmpty(group: String): IO[Json] = awaitGroup(group, 40.seconds, "empty")(members(_).isEmpty)
 
-  /** Committed offsets per partition of `topic` as Kafka's own kafka-consumer-groups tool reports them. */
-  private def kafkaOffsets(group: String, topic: String): IO[Map[Int, Long]] = SandboxFixture.connection.flatMap(c =>
-    IO.blocking {
-      val cp = os.read(SandboxFixture.layout.kafkaClasspath)
-      val out = os.proc("java", "-cp", cp, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", c.bootstrapServers,
-        "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--group", group, "--offsets")
-        .call(stderr = os.Pipe).out.text()
-      out.linesIterator.map(_.trim.split("\\s+").toList).collect {
-        case `group` :: `topic` :: p :: current :: _ if current.forall(_.isDigit) => p.toInt -> current.toLong
-      }.toMap
-    })
+  private def kafkaOffsets(group: String, topic: String): IO[Map[Int, Long]] = KafkaTools.committed(group, topic)
 
   private def ends(topic: String): IO[Map[Int, Long]] = SandboxFixture.settings.flatMap(s =>
     KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, topic)).map(_.map { case (tp, o) => tp.partition -> o }))
