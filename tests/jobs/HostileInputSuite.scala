@@ -143,8 +143,10 @@ class HostileInputSuite extends CatsEffectSuite {
     KafkaClients.javaAdmin(s.kafka, 30.seconds).use(a => List("heartbeat", "commands").traverse(t => EndOffsets.of(a, t).map(t -> _.values.sum))))
     .map(_.toMap)
 
+  /** The bank's subjects: the ones a row could register (other suites register their own meanwhile). */
   private def subjects: IO[List[String]] =
     SandboxFixture.settings.flatMap(s => RegistryClient.resource(s, 30.seconds).use(_.subjects))
+      .map(_.filter(s => List("heartbeat-", "commands-", "command_feedback-", "balance_changed-").exists(s.startsWith)))
 
   test("every hostile input: its exit code, one line naming the cause and source, no secret shown, nothing changed") {
     for {

@@ -5,8 +5,11 @@ import io.circe.generic.semiauto._
 
 import bankops.services.registry.SchemaReference
 
-/** A schema the records reference, by the id their frames carry, with the subject and version it has there. */
-final case class CapturedSchema(id: Int, subject: String, version: Int, schema: String, references: List[SchemaReference])
+/** A schema the records reference, by the id their frames carry, with the subject and version it has there, and the
+  * topic whose records carry it (None for a schema only referenced by others). One id met on two topics is two entries.
+  */
+final case class CapturedSchema(id: Int, subject: String, version: Int, schema: String, references: List[SchemaReference],
+                                topic: Option[String] = None)
 
 /** A group's committed offset on a partition, and its lag (end offset minus committed) when captured. */
 final case class CapturedOffset(group: String, topic: String, partition: Int, offset: Long, lag: Long)

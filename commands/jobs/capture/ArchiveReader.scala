@@ -7,7 +7,7 @@ import java.security.MessageDigest
 import java.util.zip.{ZipException, ZipFile}
 import scala.util.Using
 
-import bankops.base.{JsonInput, LineReader, TextFile}
+import bankops.base.{Failure, JsonInput, LineReader, TextFile}
 
 /** An archive opened and checked: a ZIP with a manifest of a format and version this bankops reads, every file the
   * manifest names present with its size and SHA-256. Anything else is one line naming what is wrong.
@@ -18,15 +18,15 @@ private[capture] final class ArchiveReader private (path: os.Path, zip: ZipFile,
   def has(name: String): Boolean = zip.getEntry(name) != null
 
   def text(name: String): Either[String, String] =
-    Option(zip.getEntry(name)).toRight(s"$path: no $name in the archive").map(e =>
-      Using.resource(zip.getInputStream(e))(in => new String(in.readAllBytes(), "UTF-8")))
+    Option(zip.getEntry(name)).toRight(s"$path: no $name in the archive").flatMap(e => ArchiveReader.read(path, zip, e))
 
   def json[A: Decoder](name: String): Either[String, A] =
     text(name).flatMap(t => JsonInput.parse(t).flatMap(_.as[A].left.map(_.getMessage)).left.map(e => s"$path: $name: $e"))
 
   /** Each line of a file of the archive, with its number. */
   def lines[A](name: String)(f: Iterator[Either[String, (String, Int)]] => A): A =
-    Using.resource(zip.getInputStream(zip.getEntry(name))) { in =>
+    Using.resource(Option(zip.getEntry(name)).map(zip.getInputStream).getOrElse(
+        throw Failure.BadInput(s"$path: no $name in the archive, which its manifest names"))) { in =>
       val reader = new LineReader(in, s"$path:$name")
       f(Iterator.continually(reader.next()).takeWhile(_.isDefined).flatten)
     }
@@ -36,11 +36,14 @@ private[capture] object ArchiveReader {
   def open(path: os.Path): Either[String, ArchiveReader] =
     TextFile.problem(path, "archive", whole = false).toLeft(()).flatMap { _ =>
       val zip = try Right(new ZipFile(path.toIO))
-      catch { case e: ZipException => Left(s"$path is not a bankops capture archive, or it is cut short (${e.getMessage})") }
+      catch {
+        case e: ZipException => Left(s"$path is not a bankops capture archive, or it is cut short (${e.getMessage})")
+        case e: java.io.IOException => Left(s"$path cannot be read (${e.getMessage})")
+      }
       zip.flatMap { z =>
         val checked = for {
           entry <- Option(z.getEntry(ArchiveParts.ManifestFile)).toRight(s"$path: no ${ArchiveParts.ManifestFile}: not a bankops capture archive")
-          text = Using.resource(z.getInputStream(entry))(in => new String(in.readAllBytes(), "UTF-8"))
+          text <- read(path, z, entry)
           json <- JsonInput.parse(text).left.map(e => s"$path: ${ArchiveParts.ManifestFile}: $e")
           format = json.hcursor.get[String]("format").toOption
           version = json.hcursor.get[Int]("version").toOption
@@ -56,6 +59,15 @@ private[capture] object ArchiveReader {
         checked
       }
     }
+
+  /** A small file of the archive (a manifest, schemas, groups): bounded as JSON input is, a damaged entry named. */
+  private[capture] def read(path: os.Path, zip: ZipFile, e: java.util.zip.ZipEntry): Either[String, String] =
+    try Using.resource(zip.getInputStream(e)) { in =>
+        val bytes = in.readNBytes(JsonInput.MaxChars + 1)
+        if (bytes.length > JsonInput.MaxChars) Left(s"$path: ${e.getName} is larger than a JSON file bankops reads (32 MiB)")
+        else Right(new String(bytes, "UTF-8"))
+      }
+    catch { case ex: java.io.IOException => Left(s"$path: ${e.getName} cannot be read (${ex.getMessage}): the archive is damaged") }
 
   private def verify(path: os.Path, zip: ZipFile, file: ArchiveFile): Either[String, Unit] =
     Option(zip.getEntry(file.name)).toRight(s"$path: ${file.name} is missing: the archive is cut short or was changed").flatMap { e =>

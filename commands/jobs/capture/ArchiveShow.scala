@@ -37,11 +37,12 @@ private[capture] object ArchiveShow {
   /** Each record line of the archive, its value decoded from its raw bytes with the archive's schema of its id. */
   def records(archive: ArchiveReader, topics: List[String], shell: Shell): IO[Unit] =
     IO.fromEither(archive.json[List[CapturedSchema]](ArchiveParts.Schemas).left.map(Failure.BadInput(_))).flatMap { schemas =>
-      val readers = schemas.map(s =>
+      val readers = schemas.distinctBy(_.id).map(s =>
         s.id -> {
           val parser = new Schema.Parser()
           // Referenced schemas first, so the names they define are known.
-          schemas.filter(r => s.references.exists(_.subject == r.subject)).foreach(r => parser.parse(r.schema))
+          schemas.filter(r => s.references.exists(x => x.subject == r.subject && x.version == r.version)).distinctBy(_.subject)
+            .foreach(r => parser.parse(r.schema))
           val schema = parser.parse(s.schema)
           (schema, new GenericDatumReader[Any](schema))
         }).toMap

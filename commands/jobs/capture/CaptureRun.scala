@@ -30,13 +30,15 @@ object CaptureRun {
 
   def apply(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, shell: Shell): IO[CaptureReport] = {
     val strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
-    val topics = if (o.topics.nonEmpty) o.topics else topology.topics.map(_.name)
+    val named = if (o.topics.nonEmpty) o.topics else topology.topics.map(_.name)
     val balanceTopic = o.accounts.balanceTopic.orElse(topology.topics.find(_.records.exists(_.fullName ==
             BalanceChanged.codec.schema
               .fold(_ => "", _.getFullName))).map(_.name)).getOrElse(BankNames.BalanceChanged)
     IO.fromEither(o.accounts.findings.traverse(CapturedAccounts.fromFindings).left.map(Failure.BadInput(_))).flatMap { flagged =>
       val ibans = (o.accounts.ibans ++ flagged.toList.flatten).distinct
       val accounts = Option.when(ibans.nonEmpty)(ibans -> balanceTopic)
+      // The topology's topics by default: with accounts, their chains come from the balance topic whole, not its window.
+      val topics = if (o.topics.isEmpty && accounts.nonEmpty) named.filterNot(_ == balanceTopic) else named
       run(o.copy(topics = topics), settings, topology, strategy, accounts,
         CaptureAsked(topics, o.fromText, o.toText, o.filterText, o.groups, ibans, o.redact),
         shell)
@@ -118,7 +120,7 @@ object CaptureRun {
       // decodes them. Plain JSON is built only for a --where filter.
       val decoder = new RecordDecoder(resolver, plainValues = o.filter.where.nonEmpty)
       // Each schema id the frames carry, with the topic and record type it was met with (its subject follows from them).
-      val ids = TrieMap.empty[Int, (String, String)]
+      val ids = TrieMap.empty[(Int, String), String]
       val redact = o.redact.map(_.split('.').toList)
       OutputFile.writeStream("--out", o.out, o.overwrite) { stream =>
         val archive = new ArchiveWriter(stream)
@@ -135,8 +137,13 @@ object CaptureRun {
                     IO.blocking {
                       var bytes = 0L
                       kept.foreach { case (d, r) =>
-                        d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id, (topic, s.getFullName)) }
-                        val redacted = (d.datum, d.schema, d.envelope.schemaId).mapN((datum, s, id) => Redaction(datum, s, id, redact)).flatten
+                        d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id -> topic, s.getFullName) }
+                        // A value that cannot be decoded cannot be masked either: with --redact it stops the capture, never kept in clear.
+                        val redacted = if (redact.isEmpty || r.value == null) None
+                        else (d.datum, d.schema, d.envelope.schemaId).mapN((datum, s, id) => Redaction(datum, s, id, redact))
+                          .getOrElse(Left(s"does not decode (${d.envelope.error.getOrElse("no schema")})"))
+                          .fold(why => throw Failure.BadInput(s"--redact: the record at $topic-${r.partition}@${r.offset} $why; nothing captured"),
+                            identity)
                         val line = (RecordLine.text(d.envelope.copy(raw = redacted.orElse(Option(r.value))), None) + "\n").getBytes("UTF-8")
                         out.write(line)
                         bytes += line.length
@@ -166,7 +173,9 @@ object CaptureRun {
               val chainSpec = ReadSpec(List(balanceTopic), Some(ibans.map(KeyPartition.of(_, partitions)).distinct.sorted), StartAt.Beginning,
                 StopAt.End)
               copy(CapturedAccounts.chains(balanceTopic), balanceTopic, chainSpec, e => e.keyText.exists(ibans.contains)).flatMap { chains =>
-                val found = CapturedAccounts(balanceTopic, rows, ibans.filterNot(i => rows.exists(_.iban == i)))
+                // The token is the account's secret: --redact token masks it in the rows too.
+                val kept = if (o.redact.contains("token")) rows.map(_.copy(token = Redaction.Mask)) else rows
+                val found = CapturedAccounts(balanceTopic, kept, ibans.filterNot(i => rows.exists(_.iban == i)))
                 archive.text(CapturedAccounts.File, found.asJson.spaces2).as(Some(found -> chains))
               }
             }
@@ -177,8 +186,9 @@ object CaptureRun {
           }
           _ <- IO.raiseWhen(spans.map(_.records).sum == 0)(noRecords(asked))
           schemas <- capturedSchemas(registry, strategy, ids.toMap)
-          _ <- o.redact.filterNot(f => ids.keys.flatMap(decoder.writerSchema).exists(Redaction.holds(_, f.split('.').toList))).traverse_(f =>
-            IO.raiseError[Unit](Failure.BadInput(s"--redact $f: no captured record has that field; nothing captured")))
+          _ <-
+            o.redact.filterNot(f => ids.keys.map(_._1).flatMap(decoder.writerSchema).exists(Redaction.holds(_, f.split('.').toList))).traverse_(f =>
+              IO.raiseError[Unit](Failure.BadInput(s"--redact $f: no captured record has that field; nothing captured")))
           _ <- archive.text(Schemas, schemas.asJson.spaces2)
           _ <- archive.text(Groups, offsets.asJson.spaces2)
           _ <- archive.text(Cluster, cluster.asJson.spaces2)
@@ -193,21 +203,21 @@ object CaptureRun {
     }
 
   /** The schemas of the ids met, each with the subject and version it has on the registry, and those they reference. */
-  private def capturedSchemas(registry: RegistryClient, strategy: SubjectNameStrategy, ids: Map[Int, (String, String)])
+  private def capturedSchemas(registry: RegistryClient, strategy: SubjectNameStrategy, ids: Map[(Int, String), String])
       : IO[List[CapturedSchema]] =
-    ids.toList.sortBy(_._1).traverse { case (id, (topic, record)) =>
+    ids.toList.sortBy(_._1).traverse { case ((id, topic), record) =>
       registry.schemaById(id).flatMap { s =>
         val subject = strategy.subject(topic, record)
         registry.lookup(subject, s.schema, s.references).map {
-          case Lookup.Found(v) => CapturedSchema(id, subject, v.version, s.schema, s.references)
-          case _ => CapturedSchema(id, subject, 0, s.schema, s.references)
+          case Lookup.Found(v) => CapturedSchema(id, subject, v.version, s.schema, s.references, Some(topic))
+          case _ => CapturedSchema(id, subject, 0, s.schema, s.references, Some(topic))
         }.flatMap { own =>
           s.references.traverse(r => registry.version(r.subject, r.version.toString)).map(_.flatten.map(v =>
               CapturedSchema(v.id, v.subject, v.version, v.schema, v.references)))
             .map(own :: _)
         }
       }
-    }.map(_.flatten.distinctBy(_.id).sortBy(_.id))
+    }.map(_.flatten.distinctBy(s => (s.id, s.subject)).sortBy(s => (s.id, s.subject)))
 
   /** A window without records is refused, and nothing is written: an empty archive reproduces nothing. */
   private[capture] def noRecords(asked: CaptureAsked): Failure =

@@ -50,7 +50,17 @@ object CapturedAccounts {
     * holds any account is refused (a restore never mixes into accounts it did not write).
     */
   def restore(db: DatabaseSettings, database: String, rows: List[CapturedAccount], timeout: FiniteDuration): IO[DatabaseSettings] = {
-    val target = db.copy(url = db.url.copy(value = db.url.value.replaceFirst("(jdbc:postgresql://[^/?]+/)[^?]*", s"$$1$database")))
+    val Url = "(jdbc:postgresql://[^/?]+/)[^?]*(.*)".r
+    val target = db.url.value match {
+      case Url(server, params) => Right(db.copy(url = db.url.copy(value = s"$server$database$params")))
+      case other => Left(Failure.BadInput(s"the database URL $other (${db.url.source.describe}) names no database after its host: " +
+            "give one as jdbc:postgresql://HOST:PORT/DATABASE to restore the accounts next to it"))
+    }
+    IO.fromEither(target).flatMap(restoreInto(db, _, database, rows, timeout))
+  }
+
+  private def restoreInto(db: DatabaseSettings, target: DatabaseSettings, database: String, rows: List[CapturedAccount],
+                          timeout: FiniteDuration): IO[DatabaseSettings] = {
     Database.session(db, "bankops-restore", timeout).use { c =>
       IO.blocking {
         val exists = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")

@@ -15,16 +15,26 @@ import bankops.services.avro.WireFormat
 private[capture] object Redaction {
   val Mask = "****"
 
-  /** The record's bytes with `paths` masked, or None when it has none of them. */
-  def apply(datum: Any, schema: Schema, schemaId: Int, paths: List[List[String]]): Option[Array[Byte]] = datum match {
-    case g: GenericRecord if paths.exists(p => mask(g, p)) => WireFormat.encodeGeneric(g, schema).toOption.map(WireFormat.frame(schemaId, _))
-    case _ => None
+  /** The record's bytes with `paths` masked, None when it has none of them, or why it cannot be masked. */
+  def apply(datum: Any, schema: Schema, schemaId: Int, paths: List[List[String]]): Either[String, Option[Array[Byte]]] = datum match {
+    case g: GenericRecord if paths.map(p => mask(g, p)).contains(true) =>
+      WireFormat.encodeGeneric(g, schema).map(b => Some(WireFormat.frame(schemaId, b))).left.map(e => s"cannot be encoded once masked: $e")
+    case _ => Right(None)
   }
 
-  /** Whether any captured schema has the path: a field no record has is a mistake, not nothing to hide. */
+  /** Whether a schema has the path, as a field that can be masked (text, bytes or a number): a field no record has, or
+    * one of a type that cannot be masked (an enum, a fixed, a record), is refused rather than listed as hidden.
+    */
   def holds(schema: Schema, path: List[String]): Boolean = (schema.getType, path) match {
     case (Schema.Type.UNION, _) => schema.getTypes.asScala.exists(holds(_, path))
-    case (Schema.Type.RECORD, name :: rest) => Option(schema.getField(name)).exists(f => rest.isEmpty || holds(f.schema, rest))
+    case (Schema.Type.RECORD, name :: Nil) => Option(schema.getField(name)).exists(f => maskable(f.schema))
+    case (Schema.Type.RECORD, name :: rest) => Option(schema.getField(name)).exists(f => holds(f.schema, rest))
+    case _ => false
+  }
+
+  private def maskable(schema: Schema): Boolean = schema.getType match {
+    case Schema.Type.STRING | Schema.Type.BYTES | Schema.Type.INT | Schema.Type.LONG | Schema.Type.FLOAT | Schema.Type.DOUBLE => true
+    case Schema.Type.UNION => schema.getTypes.asScala.exists(maskable)
     case _ => false
   }
 

@@ -1,6 +1,5 @@
 package bankops.jobs.capture
 
-import cats.data.NonEmptyList
 import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
@@ -37,11 +36,10 @@ object RestoreCommand {
     Flags.timeout(30.seconds)
   ).tupled.mapValidated { case (flags, archive, prefix, renames, groupPrefix, nonEmpty, dbName, timeout) =>
     val plan = RestorePlan(prefix, renames.toMap, groupPrefix.getOrElse(prefix))
-    val names = (renames.map(_._2) ++ Option.when(prefix.nonEmpty)(prefix + "x")).toList
-    NonEmptyList.fromList(names).fold(Options(flags, archive, plan, nonEmpty, dbName, timeout).validNel[String])(_ =>
-      if (prefix.isEmpty && renames.isEmpty && !nonEmpty)
-        "an empty --topic-prefix without --rename restores into the captured topics' own names: add --into-non-empty if that is meant".invalidNel
-      else Options(flags, archive, plan, nonEmpty, dbName, timeout).validNel)
+    if (prefix.isEmpty && renames.isEmpty && !nonEmpty)
+      "an empty --topic-prefix without --rename restores into the captured topics' own names: add --into-non-empty if that is meant".invalidNel
+    else if (prefix.nonEmpty) TopicName.check("topic-prefix")(prefix + "x").map(_ => Options(flags, archive, plan, nonEmpty, dbName, timeout))
+    else Options(flags, archive, plan, nonEmpty, dbName, timeout).validNel
   }
 
   def run(o: Options)(shell: Shell): IO[ExitCode] =

@@ -15,6 +15,15 @@ private[capture] final case class RestorePlan(prefix: String, renames: Map[Strin
 
 private[capture] object RestorePlan {
 
+  /** The captured configs as a restored topic can hold them: kept for good (its records are old: a retention would
+    * delete them at once), min.insync.replicas no higher than the replicas it has here, the records' own timestamps
+    * accepted whatever their age.
+    */
+  def configs(captured: Map[String, String], replicas: Int): Map[String, String] =
+    captured.filterNot { case (k, _) => k.startsWith("message.timestamp.") } ++
+      Map("retention.ms" -> "-1", "retention.bytes" -> "-1") ++
+      captured.get("min.insync.replicas").flatMap(_.toIntOption).map(n => "min.insync.replicas" -> (n min replicas).toString)
+
   /** The restored offset of a group's committed `offset` on a partition: as many restored records before it as there were
     * captured records before it, counted from `base` (the partition's first restored offset). Offsets are positions, so
     * the lag stays the same number of records.
@@ -25,4 +34,15 @@ private[capture] object RestorePlan {
     while (lo < hi) { val mid = (lo + hi) >>> 1; if (capturedOffsets(mid) < offset) lo = mid + 1 else hi = mid }
     base + lo
   }
+}
+
+/** The target's schema id of each captured one: per topic whose records carry it (a subject per topic), and any. */
+private[capture] final case class RestoredIds(perTopic: Map[String, Map[Int, Int]], any: Map[Int, Int]) {
+  def add(s: CapturedSchema, target: Int): RestoredIds =
+    RestoredIds(s.topic.fold(perTopic)(t => perTopic.updated(t, perTopic.getOrElse(t, Map.empty).updated(s.id, target))), any.updated(s.id, target))
+
+  def of(topic: String): Map[Int, Int] = any ++ perTopic.getOrElse(topic, Map.empty)
+
+  def size: Int = any.size
+  def pairs: List[(Int, Int)] = any.toList.sorted
 }

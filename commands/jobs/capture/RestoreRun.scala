@@ -46,15 +46,16 @@ private[capture] object RestoreRun {
           ids <-
             RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, plan, captured ++ accounts.map(_.balanceTopic)))
           _ <- missing.traverse_(t => createTopic(admin, t, plan.topic(t.name), shell))
-          _ <- shell.info(s"restore: ${ids.size} schema(s) registered: ids ${ids.toList.sorted.map { case (a, b) => s"$a→$b" }.mkString(", ")}")
+          _ <- shell.info(s"restore: ${ids.size} schema(s) registered: ids ${ids.pairs.map { case (a, b) => s"$a→$b" }.mkString(", ")}")
           written <-
             ChunkProducer.resource(settings.kafka, timeout).use(p =>
-              captured.traverse(t => writeTopic(archive, p, t, plan.topic(t), ids, shell)) <* accounts.traverse_(a =>
-                writeTopic(archive, p, a.balanceTopic, plan.topic(a.balanceTopic), ids, shell, Some(CapturedAccounts.chains(a.balanceTopic)))))
+              captured.traverse(t => writeTopic(archive, p, t, plan.topic(t), ids.of(t), shell)) <* accounts.traverse_(a =>
+                writeTopic(archive, p, a.balanceTopic, plan.topic(a.balanceTopic), ids.of(a.balanceTopic), shell,
+                  Some(CapturedAccounts.chains(a.balanceTopic)))))
           groups <- restoreOffsets(admin, offsets, written.toMap, plan)
           restoredAccounts <-
             accounts.traverse(a => restoreAccounts(admin, archive, a, cluster, plan, dbName, allowNonEmpty, settings, timeout, shell))
-        } yield RestoreReport(written.map { case (t, (n, _)) => plan.topic(t) -> n }.toMap, ids, groups, restoredAccounts)
+        } yield RestoreReport(written.map { case (t, (n, _)) => plan.topic(t) -> n }.toMap, ids.any, groups, restoredAccounts)
       }.adaptError(KafkaClients.unreachable(settings.kafka, timeout))
     } yield report
   }
@@ -91,22 +92,32 @@ private[capture] object RestoreRun {
   private def createTopic(admin: Admin, t: CapturedTopic, target: String, shell: Shell): IO[Unit] =
     KafkaClients.await(admin.describeCluster().nodes()).flatMap { nodes =>
       val rf = t.replicationFactor min nodes.size max 1
-      val topic = new NewTopic(target, t.partitions, rf.toShort).configs(t.configs.asJava)
+      val topic = new NewTopic(target, t.partitions, rf.toShort).configs(RestorePlan.configs(t.configs, rf).asJava)
       KafkaClients.await(admin.createTopics(List(topic).asJava).all()).void >>
         shell.info(s"restore: created topic $target (${t.partitions} partition(s), replication $rf, ${t.configs.size} config(s) as captured)")
     }
 
   /** Every schema registered on the target, referenced ones first; the captured id to the target's. */
-  private def registerAll(registry: RegistryClient, schemas: List[CapturedSchema], plan: RestorePlan, topics: List[String]): IO[Map[Int, Int]] = {
+  private def registerAll(registry: RegistryClient, schemas: List[CapturedSchema], plan: RestorePlan, topics: List[String])
+      : IO[RestoredIds] = {
     val referenced = schemas.flatMap(_.references.map(_.subject)).toSet
     val (first, rest) = schemas.partition(s => referenced(s.subject))
-    (first ++ rest).foldLeftM(Map.empty[Int, Int]) { (ids, s) =>
+    // A reference names a version of the source registry: it is pointed at the version its schema has on the target.
+    (first ++ rest).foldLeftM((RestoredIds(Map.empty, Map.empty), Map.empty[(String, Int), Int])) { case ((ids, versions), s) =>
       val subject = if (referenced(s.subject)) s.subject else plan.subject(s.subject, topics)
-      registry.register(subject, s.schema, s.references.map(r => SchemaReference(r.name, r.subject, r.version))).map(n => ids.updated(s.id, n))
-        .adaptError { case e: RegistryError =>
-          Failure.BadInput(s"the registry at ${registry.describe} refused schema id ${s.id} under $subject: ${e.message}; no record was written")
-        }
-    }
+      val refs = s.references.map(r => SchemaReference(r.name, r.subject, versions.getOrElse(r.subject -> r.version, r.version)))
+      registry.register(subject, s.schema, refs).flatMap { n =>
+        val version =
+          if (referenced(s.subject)) registry.lookup(subject, s.schema, refs).map {
+            case bankops.services.registry.Lookup.Found(v) => versions.updated(s.subject -> s.version, v.version)
+            case _ => versions
+          }
+          else IO.pure(versions)
+        version.map(v => (ids.add(s, n), v))
+      }.adaptError { case e: RegistryError =>
+        Failure.BadInput(s"the registry at ${registry.describe} refused schema id ${s.id} under $subject: ${e.message}; no record was written")
+      }
+    }.map(_._1)
   }
 
   /** The records of one topic, in order, to their captured partitions; for each partition the captured offsets (in order)

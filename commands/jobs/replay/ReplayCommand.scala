@@ -114,9 +114,10 @@ object ReplayCommand {
         case ToTopic(t) if !o.delivery.dryRun =>
           ensureTopic(t, o.createTopic, o.timeout, target, topology, shell).background.map(_.flatMap(_.embedNever))
         // A dry run asks whether the target exists (a real run would fail on it), and creates nothing.
-        case ToTopic(t) => Resource.pure[IO, IO[Int]](ensureTopic(t, create = false, o.timeout, target, topology, shell).recoverWith {
+        // Asked once, however many steps await it.
+        case ToTopic(t) => Resource.eval(ensureTopic(t, create = false, o.timeout, target, topology, shell).recoverWith {
             case Failure.BadInput(_) if o.createTopic => shell.info(s"replay: dry run: topic $t does not exist; --create-topic would create it").as(0)
-          })
+          }.memoize)
         case _ => Resource.pure[IO, IO[Int]](IO.pure(0))
       }
       dryCheck = (o.to, o.from) match {

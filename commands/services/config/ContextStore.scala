@@ -51,7 +51,9 @@ object ContextStore {
     * [[sandboxName]]. Nothing when there is no configuration directory. Returns the name changed, if any.
     */
   def registerSandbox(env: Map[String, String], dir: os.Path, context: Option[ConnectionContext]): IO[Option[String]] = {
-    def ours(cs: Contexts) = cs.names.find(n => cs.contexts(n).sandboxDir.contains(dir))
+    // Only names a sandbox gives itself: a context someone added with --sandbox-dir is theirs, never replaced or removed.
+    def ours(cs: Contexts) =
+      cs.names.filter(n => n == SandboxName || n.startsWith(s"$SandboxName-")).find(n => cs.contexts(n).sandboxDir.contains(dir))
     (file(env), context) match {
       case (None, _) => IO.pure(None)
       case (_, Some(c)) => update(env) { cs =>

@@ -178,6 +178,7 @@ class CaptureSuite extends CatsEffectSuite {
       (List("restore", changed.toString, "--topic-prefix", "bad2."), s"$changed: groups.json does not match its checksum in the manifest"),
       (List("restore", newer.toString, "--topic-prefix", "bad3."), s"$newer: archive format version 2 is newer than this bankops reads (1)"),
       (List("restore", dir.toString), s"archive $dir is a directory, not a file"),
+      (List("restore", archive.toString, "--topic-prefix", ""), "an empty --topic-prefix without --rename restores into the captured topics"),
       (List("capture", "--topic", bank.commands, "--from", "end", "--out", (dir / "empty.zip").toString),
         s"no records in the window asked for (${bank.commands} from end to end); nothing captured"),
       (List("capture", "--topic", bank.commands, "--out", (dir / "no-such-dir" / "x.zip").toString), "--out")

@@ -74,10 +74,15 @@ class ContextsSuite extends CatsEffectSuite {
       second <- ContextStore.registerSandbox(env, b, ctx(b))
       again <- ContextStore.registerSandbox(env, a, ctx(a))
       removed <- ContextStore.registerSandbox(env, b, None)
+      // A context someone added for the same directory is theirs: never replaced, never removed.
+      _ <- ContextStore.update(env)(cs => Right(cs.updated("dev", ConnectionContext(sandboxDir = Some(b))) -> ()))
+      third <- ContextStore.registerSandbox(env, b, ctx(b))
+      _ <- ContextStore.registerSandbox(env, b, None)
       left <- ContextStore.read(env)
     } yield {
-      assertEquals((first, second, again, removed), (Some("sandbox"), Some("sandbox-b"), Some("sandbox"), Some("sandbox-b")))
-      assertEquals(left.contexts.keySet, Set("sandbox"))
+      assertEquals((first, second, again, removed, third),
+        (Some("sandbox"), Some("sandbox-b"), Some("sandbox"), Some("sandbox-b"), Some("sandbox-b")))
+      assertEquals(left.contexts.keySet, Set("sandbox", "dev"))
       assertEquals(left.contexts("sandbox").sandboxDir, Some(a))
     }
   }
