@@ -11,22 +11,19 @@ rounds=${2:-3}
 command -v kcat >/dev/null || { echo "kcat not found (apt-get install kcat)" >&2; exit 1; }
 src=bench-inspect-$records
 ensure_commands_topic "$src" "$records"
-ssl=(-X security.protocol=ssl -X ssl.ca.location="$sandbox/tls/ca.pem" -X ssl.certificate.location="$sandbox/tls/operator.pem"
-  -X ssl.key.location="$sandbox/tls/operator.key")
-now() { date +%s.%N; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 kc=(); cb=(); kp=(); rb=()
 warm_up ./bankops capture --topic "$src" --to offset:1000 --out "$work/warm.zip"
 for round in $(seq "$rounds"); do
-  s=$(now); kcat -C -b "$bootstrap" "${ssl[@]}" -t "$src" -o beginning -e -q -K $'\t' > "$work/kcat.out"; e=$(now)
+  s=$(now); kcat -C -b "$bootstrap" "${kcat_ssl[@]}" -t "$src" -o beginning -e -q -K $'\t' > "$work/kcat.out"; e=$(now)
   kc+=("$(echo "$records / ($e - $s)" | bc -l)")
   rm -f "$work/capture.zip"
   s=$(now); ./bankops capture --topic "$src" --out "$work/capture.zip" 2>"$work/capture.err"; e=$(now)
   cb+=("$(echo "$records / ($e - $s)" | bc -l)")
   dst=bench-restore-kcat-$$-$round
   bench_topic "$dst" 3 ConfirmAccountCreation ConfirmMoneyTransfer
-  s=$(now); kcat -P -b "$bootstrap" "${ssl[@]}" -t "$dst" -K $'\t' -X acks=all < "$work/kcat.out"; e=$(now)
+  s=$(now); kcat -P -b "$bootstrap" "${kcat_ssl[@]}" -t "$dst" -K $'\t' -X acks=all < "$work/kcat.out"; e=$(now)
   kp+=("$(echo "$records / ($e - $s)" | bc -l)")
   s=$(now); ./bankops restore "$work/capture.zip" --topic-prefix "bench-r$$-$round." 2>"$work/restore.err"; e=$(now)
   rb+=("$(echo "$records / ($e - $s)" | bc -l)")

@@ -10,7 +10,6 @@ topic=bench-inspect-$records
 ensure_commands_topic "$topic" "$records"
 warm_up ./bankops inspect --topic "$topic" --limit 1
 echo "topic $topic: $records mixed ConfirmAccountCreation/ConfirmMoneyTransfer records, 3 partitions"
-now() { date +%s.%N; }
 cp=(); bk=(); cf=(); bf=()
 for round in $(seq "$rounds"); do
   s=$(now)

@@ -13,6 +13,10 @@ kafka_cp=$(cat "$sandbox/kafka-1/classpath")
 client_props=$sandbox/client.properties
 bootstrap=$(./bankops config show -o json | python3 -c 'import json,sys; print(next(l["value"] for l in map(json.loads, sys.stdin) if l["setting"]=="kafka.bootstrap.servers"))')
 kafka_tool() { java -cp "$kafka_cp" "$@"; }
+now() { date +%s.%N; }
+# kcat's settings for the sandbox's TLS listener, as the operator.
+kcat_ssl=(-X security.protocol=ssl -X ssl.ca.location="$sandbox/tls/ca.pem" -X ssl.certificate.location="$sandbox/tls/operator.pem"
+  -X ssl.key.location="$sandbox/tls/operator.key")
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # A topic of the given records (simple names) in a scratch topology next to copies of the .avsc files.

@@ -10,9 +10,6 @@ rounds=${2:-3}
 command -v kcat >/dev/null || { echo "kcat not found (apt-get install kcat)" >&2; exit 1; }
 src=bench-inspect-$records
 ensure_commands_topic "$src" "$records"
-ssl=(-X security.protocol=ssl -X ssl.ca.location="$sandbox/tls/ca.pem" -X ssl.certificate.location="$sandbox/tls/operator.pem"
-  -X ssl.key.location="$sandbox/tls/operator.key")
-now() { date +%s.%N; }
 kc=(); bk=()
 warm=bench-replay-warm-$$
 bench_topic "$warm" 3 ConfirmAccountCreation ConfirmMoneyTransfer
@@ -22,7 +19,7 @@ for round in $(seq "$rounds"); do
   bench_topic "$dst_k" 3 ConfirmAccountCreation ConfirmMoneyTransfer
   bench_topic "$dst_b" 3 ConfirmAccountCreation ConfirmMoneyTransfer
   s=$(now)
-  kcat -C -b "$bootstrap" "${ssl[@]}" -t "$src" -o beginning -e -q -K $'\t' | kcat -P -b "$bootstrap" "${ssl[@]}" -t "$dst_k" -K $'\t' -X acks=all
+  kcat -C -b "$bootstrap" "${kcat_ssl[@]}" -t "$src" -o beginning -e -q -K $'\t' | kcat -P -b "$bootstrap" "${kcat_ssl[@]}" -t "$dst_k" -K $'\t' -X acks=all
   e=$(now); kc+=("$(echo "$records / ($e - $s)" | bc -l)")
   s=$(now); ./bankops replay --from-topic "$src" --to-topic "$dst_b" 2>/tmp/bankops-replay.err; e=$(now)
   bk+=("$(echo "$records / ($e - $s)" | bc -l)")

@@ -1,6 +1,6 @@
 package bankops.jobs.capture
 
-import io.circe.{Decoder, Encoder}
+import io.circe.Codec
 import io.circe.generic.semiauto._
 
 /** What a capture asked for: kept in the manifest so an archive says what it is an answer to. */
@@ -30,14 +30,9 @@ object ArchiveManifest {
   /** The version this bankops writes, and the newest it reads. */
   val Version = 1
 
-  implicit val askedCodec: Encoder[CaptureAsked] = deriveEncoder
-  implicit val askedDecoder: Decoder[CaptureAsked] = deriveDecoder
-  implicit val partitionEncoder: Encoder[PartitionSpan] = deriveEncoder
-  implicit val partitionDecoder: Decoder[PartitionSpan] = deriveDecoder
-  implicit val topicEncoder: Encoder[TopicSpan] = deriveEncoder
-  implicit val topicDecoder: Decoder[TopicSpan] = deriveDecoder
-  implicit val fileEncoder: Encoder[ArchiveFile] = deriveEncoder
-  implicit val fileDecoder: Decoder[ArchiveFile] = deriveDecoder
-  implicit val encoder: Encoder[ArchiveManifest] = deriveEncoder
-  implicit val decoder: Decoder[ArchiveManifest] = deriveDecoder
+  implicit val askedCodec: Codec.AsObject[CaptureAsked] = deriveCodec
+  implicit val partitionCodec: Codec.AsObject[PartitionSpan] = deriveCodec
+  implicit val topicCodec: Codec.AsObject[TopicSpan] = deriveCodec
+  implicit val fileCodec: Codec.AsObject[ArchiveFile] = deriveCodec
+  implicit val codec: Codec.AsObject[ArchiveManifest] = deriveCodec
 }

@@ -1,6 +1,6 @@
 package bankops.jobs.capture
 
-import io.circe.{Decoder, Encoder}
+import io.circe.Codec
 import io.circe.generic.semiauto._
 
 import bankops.services.registry.SchemaReference
@@ -32,14 +32,9 @@ object ArchiveParts {
   /** The records of a topic, as replay's lossless JSON lines. */
   def records(topic: String): String = s"records/$topic.jsonl"
 
-  implicit val schemaEncoder: Encoder[CapturedSchema] = deriveEncoder
-  implicit val schemaDecoder: Decoder[CapturedSchema] = deriveDecoder
-  implicit val offsetEncoder: Encoder[CapturedOffset] = deriveEncoder
-  implicit val offsetDecoder: Decoder[CapturedOffset] = deriveDecoder
-  implicit val partitionEncoder: Encoder[CapturedPartition] = deriveEncoder
-  implicit val partitionDecoder: Decoder[CapturedPartition] = deriveDecoder
-  implicit val topicEncoder: Encoder[CapturedTopic] = deriveEncoder
-  implicit val topicDecoder: Decoder[CapturedTopic] = deriveDecoder
-  implicit val clusterEncoder: Encoder[CapturedCluster] = deriveEncoder
-  implicit val clusterDecoder: Decoder[CapturedCluster] = deriveDecoder
+  implicit val schemaCodec: Codec.AsObject[CapturedSchema] = deriveCodec
+  implicit val offsetCodec: Codec.AsObject[CapturedOffset] = deriveCodec
+  implicit val partitionCodec: Codec.AsObject[CapturedPartition] = deriveCodec
+  implicit val topicCodec: Codec.AsObject[CapturedTopic] = deriveCodec
+  implicit val clusterCodec: Codec.AsObject[CapturedCluster] = deriveCodec
 }

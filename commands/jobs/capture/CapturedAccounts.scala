@@ -2,7 +2,7 @@ package bankops.jobs.capture
 
 import cats.effect.IO
 import cats.syntax.all._
-import io.circe.{Decoder, Encoder}
+import io.circe.Codec
 import io.circe.generic.semiauto._
 
 import scala.concurrent.duration.FiniteDuration
@@ -23,10 +23,8 @@ object CapturedAccounts {
   /** Where the captured chains are kept: apart from the window's records, since they go back further. */
   def chains(topic: String): String = s"accounts/$topic.jsonl"
 
-  implicit val accountEncoder: Encoder[CapturedAccount] = deriveEncoder
-  implicit val accountDecoder: Decoder[CapturedAccount] = deriveDecoder
-  implicit val encoder: Encoder[CapturedAccounts] = deriveEncoder
-  implicit val decoder: Decoder[CapturedAccounts] = deriveDecoder
+  implicit val accountCodec: Codec.AsObject[CapturedAccount] = deriveCodec
+  implicit val codec: Codec.AsObject[CapturedAccounts] = deriveCodec
 
   /** The accounts a `balances validate -o json` run flagged: each finding line's non-empty `iban`. */
   def fromFindings(file: os.Path): Either[String, List[String]] =
