@@ -27,6 +27,10 @@ object LatencyChart {
     }
   }
 
+  /** The power of ten at or below `ms` (at or above, for `decadeAbove`): a log axis's ends. */
+  def decadeBelow(ms: Double): Double = math.pow(10, math.floor(math.log10(ms max 0.1) + 1e-9))
+  def decadeAbove(ms: Double): Double = math.pow(10, math.ceil(math.log10(ms max 0.1) - 1e-9))
+
   private val Width = 900
   private val Height = 420
 
@@ -104,7 +108,7 @@ object LatencyChart {
         dashes(i % dashes.size).map(_ * (width max 2f) / 2f), 0f))
   }
 
-  private def latency(steps: List[StepResult], timeoutMs: Double, title: String): XYChart = {
+  private[latency] def latency(steps: List[StepResult], timeoutMs: Double, title: String): XYChart = {
     val c = base(title, "end-to-end latency (ms, log scale)")
     c.getStyler.setYAxisLogarithmic(true)
     val x = xs(steps)
@@ -121,6 +125,10 @@ object LatencyChart {
       if (m == Measure.Feedback) { add("feedback p50", m, 50); add("feedback p99", m, 99); add("feedback p99.9", m, 99.9) }
       else add(s"${m.name} p99", m, 99)
     }
+    // The axis spans whole decades, so each end is a labelled decade: XChart labels only the decades inside the data's
+    // range, and latencies between 300 and 5,000 ms showed the one label 1,000.
+    val ys = timeoutMs :: drawn.flatMap(_._2.toList)
+    c.getStyler.setYAxisMin(LatencyChart.decadeBelow(ys.min)).setYAxisMax(LatencyChart.decadeAbove(ys.max))
     val t = c.addSeries("timeout", Array(x.minOption.getOrElse(0.0), x.maxOption.getOrElse(1.0)), Array(timeoutMs, timeoutMs))
     t.setMarker(SeriesMarkers.NONE)
     t.setLineColor(Color.RED)

@@ -45,6 +45,15 @@ class LatencyChartSuite extends munit.FunSuite {
     assert(orange > 100, s"feedback p99's colour covered: $orange pixels")
   }
 
+  test("the latency axis spans whole decades around every series, so its ends are labelled (not only a 1,000 inside)") {
+    // Feedback between 300 and 5,000 ms: XChart alone labelled only 1,000.
+    val slow = steps.map(s => s.copy(measures = s.measures.map { case (m, st) => m -> st.copy(samplesMs = st.samplesMs.map(_ * 30)) }))
+    val styler = LatencyChart.latency(slow, 5000, "t").getStyler
+    assertEquals((styler.getYAxisMin.doubleValue, styler.getYAxisMax.doubleValue), (100.0, 10000.0))
+    assertEquals((LatencyChart.decadeBelow(1000), LatencyChart.decadeAbove(1000), LatencyChart.decadeAbove(1001)), (1000.0, 1000.0, 10000.0))
+    assertEquals((LatencyChart.decadeBelow(0.1), LatencyChart.decadeBelow(9.9), LatencyChart.decadeAbove(0.05)), (0.1, 1.0, 0.1))
+  }
+
   test("the file's extension chooses the format; anything else is refused by name") {
     assertEquals(LatencyChart.Format.of(os.pwd / "a.PNG"), Right(LatencyChart.Format.Png))
     assertEquals(LatencyChart.Format.of(os.pwd / "a.svg"), Right(LatencyChart.Format.Svg))
