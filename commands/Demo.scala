@@ -164,14 +164,17 @@ object Demo {
       // 4. The original experiment in brief: probe latency without and with extra load, and its chart.
       chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
       // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
-      latencyOptions = LatencyOptions.defaults(loader).copy(steps = List(0, 500), stepDuration = 5.seconds, chart = Some(chart), overwrite = true,
-        output = Some(OutputFormat.Table))
+      // Warm figures: 15 s of probes first (reported apart) for the JIT and the brokers; then a probe every 100 ms,
+      // 100 a step, so a p99 is not simply the slowest of five.
+      latencyOptions = LatencyOptions.defaults(loader).copy(steps = List(0, 500), stepDuration = 10.seconds, interval = 100.millis,
+        warmUp = 15.seconds, chart = Some(chart), overwrite = true, output = Some(OutputFormat.Table))
       latency <- step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _)))
       outcome = latency._1
       _ <- outcome.stoppedEarly.traverse_(why => fail("latency", why))
       _ <- if (outcome.interrupted) fail("latency", "interrupted") else IO.unit
       p99s = outcome.steps.map(s => f"${s.measures.get(Measure.Feedback).fold(Double.NaN)(_.p99)}%.0f ms at ${s.load.asked}/s").mkString(", ")
-      _ <- shell.info(s"demo: latency: feedback p99 $p99s of extra load; chart $chart")
+      _ <- shell.info(
+        s"demo: latency (warm, ${outcome.steps.map(_.probes).minOption.getOrElse(0)} probes a step): feedback p99 $p99s of extra load; chart $chart")
     } yield ()
   }
 
