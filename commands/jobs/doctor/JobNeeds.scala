@@ -46,6 +46,19 @@ object JobNeeds {
 
   def jobs: List[String] = table.map(_._1)
 
+  /** The jobs with no row, and why (a test holds this and [[table]] to the CLI's whole list of jobs). */
+  val without: Map[String, String] = Map(
+    "config" -> "prints the settings a job would use",
+    "context" -> "stores settings on this machine",
+    "completion" -> "prints a shell's completion script",
+    "doctor" -> "checks the other jobs' needs",
+    "schemas" -> "talks to the schema registry only",
+    "topics" -> "plan's and apply's needs on the topics (their rows)",
+    "sandbox" -> "runs the sandbox as its operator, a super user",
+    "demo" -> "runs on the sandbox, each step as that job's identity there",
+    "restore" -> "writes under the --topic-prefix the operator chooses, names no row can know"
+  )
+
   /** The needs as people read them, grouped: `WRITE topics command_feedback, balance_changed; READ group g`. */
   def summary(needs: List[Need]): String =
     needs.groupBy(n => (n.operation, n.kind)).toList.sortBy { case ((op, kind), _) => (needs.indexWhere(n => n.operation == op && n.kind == kind)) }
