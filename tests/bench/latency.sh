@@ -67,28 +67,12 @@ kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true
 # ProducerPerformance. What the handler's feedback adds to these figures is its own work per batch.
 case $interval in *ms) interval_ms=${interval%ms} ;; *s) interval_ms=$(( ${interval%s} * 1000 )) ;; *) interval_ms=$interval ;; esac
 probes=$(( seconds * 1000 / interval_ms ))
-floor_in=bench-floor-in floor_out=bench-floor-out
-bench_topic "$floor_in" 9 ConfirmMoneyTransfer >/dev/null
-bench_topic "$floor_out" 9 ConfirmMoneyTransfer >/dev/null
-floor() { kafka_tool "$root/tests/bench/TxnFloor.java" "$@"; }
 for extra in 0 1000; do
-  floor relay "$client_props" "$bootstrap" "$floor_in" "$floor_out" "bench-floor-$$" $(( seconds + 15 )) 2>"$work/relay.err" &
-  relay=$!
-  for _ in $(seq 120); do grep -q 'relay: ready' "$work/relay.err" && break; sleep 0.5; done
-  grep -q 'relay: ready' "$work/relay.err" || { echo "exactly-once floor: the relay did not start" >&2; cat "$work/relay.err" >&2; exit 1; }
-  if [ "$extra" -gt 0 ]; then
-    kafka_tool org.apache.kafka.tools.ProducerPerformance --topic "$floor_in" --num-records $(( extra * (seconds + 10) )) --record-size 200 \
-      --throughput "$extra" --producer.config "$client_props" --producer-props "bootstrap.servers=$bootstrap" >/dev/null 2>&1 &
-    load=$!
-    sleep 3
-  fi
-  floor probe "$client_props" "$bootstrap" "$floor_in" "$floor_out" "$probes" "$interval_ms" 2>/dev/null >"$work/floor.json"
+  floor_step "$extra" "$probes" "$interval_ms" >"$work/floor.json"
   python3 - "$work/floor.json" "$extra" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(f"kafka exactly-once floor (relay, no database) at {sys.argv[2]}/s extra: {r['probes']} probes, {r['timeouts']} timeouts, "
       f"p50/p99/p99.9/max {r['p50']:.1f} / {r['p99']:.1f} / {r['p999']:.1f} / {r['max']:.1f} ms")
 PY
-  if [ "$extra" -gt 0 ]; then kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true; fi
-  wait "$relay" || true
 done

@@ -50,3 +50,43 @@ ensure_commands_topic() {
 # A job's first run after a build records its class-data archive (README, Building) and exits seconds later:
 # run it once untimed so the rounds measure what an operator sees every day.
 warm_up() { "$@" >/dev/null 2>&1 || true; }
+
+# Kafka's exactly-once floor on this cluster (tests/bench/TxnFloor.java, on Kafka's own Java client): a transactional
+# relay copying each poll of one scratch topic to another with its offsets, probed COUNT times every INTERVAL_MS after
+# WARM_UP probes that are not counted, while ProducerPerformance sends EXTRA records/s into the relay's input.
+# Prints the probe's JSON line. Usage: floor_step EXTRA COUNT INTERVAL_MS [WARM_UP]; FLOOR_CP: another Kafka client's
+# classpath for the relay and the probe (default the brokers' own).
+floor_step() {
+  local extra=$1 count=$2 interval_ms=$3 warm=${4:-100} load="" err
+  bench_topic bench-floor-in 9 ConfirmMoneyTransfer >/dev/null
+  bench_topic bench-floor-out 9 ConfirmMoneyTransfer >/dev/null
+  # The relay is stopped by SIGTERM once the probe is done (it commits what it holds first); its own deadline is a net.
+  local seconds=$(( (count + warm) * interval_ms / 1000 + 60 ))
+  err=$(mktemp)
+  java -cp "${FLOOR_CP:-$kafka_cp}" "$root/tests/bench/TxnFloor.java" relay "$client_props" "$bootstrap" bench-floor-in bench-floor-out "bench-floor-$$-$RANDOM" \
+    "$seconds" 2>"$err" &
+  local relay=$!
+  for _ in $(seq 120); do grep -q 'relay: ready' "$err" && break; sleep 0.5; done
+  grep -q 'relay: ready' "$err" || { echo "exactly-once floor: the relay did not start: $(tail -3 "$err")" >&2; kill "$relay"; rm -f "$err"; return 1; }
+  if [ "$extra" -gt 0 ]; then
+    java -cp "$kafka_cp" org.apache.kafka.tools.ProducerPerformance --topic bench-floor-in --num-records $(( extra * seconds )) --record-size 200 \
+      --throughput "$extra" --producer.config "$client_props" --producer-props "bootstrap.servers=$bootstrap" >/dev/null 2>&1 &
+    load=$!
+  fi
+  java -cp "${FLOOR_CP:-$kafka_cp}" "$root/tests/bench/TxnFloor.java" probe "$client_props" "$bootstrap" bench-floor-in bench-floor-out "$count" "$interval_ms" "$warm" 2>/dev/null
+  if [ -n "$load" ]; then kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true; fi
+  kill "$relay" 2>/dev/null; wait "$relay" || true
+  rm -f "$err"
+}
+
+# Kafka's request log (kafka.request.logger at DEBUG: one line per request with its queue, local, remote and response
+# times) on every broker of the cluster, switched on or off at run time through the Admin API: set_request_log DEBUG|WARN
+set_request_log() {
+  local b
+  for b in $(seq "$brokers"); do
+    kafka_tool kafka.admin.ConfigCommand --bootstrap-server "$bootstrap" --command-config "$client_props" --entity-type broker-loggers \
+      --entity-name "$b" --alter --add-config "kafka.request.logger=$1" >/dev/null
+  done
+}
+# The brokers' clock in the request log's own format, to cut the log at.
+log_time() { date '+%Y-%m-%d %H:%M:%S,%3N'; }
