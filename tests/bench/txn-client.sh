@@ -8,8 +8,8 @@ source "$(dirname "$0")/lib.sh"
 rounds=${1:-3}; count=${2:-300}; extra=${3:-0}
 handler_cp=$(cat "$root/.bankops/build/classpath")
 for r in $(seq "$rounds"); do
-  for client in handler brokers; do
-    cp=$([ "$client" = handler ] && echo "$handler_cp" || echo "$kafka_cp")
-    echo "round $r, the $client' client, ${extra}/s extra: $(FLOOR_CP=$cp floor_step "$extra" "$count" 100)"
+  for client in "handler's" "brokers'"; do
+    cp=$([ "$client" = "handler's" ] && echo "$handler_cp" || echo "$kafka_cp")
+    echo "round $r, on the $client client, ${extra}/s extra: $(FLOOR_CP=$cp floor_step "$extra" "$count" 100)"
   done
 done
