@@ -16,6 +16,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-32}; n=${2:-100000}; counts=${3:-1 3}
+# The order was COMMANDS STEP_SECONDS once: 100000 as seconds would run for days.
+[ "$seconds" -le 600 ] || { echo "cluster-shape.sh: STEP_SECONDS $seconds is over 600 (usage: [STEP_SECONDS] [COMMANDS] [BROKER_COUNTS])" >&2; exit 2; }
 probes=$(( seconds * 10 ))
 results=$(mktemp -d)
 for brokers in $counts; do

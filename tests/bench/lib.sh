@@ -67,16 +67,22 @@ floor_step() {
     "$seconds" 2>"$err" &
   local relay=$!
   for _ in $(seq 120); do grep -q 'relay: ready' "$err" && break; sleep 0.5; done
-  grep -q 'relay: ready' "$err" || { echo "exactly-once floor: the relay did not start: $(tail -3 "$err")" >&2; kill "$relay"; rm -f "$err"; return 1; }
+  grep -q 'relay: ready' "$err" ||
+    { echo "exactly-once floor: the relay did not start: $(tail -3 "$err")" >&2; kill "$relay" 2>/dev/null || true; rm -f "$err"; return 1; }
   if [ "$extra" -gt 0 ]; then
     java -cp "$kafka_cp" org.apache.kafka.tools.ProducerPerformance --topic bench-floor-in --num-records $(( extra * seconds )) --record-size 200 \
       --throughput "$extra" --producer.config "$client_props" --producer-props "bootstrap.servers=$bootstrap" >/dev/null 2>&1 &
     load=$!
   fi
-  java -cp "${FLOOR_CP:-$kafka_cp}" "$root/tests/bench/TxnFloor.java" probe "$client_props" "$bootstrap" bench-floor-in bench-floor-out "$count" "$interval_ms" "$warm" 2>/dev/null
-  if [ -n "$load" ]; then kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true; fi
-  kill "$relay" 2>/dev/null; wait "$relay" || true
-  rm -f "$err"
+  # A failed probe still stops the relay and the load, and says why (its stderr), and the step fails.
+  local rc=0
+  java -cp "${FLOOR_CP:-$kafka_cp}" "$root/tests/bench/TxnFloor.java" probe "$client_props" "$bootstrap" bench-floor-in bench-floor-out "$count" \
+    "$interval_ms" "$warm" 2>"$err.probe" || rc=$?
+  if [ -n "$load" ]; then kill "$load" 2>/dev/null || true; wait "$load" 2>/dev/null || true; fi
+  kill "$relay" 2>/dev/null || true; wait "$relay" 2>/dev/null || true
+  [ "$rc" -eq 0 ] || echo "exactly-once floor: the probe failed (exit $rc): $(tail -3 "$err.probe")" >&2
+  rm -f "$err" "$err.probe"
+  return "$rc"
 }
 
 # Kafka's request log (kafka.request.logger at DEBUG: one line per request with its queue, local, remote and response

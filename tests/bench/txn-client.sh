@@ -10,6 +10,7 @@ handler_cp=$(cat "$root/.bankops/build/classpath")
 for r in $(seq "$rounds"); do
   for client in "handler's" "brokers'"; do
     cp=$([ "$client" = "handler's" ] && echo "$handler_cp" || echo "$kafka_cp")
-    echo "round $r, on the $client client, ${extra}/s extra: $(FLOOR_CP=$cp floor_step "$extra" "$count" 100)"
+    result=$(FLOOR_CP=$cp floor_step "$extra" "$count" 100) || exit 1
+    echo "round $r, on the $client client, ${extra}/s extra: $result"
   done
 done

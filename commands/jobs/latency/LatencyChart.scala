@@ -128,7 +128,9 @@ object LatencyChart {
     // The axis spans whole decades, so each end is a labelled decade: XChart labels only the decades inside the data's
     // range, and latencies between 300 and 5,000 ms showed the one label 1,000.
     val ys = timeoutMs :: drawn.flatMap(_._2.toList)
-    c.getStyler.setYAxisMin(LatencyChart.decadeBelow(ys.min)).setYAxisMax(LatencyChart.decadeAbove(ys.max))
+    val (low, high) = (LatencyChart.decadeBelow(ys.min), LatencyChart.decadeAbove(ys.max))
+    // Only the timeout (a run stopped in its warm-up), a power of ten: one decade above it.
+    c.getStyler.setYAxisMin(low).setYAxisMax(if (high > low) high else low * 10)
     val t = c.addSeries("timeout", Array(x.minOption.getOrElse(0.0), x.maxOption.getOrElse(1.0)), Array(timeoutMs, timeoutMs))
     t.setMarker(SeriesMarkers.NONE)
     t.setLineColor(Color.RED)

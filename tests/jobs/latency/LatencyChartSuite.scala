@@ -52,6 +52,9 @@ class LatencyChartSuite extends munit.FunSuite {
     assertEquals((styler.getYAxisMin.doubleValue, styler.getYAxisMax.doubleValue), (100.0, 10000.0))
     assertEquals((LatencyChart.decadeBelow(1000), LatencyChart.decadeAbove(1000), LatencyChart.decadeAbove(1001)), (1000.0, 1000.0, 10000.0))
     assertEquals((LatencyChart.decadeBelow(0.1), LatencyChart.decadeBelow(9.9), LatencyChart.decadeAbove(0.05)), (0.1, 1.0, 0.1))
+    // No step (stopped in the warm-up) and a timeout of 1 s: still a decade to draw.
+    val empty = LatencyChart.latency(Nil, 1000, "t").getStyler
+    assertEquals((empty.getYAxisMin.doubleValue, empty.getYAxisMax.doubleValue), (1000.0, 10000.0))
   }
 
   test("the file's extension chooses the format; anything else is refused by name") {
