@@ -12,7 +12,7 @@ import scala.concurrent.duration._
 import bankops.base.{Failure, Flags, Job, OutputFormat, Shell}
 import bankops.jobs.balances.BalancesCommand
 import bankops.jobs.heartbeat.HeartbeatCommand
-import bankops.jobs.latency.{LatencyCommand, LatencyOptions, Measure}
+import bankops.jobs.latency.{LatencyReporting, LatencySchedule, LatencyCommand, LatencyOptions, Measure}
 import bankops.jobs.replay.ReplayCommand
 import bankops.jobs.sandbox.{ClientConfig, Identities, Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.bank.BankNames
@@ -166,8 +166,10 @@ object Demo {
       // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
       // Warm figures: 15 s of probes first (reported apart) for the JIT and the brokers; then a probe every 100 ms,
       // 100 a step, so a p99 is not simply the slowest of five. Of ~350 probes, ten may time out (the warm-up's count).
-      latencyOptions = LatencyOptions.defaults(loader).copy(steps = List(0, 500), stepDuration = 10.seconds, interval = 100.millis,
-        warmUp = 15.seconds, maxTimeouts = 10, chart = Some(chart), overwrite = true, output = Some(OutputFormat.Table))
+      latencyOptions = LatencyOptions.defaults(loader).copy(
+        schedule = LatencySchedule(steps = List(0, 500), stepDuration = 10.seconds, interval = 100.millis, timeout = 5.seconds, maxTimeouts = 10,
+          warmUp = 15.seconds),
+        reporting = LatencyReporting(Some(OutputFormat.Table), Some(chart), overwrite = true, slos = Nil))
       latency <- step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _)))
       outcome = latency._1
       _ <- outcome.stoppedEarly.traverse_(why => fail("latency", why))

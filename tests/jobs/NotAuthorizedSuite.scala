@@ -78,6 +78,13 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
     }
   }
 
+  test("latency --floor as an identity that may not read the commands topic's configs: named, exit 4, no scratch topic made") {
+    as(identities / "loader.properties", "latency", "--floor", "--load", "0", "--step-duration", "2s", "--warm-up", "0").map { r =>
+      refused(r, "not authorized to DESCRIBE_CONFIGS topic commands as CN=loader (from BANKOPS_COMMAND_CONFIG)")
+      assert(!r._1.err.contains("bankops-floor-"), r._1.err)
+    }
+  }
+
   private val bankTopics = List(BankNames.Heartbeat, BankNames.Commands, BankNames.DeadLetters, BankNames.Feedback, BankNames.BalanceChanged)
 
   test("an identity that may only read: its producer id is refused, named as the WRITE it meant; doctor's probes show what they can") {

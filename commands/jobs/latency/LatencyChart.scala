@@ -40,9 +40,10 @@ object LatencyChart {
       if (m == Measure.Feedback) List("feedback p50", "feedback p99", "feedback p99.9") else List(s"${m.name} p99")
     } :+ "timeout"
 
-  def render(steps: List[StepResult], timeoutMs: Double, title: String, format: Format): Array[Byte] = {
+  /** `floor`: the steps of Kafka's exactly-once floor (`latency --floor`), drawn beside the handler's feedback. */
+  def render(steps: List[StepResult], timeoutMs: Double, title: String, format: Format, floor: Option[List[StepResult]] = None): Array[Byte] = {
     System.setProperty("java.awt.headless", "true")
-    val charts = List(latency(steps, timeoutMs, title), resources(steps))
+    val charts = List(latency(steps, timeoutMs, title, floor.getOrElse(Nil)), resources(steps))
     val out = new ByteArrayOutputStream()
     format match {
       case Format.Png => BitmapEncoder.saveBitmap(charts.asJava, charts.size, 1, out, BitmapEncoder.BitmapFormat.PNG)
@@ -108,23 +109,24 @@ object LatencyChart {
         dashes(i % dashes.size).map(_ * (width max 2f) / 2f), 0f))
   }
 
-  private[latency] def latency(steps: List[StepResult], timeoutMs: Double, title: String): XYChart = {
+  private[latency] def latency(steps: List[StepResult], timeoutMs: Double, title: String, floor: List[StepResult] = Nil): XYChart = {
     val c = base(title, "end-to-end latency (ms, log scale)")
     c.getStyler.setYAxisLogarithmic(true)
     val x = xs(steps)
     var drawn = List.empty[(String, Array[Double])]
-    def add(name: String, m: Measure, p: Double): Unit = {
+    def add(name: String, m: Measure, p: Double, of: List[StepResult] = steps): Unit = {
       // Log scale: a step without the measure is drawn at the floor rather than dropped, keeping the x values aligned.
-      val ys = steps.map(s => s.measures.get(m).filter(_.count > 0).fold(0.1)(_.percentileMs(p) max 0.1)).toArray
+      val ys = of.map(s => s.measures.get(m).filter(_.count > 0).fold(0.1)(_.percentileMs(p) max 0.1)).toArray
       // A series equal to an earlier one at every step says so: drawn exactly over it, only the ring would tell.
       val label = drawn.reverse.find(_._2.sameElements(ys)).fold(name)(same => s"$name (= ${same._1})")
-      style(c.addSeries(label, x, ys), drawn.size)
+      style(c.addSeries(label, xs(of), ys), drawn.size)
       drawn = (name, ys) :: drawn
     }
     Measure.all.filter(m => steps.exists(_.measures.contains(m))).foreach { m =>
       if (m == Measure.Feedback) { add("feedback p50", m, 50); add("feedback p99", m, 99); add("feedback p99.9", m, 99.9) }
       else add(s"${m.name} p99", m, 99)
     }
+    if (floor.nonEmpty) { add("Kafka floor p50", Measure.Feedback, 50, floor); add("Kafka floor p99", Measure.Feedback, 99, floor) }
     // The axis spans whole decades, so each end is a labelled decade: XChart labels only the decades inside the data's
     // range, and latencies between 300 and 5,000 ms showed the one label 1,000.
     val ys = timeoutMs :: drawn.flatMap(_._2.toList)

@@ -2,6 +2,7 @@ package bankops.jobs.latency
 
 import cats.effect.{ExitCode, IO, Resource}
 import cats.syntax.all._
+import io.circe.Json
 
 import scala.concurrent.duration._
 
@@ -31,27 +32,30 @@ object LatencyCommand {
     }
   }
 
-  /** The experiment, and its chart when `o.chart` asks for one: the steps measured, for the CLI or a caller to report.
+  /** The experiment, and its chart when `--chart` asks for one: the steps measured, for the CLI or a caller to report.
     * Probes print as JSON lines when the output is JSON; failed probes are warnings.
     */
   def measure(o: LatencyOptions, shell: Shell): IO[LatencyOutcome] =
     for {
       settings <- Connections.load(o.flags, shell)
-      chart <- o.chart.traverse(ChartFile.check(_, o.overwrite))
+      chart <- o.reporting.chart.traverse(ChartFile.check(_, o.reporting.overwrite))
       useDb = o.db.getOrElse(settings.database.url.source != Source.Default)
       pids <- if (o.watchPids.nonEmpty) IO.pure(o.watchPids) else sandboxHandler(o, settings, shell)
       watched <- ProcessWatch.targets(pids)
-      plan = LatencyPlan(o.steps, o.stepDuration, o.interval, o.timeout, o.maxTimeouts,
-        List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds, o.warmUp)
-      format = OutputFormat.resolve(o.output, shell)
+      t = o.schedule
+      plan = LatencyPlan(t.steps, t.stepDuration, t.interval, t.timeout, t.maxTimeouts,
+        List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds, t.warmUp)
+      format = OutputFormat.resolve(o.reporting.output, shell)
       _ <- shell.info(
-        s"latency: ${o.steps.size} steps of ${o.loadKind.name} load (${o.steps.mkString(", ")} records/s), ${o.stepDuration.toSeconds} s each; " +
-          s"a probe every ${o.interval.toMillis} ms, timeout ${o.timeout.toMillis} ms" +
-          (if (o.warmUp > Duration.Zero) s", after ${o.warmUp.toMillis} ms of warm-up probes reported apart" else "") +
+        s"latency: ${t.steps.size} steps of ${o.loadKind.name} load (${t.steps.mkString(", ")} records/s), ${t.stepDuration.toSeconds} s each; " +
+          s"a probe every ${t.interval.toMillis} ms, timeout ${t.timeout.toMillis} ms" +
+          (if (t.warmUp > Duration.Zero) s", after ${t.warmUp.toMillis} ms of warm-up probes reported apart" else "") +
+          (if (o.floor) "; Kafka's exactly-once floor first, on the same cluster" else "") +
           (if (watched.isEmpty) "" else s"; watching ${watched.map { case (pid, name) => s"$name (pid $pid)" }.mkString(", ")}"))
       outcome <- experiment(o, settings, plan, watched, format, shell)
-      _ <- (chart, o.chart).tupled.traverse_ { case (f, path) =>
-        ChartFile.write(path, o.overwrite, LatencyChart.render(outcome.steps, o.timeout.toNanos / 1e6, "end-to-end latency against extra load", f)) >>
+      _ <- (chart, o.reporting.chart).tupled.traverse_ { case (f, path) =>
+        ChartFile.write(path, o.reporting.overwrite,
+          LatencyChart.render(outcome.steps, t.timeout.toNanos / 1e6, "end-to-end latency against extra load", f, outcome.floor.map(_.steps))) >>
           shell.info(s"latency: chart written to $path")
       }
     } yield outcome
@@ -59,22 +63,33 @@ object LatencyCommand {
   def run(o: LatencyOptions)(shell: Shell): IO[ExitCode] =
     for {
       outcome <- measure(o, shell)
-      _ <- OutputFormat.print(o.output, shell)(
-        json = (outcome.warmUp.toList ++ outcome.steps).traverse_(s => shell.println(s.json.noSpaces)),
-        table = shell.println(LatencyReport.table(outcome.warmUp.toList ++ outcome.steps)))
-      broken = for { s <- outcome.steps; slo <- o.slos; why <- slo.broken(s) } yield why
+      floor = outcome.floor.toList.flatMap(f => f.warmUp.toList ++ f.steps)
+      steps = outcome.warmUp.toList ++ outcome.steps
+      // A run the floor ended shows the floor's steps alone.
+      _ <- OutputFormat.print(o.reporting.output, shell)(
+        json = (if (steps.isEmpty) floor.map(LatencyReport.floorJson) else steps.map(LatencyReport.json(_, floor))).traverse_(j =>
+          shell.println(j.noSpaces)),
+        table = shell.println(if (steps.isEmpty && floor.nonEmpty) "Kafka's exactly-once floor:\n" + LatencyReport.table(floor)
+          else LatencyReport.table(steps, floor)))
+      broken = for { s <- outcome.steps; slo <- o.reporting.slos; why <- slo.broken(s) } yield why
       _ <- broken.traverse_(b => shell.info(s"latency: SLO $b"))
       _ <- outcome.stoppedEarly.traverse_(why => shell.info(s"latency: $why"))
-      _ <- shell.info(s"latency: interrupted (Ctrl-C) during ${if (outcome.steps.isEmpty) "the warm-up" else s"step ${outcome.steps.size}"}: " +
-        "the steps so far are reported, the probes in flight were waited for")
+      during = if (outcome.floor.exists(_.interrupted)) "Kafka's exactly-once floor (the handler was not measured)"
+      else if (outcome.steps.isEmpty) "the warm-up" else s"step ${outcome.steps.size}"
+      _ <- shell.info(s"latency: interrupted (Ctrl-C) during $during: the steps so far are reported, the probes in flight were waited for")
         .whenA(outcome.interrupted)
-      _ <- StepSummary.write(shell, LatencyReport.stepSummary(outcome.steps, broken, outcome.stoppedEarly, outcome.interrupted, o.slos, o.chart)) >>
+      _ <- StepSummary.write(shell,
+        LatencyReport.stepSummary(outcome.steps, broken, outcome.stoppedEarly, outcome.interrupted, o.reporting.slos,
+          o.reporting.chart, floor)) >>
         StepSummary.append(shell, LatencyReport.mermaid(outcome.steps)).whenA(outcome.steps.nonEmpty)
-      short = outcome.steps.filter(s => s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98)
-      _ <- short.traverse_(s =>
+      short = (outcome.floor.toList.flatMap(_.steps).map("floor " -> _) ++ outcome.steps.map("" -> _)).filter { case (_, s) =>
+        s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98
+      }
+      _ <- short.traverse_ { case (of, s) =>
         shell.warn(
-          f"step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the " +
-            f"broker or this machine could not keep up"))
+          f"${of}step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the " +
+            f"broker or this machine could not keep up")
+      }
     } yield
       if (outcome.interrupted) Exit.Interrupted
       else if (outcome.stoppedEarly.nonEmpty || broken.nonEmpty) Exit.Difference
@@ -82,46 +97,82 @@ object LatencyCommand {
 
   private def experiment(o: LatencyOptions, settings: ConnectionSettings, plan: LatencyPlan, watched: List[(Long, String)], format: OutputFormat,
                          shell: Shell): IO[LatencyOutcome] = {
+    val t = o.topics
     // Services get at least 10 s to answer: a probe timeout of 1 s must not make a slow registry look down.
-    val services = o.timeout max 10.seconds
+    val services = o.schedule.timeout max 10.seconds
     val strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord)
-    val onProbe = (p: ProbeResult) =>
-      (if (format == OutputFormat.Json) shell.println(p.json.noSpaces) else IO.unit) >>
-        (if (p.outcome != ProbeOutcome.Confirmed) shell.warn(p.line) else if (shell.stderrIsTerminal) shell.info(s"latency: ${p.line}") else IO.unit)
-    val onStep =
-      (i: Int, rate: Int) => shell.info(s"latency: step ${i + 1}/${o.steps.size}: $rate records/s of extra load for ${o.stepDuration.toSeconds} s")
-    val load: Resource[IO, Option[LoadGenerator]] =
-      if (o.steps.forall(_ == 0)) Resource.pure(None)
+    // The floor's probes are JSON lines of their own type, so a reader counting the handler's probes is not misled.
+    def onProbe(of: String) = (p: ProbeResult) =>
+      (if (format != OutputFormat.Json) IO.unit
+       else shell.println((if (of.isEmpty) p.json else p.json.deepMerge(Json.obj("type" -> Json.fromString("floor-probe")))).noSpaces)) >>
+        (if (p.outcome != ProbeOutcome.Confirmed) shell.warn(s"$of${p.line}")
+         else if (shell.stderrIsTerminal) shell.info(s"latency: $of${p.line}") else IO.unit)
+    def onStep(of: String) = (i: Int, rate: Int) =>
+      shell.info(s"latency: ${of}step ${i + 1}/${o.schedule.steps.size}: $rate records/s of extra load for ${o.schedule.stepDuration.toSeconds} s")
+    // The floor's load is the handler's, byte for byte, sent to the floor's topic (no learning: nothing answers there).
+    def load(to: Option[String]): Resource[IO, Option[LoadGenerator]] =
+      if (o.schedule.steps.forall(_ == 0)) Resource.pure(None)
       else LoadGenerator.resource(settings,
-        LoadSpec(o.loadKind, o.heartbeatTopic, o.commandsTopic, o.feedbackTopic, learn = true, startBeat = 1,
-          failShare = 0.1, register = false, seed = System.nanoTime(), strategy), services).map(Some(_))
+        LoadSpec(o.loadKind, t.heartbeat, t.commands, t.feedback, learn = to.isEmpty, startBeat = 1,
+          failShare = 0.1, register = false, seed = System.nanoTime(), strategy), services, to).map(Some(_))
     (Interrupt.onCtrlC, RegistryClient.resource(settings, services)).tupled.use { case (ctrlC, registry) =>
       for {
-        _ <- KafkaClients.partitionCounts(settings.kafka, List(o.commandsTopic, o.feedbackTopic, o.balanceTopic), services,
-          Some(Doing.writing(List(o.commandsTopic)).andReading(List(o.feedbackTopic, o.balanceTopic))))
-        creationId <- RecordSchemaId[ConfirmAccountCreation](registry, strategy, o.commandsTopic, register = false)
-        transferId <- RecordSchemaId[ConfirmMoneyTransfer](registry, strategy, o.commandsTopic, register = false)
-        outcome <- (ProbeWatcher.resource(settings.kafka, o.feedbackTopic, o.balanceTopic, new RecordDecoder(new SchemaResolver(registry)), services),
+        _ <- KafkaClients.partitionCounts(settings.kafka, List(t.commands, t.feedback, t.balance), services,
+          Some(Doing.writing(List(t.commands)).andReading(List(t.feedback, t.balance))))
+        creationId <- RecordSchemaId[ConfirmAccountCreation](registry, strategy, t.commands, register = false)
+        transferId <- RecordSchemaId[ConfirmMoneyTransfer](registry, strategy, t.commands, register = false)
+        outcome <- (ProbeWatcher.resource(settings.kafka, t.feedback, t.balance, new RecordDecoder(new SchemaResolver(registry)), services),
           // Probes go out at once, not lingering for a batch as the load's records do.
           ChunkProducer.resource(settings.kafka, services, _.withLinger(Duration.Zero))).tupled.use { case (watcher, producer) =>
-          val prober = new Prober(producer, o.commandsTopic, creationId, transferId, watcher, o.timeout)
+          val prober = new Prober(producer, t.commands, creationId, transferId, watcher, o.schedule.timeout)
           for {
+            // The account first: a handler that does not answer is found before the floor's minutes are spent.
             iban <- o.account.fold(shell.info("latency: opening a probe account") >> prober.createAccount)(IO.pure)
-            _ <- shell.info(s"latency: probing account $iban")
-            _ <- watcher.watchAccount(iban)
-            poller = if (plan.measures.contains(Measure.Db)) BalancePoller.resource(settings.database, iban, services).map(Some(_))
-            else Resource.pure[IO, Option[BalancePoller]](None)
-            outcome <- (poller, load, KafkaClients.javaAdmin(settings.kafka, services)).tupled.use { case (db, generator, admin) =>
-              ProcessWatch(watched, ConsumerGroups.lag(admin, o.group)).flatMap { watch =>
-                new LatencyRun(plan, prober, iban, db, generator, watch, watcher.failure).run(ctrlC, onProbe, onStep)
+            floor <- if (!o.floor) IO.none[LatencyOutcome]
+            else floorRun(o, settings, plan, prober.deposit(iban), load, ctrlC, onProbe("floor "), onStep("floor: "), services, shell).map(Some(_))
+            outcome <- if (floor.exists(f => f.interrupted || f.stoppedEarly.nonEmpty))
+              IO.pure(LatencyOutcome(Nil, Vector.empty, floor.flatMap(_.stoppedEarly).map(w => s"Kafka's exactly-once floor $w"),
+                  floor.exists(_.interrupted), floor = floor))
+            else for {
+              _ <- shell.info(s"latency: probing account $iban")
+              _ <- watcher.watchAccount(iban)
+              poller = if (plan.measures.contains(Measure.Db)) BalancePoller.resource(settings.database, iban, services).map(Some(_))
+              else Resource.pure[IO, Option[BalancePoller]](None)
+              handler <- (poller, load(None), KafkaClients.javaAdmin(settings.kafka, services)).tupled.use { case (db, generator, admin) =>
+                ProcessWatch(watched, ConsumerGroups.lag(admin, t.group)).flatMap { watch =>
+                  new LatencyRun(plan, prober.probe(_, _, iban, db), db, generator, watch, watcher.failure).run(ctrlC, onProbe(""), onStep(""))
+                }
               }
-            }
+            } yield handler.copy(floor = floor)
           } yield outcome
         }
       } yield outcome
-    }.adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(o.commandsTopic)))).adaptError(KafkaClients.unreachable(settings.kafka,
+    }.adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(t.commands)))).adaptError(KafkaClients.unreachable(settings.kafka,
         services))
   }
+
+  /** Kafka's exactly-once floor on this cluster ([[FloorRelay]]), with the handler's plan and load: scratch topics shaped
+    * as the commands topic, removed at the end whatever happens.
+    */
+  private def floorRun(o: LatencyOptions, settings: ConnectionSettings, plan: LatencyPlan, deposit: java.util.UUID => Array[Byte],
+                       load: Option[String] => Resource[IO, Option[LoadGenerator]], ctrlC: IO[Unit], onProbe: ProbeResult => IO[Unit],
+                       onStep: (Int, Int) => IO[Unit], services: FiniteDuration, shell: Shell): IO[LatencyOutcome] =
+    KafkaClients.javaAdmin(settings.kafka, services).use { admin =>
+      FloorTopics.resource(admin, o.topics.commands, shell).use { topics =>
+        val floorPlan = plan.copy(measures = List(Measure.Feedback))
+        (FloorRelay.resource(settings.kafka, topics, MaxBatch, services), FloorProber.resource(settings.kafka, topics, deposit, o.schedule.timeout),
+          load(Some(topics.in))).tupled.use { case (relay, prober, generator) =>
+          shell.info(s"latency: floor: relaying ${topics.in} to ${topics.out} in transactions (group and transactional id ${topics.group})") >>
+            ProcessWatch(Nil, ConsumerGroups.lag(admin, topics.group)).flatMap { watch =>
+              new LatencyRun(floorPlan, prober.probe, None, generator, watch, IO.race(relay, prober.failure).map(_.merge))
+                .run(ctrlC, onProbe, onStep)
+            }
+        }
+      }
+    }
+
+  /** The handler's default batch (`handler --max-batch`), so the floor's transactions are as large as its batches. */
+  private val MaxBatch = 1000
 
   val job: Job = Job(
     "latency",

@@ -15,15 +15,17 @@ final case class LatencyPlan(steps: List[Int], stepDuration: FiniteDuration, int
                              maxTimeouts: Int, measures: List[Measure], sampleEvery: FiniteDuration, warmUp: FiniteDuration = Duration.Zero)
 
 /** What a run found: its steps (those it reached), every probe, and why it ended early if it did; the warm-up's probes
-  * (step index -1) apart, so a cold handler or client does not read as the first step's steady state.
+  * (step index -1) apart, so a cold handler or client does not read as the first step's steady state; `floor`: the same
+  * run against Kafka's exactly-once floor (`--floor`), made first.
   */
 final case class LatencyOutcome(steps: List[StepResult], probes: Vector[ProbeResult], stoppedEarly: Option[String], interrupted: Boolean,
-                                warmUp: Option[StepResult] = None)
+                                warmUp: Option[StepResult] = None, floor: Option[LatencyOutcome] = None)
 
-/** Runs the steps one after another with the background load of each, probing all along and sampling the watched
-  * processes; at the end waits for the probes still in flight (at most the timeout) and aggregates per step.
+/** Runs the steps one after another with the background load of each, probing all along (`probe(seq, step)`: the
+  * handler's or the floor's) and sampling the watched processes; at the end waits for the probes still in flight (at
+  * most the timeout) and aggregates per step.
   */
-final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Option[BalancePoller], load: Option[LoadGenerator],
+final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => IO[ProbeResult], db: Option[BalancePoller], load: Option[LoadGenerator],
                        watch: ProcessWatch, failure: IO[Nothing]) {
 
   def run(ctrlC: IO[Unit], onProbe: ProbeResult => IO[Unit], onStep: (Int, Int) => IO[Unit]): IO[LatencyOutcome] =
@@ -41,7 +43,7 @@ final class LatencyRun(plan: LatencyPlan, prober: Prober, iban: String, db: Opti
           timeouts.updateAndGet(_ + 1).flatMap(n => tooMany.complete(()).void.whenA(n >= plan.maxTimeouts)).whenA(p.timedOut)
       probing = Stream.fixedRateStartImmediately[IO](plan.interval).zipWithIndex.map(_._2.toInt + 1)
         .interruptWhen(probingDone.get.attempt).interruptWhen(stop.attempt)
-        .parEvalMapUnordered(Int.MaxValue)(seq => step.get.flatMap(s => prober.probe(seq, s, iban, db)))
+        .parEvalMapUnordered(Int.MaxValue)(seq => step.get.flatMap(probe(seq, _)))
         .evalMap(record)
       sampling = Stream.fixedRate[IO](plan.sampleEvery).evalMap(_ => step.get.flatMap(watch.sample)).evalMap(s => samples.update(_ :+ s))
       halted = (tooMany.tryGet, interrupted.tryGet).mapN((a, b) => a.isDefined || b.isDefined)

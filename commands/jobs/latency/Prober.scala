@@ -57,6 +57,11 @@ final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: I
   private def until[A](wait: IO[A], refused: IO[Unit]): IO[Option[A]] =
     IO.race(wait, refused).map(_.left.toOption).timeoutTo(timeout, IO.none)
 
+  /** The bytes of probe `id`'s deposit to `iban`, as [[probe]] sends them. */
+  def deposit(iban: String)(id: UUID): Array[Byte] =
+    transfers(ConfirmMoneyTransfer(id, "x", Prober.Amount, BankRules.Cash, iban, ProbeWatcher.description(id)))
+      .fold(e => throw new IllegalStateException(e.message), identity)
+
   /** One deposit of a cent from cash to `iban`, timed until each measure shows it or `timeout` passes. */
   def probe(seq: Int, step: Int, iban: String, db: Option[BalancePoller]): IO[ProbeResult] =
     for {

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.time.Instant
 import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
 import scala.concurrent.duration._
+import scala.util.chaining._
 
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
@@ -66,11 +67,15 @@ object LoadGenerator {
 
   /** Checks the topics, resolves the records' schema ids (registering them only when asked), opens the producer and, for
     * a learning command load, starts following the handler's feedback: at its end, so no answer to a creation is missed.
+    * `to`: the records made for `spec`'s topics are sent to this topic instead, byte for byte (the load of
+    * `latency --floor`'s relay, which must carry what the handler carries).
     */
-  def resource(settings: ConnectionSettings, spec: LoadSpec, timeout: FiniteDuration): Resource[IO, LoadGenerator] =
+  def resource(settings: ConnectionSettings, spec: LoadSpec, timeout: FiniteDuration, to: Option[String] = None): Resource[IO, LoadGenerator] = {
+    val sent = to.fold(spec.topics)(List(_))
     for {
-      _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka, spec.topics ++ (if (spec.learning) List(spec.feedbackTopic) else Nil), timeout,
-          Some(Doing.writing(spec.topics).andReading(if (spec.learning) List(spec.feedbackTopic) else Nil))))
+      _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka,
+          (spec.topics ++ sent).distinct ++ (if (spec.learning) List(spec.feedbackTopic) else Nil),
+          timeout, Some(Doing.writing(sent).andReading(if (spec.learning) List(spec.feedbackTopic) else Nil))))
       registry <- RegistryClient.resource(settings, timeout)
       ids <- Resource.eval((
           if (spec.beats) RecordSchemaId[Heartbeat](registry, spec.strategy, spec.heartbeatTopic, spec.register).map(Some(_)) else IO.none[Int],
@@ -88,8 +93,12 @@ object LoadGenerator {
           case _ => IO.never
         })
       producer <- ChunkProducer.resource(settings.kafka, timeout)
-      _ <- Resource.eval(producer.warmUp(spec.topics))
-    } yield new LoadGenerator(records(spec, ids, pool), producer, learner, KafkaClients.denied(settings.kafka, Doing.writing(spec.topics)))
+      _ <- Resource.eval(producer.warmUp(sent))
+      made = records(spec, ids, pool)
+    } yield new LoadGenerator(
+      to.fold(made)(t => (n, now) => made(n, now).pipe(r => new ProducerRecord(t, r.key, r.value))), producer, learner,
+      KafkaClients.denied(settings.kafka, Doing.writing(sent)))
+  }
 
   /** Record n (from 0): a heartbeat, a command, or in mixed runs alternately one of each. */
   private def records(spec: LoadSpec, ids: (Option[Int], Option[Int], Option[Int]), pool: AccountPool)

@@ -55,6 +55,30 @@ class LatencyReportSuite extends munit.FunSuite {
     assertEquals(lines(3).split("\\s+").toList, List("1", "100", "100", "10", "0", "150", "150", "150", "150", "3"))
   }
 
+  test("--floor: the floor's p50 and p99 of the same step beside the handler's, and the handler's p99 over the floor's; in JSON under floor") {
+    val handler = List(step(-1, 0, 0, Map(Measure.Feedback -> stats(30.0))), step(0, 0, 0, Map(Measure.Feedback -> stats(20.0))),
+      step(1, 1000, 1000, Map(Measure.Feedback -> stats(300.0))))
+    // The floor reached no probe in the last step: its cells are dashes, no ratio.
+    val floor = List(step(-1, 0, 0, Map(Measure.Feedback -> stats(40.0))), step(0, 0, 0, Map(Measure.Feedback -> stats(16.0))),
+      step(1, 1000, 990, Map(Measure.Feedback -> stats())))
+    val header = LatencyReport.header(handler, floor)
+    assertEquals(header.slice(9, 12), List("floor p50 ms", "floor p99", "p99 / floor p99"))
+    val rows = LatencyReport.rows(handler, floor)
+    assertEquals(rows.map(_.slice(9, 12)), List(List("40.0", "40.0", "0.75"), List("16.0", "16.0", "1.25"), List("-", "-", "-")))
+    assert(rows.forall(_.size == header.size))
+    val json = LatencyReport.json(handler(1), floor)
+    assertEquals(json.hcursor.get[Double]("p99OverFloor"), Right(1.25))
+    // HdrHistogram's three significant digits.
+    assert(json.hcursor.downField("floor").downField("latencyMs").downField("feedback").get[Double]("p99").exists(p => math.abs(p - 16) < 0.1),
+      json.noSpaces)
+    assertEquals(LatencyReport.json(handler(2), floor).hcursor.downField("p99OverFloor").focus, Some(io.circe.Json.Null))
+    // Without a floor, nothing changes.
+    assertEquals(LatencyReport.header(handler), LatencyReport.header(handler, Nil))
+    assertEquals(LatencyReport.json(handler(1)), handler(1).json)
+    assertEquals(LatencyReport.floorJson(floor.head).hcursor.get[String]("type"), Right("floor-warm-up"))
+    assertEquals(LatencyReport.floorJson(floor(1)).hcursor.get[String]("type"), Right("floor-step"))
+  }
+
   private def summary(steps: List[StepResult], broken: List[String] = Nil, stoppedEarly: Option[String] = None, interrupted: Boolean = false,
                       slos: List[Slo] = Nil): StepSummary =
     LatencyReport.stepSummary(steps, broken, stoppedEarly, interrupted, slos, None)

@@ -6,7 +6,9 @@ import io.circe.Json
 import io.circe.parser.parse
 
 import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
 
+import bankops.services.kafka.{ClusterTopics, KafkaClients}
 import bankops.support.{BankFixture, CliProcess, SandboxFixture, TestShell}
 import bankops.support.BankFixture.{creation, id}
 
@@ -75,6 +77,57 @@ class LatencySuite extends munit.CatsEffectSuite {
     }
   }
 
+  /** Whether the cluster still has the topic or the consumer group, as the operator sees it. */
+  private def exists(topic: String, group: String): IO[(Boolean, Boolean)] = SandboxFixture.settings.flatMap { settings =>
+    KafkaClients.javaAdmin(settings.kafka).use { admin =>
+      (ClusterTopics.names(admin).map(_.contains(topic)),
+        KafkaClients.await(admin.listConsumerGroups().all()).map(_.asScala.exists(_.groupId == group))).tupled
+    }
+  }
+
+  /** The floor's scratch topics and group, as the run named them on stderr. */
+  private def floorNames(err: String): (String, String, String) = {
+    val created = "created (bankops-floor-[0-9a-f]{8})-in and (bankops-floor-[0-9a-f]{8})-out".r
+    created.findFirstMatchIn(err).fold(fail(s"no floor topics named:\n$err"))(m => (s"${m.group(1)}-in", s"${m.group(2)}-out", m.group(1)))
+  }
+
+  test("--floor: Kafka's floor measured first on scratch topics shaped as the commands topic, each step beside the handler's; all removed after") {
+    BankFixture.create("latency-floor").flatMap { bank =>
+      withHandler(bank) { _ =>
+        val chart = os.temp.dir() / "floor.svg"
+        for {
+          r <- SandboxFixture.cli(bankArgs(bank) ++ List("--floor", "--load", "0,100", "--step-duration", "3s", "--warm-up", "1s", "--interval",
+              "200ms", "--chart", chart.toString, "-o", "json"): _*)
+          (in, out, group) = floorNames(r.err)
+          left <- (exists(in, group), exists(out, group)).tupled
+        } yield {
+          assertEquals(r.code, 0, r.err)
+          // Shaped as the fixture's commands topic: 3 partitions, replication 3, min.insync.replicas 2.
+          assert(r.err.contains(s"as ${bank.commands} (3 partition(s), replication 3, min.insync.replicas 2)"), r.err)
+          val floorProbes = lines(r, "floor-probe")
+          assert(floorProbes.size >= 10, r.out)
+          floorProbes.foreach(p => assert(p.hcursor.get[String]("outcome").contains("confirmed") && ms(p, "feedbackMs") > 0, p.noSpaces))
+          // The handler's probes are counted apart from the floor's.
+          val steps = lines(r, "step")
+          assertEquals(steps.flatMap(_.hcursor.get[Int]("probes").toOption).sum + lines(r, "warm-up").flatMap(_.hcursor.get[Int]("probes").toOption)
+              .sum, lines(r, "probe").size)
+          assertEquals(steps.size, 2, r.out)
+          steps.foreach { st =>
+            val f = st.hcursor.downField("floor")
+            assertEquals(f.downField("load").get[Int]("asked"), st.hcursor.downField("load").get[Int]("asked"), st.noSpaces)
+            assert(f.downField("latencyMs").downField("feedback").get[Long]("count").exists(_ > 0), st.noSpaces)
+            assert(st.hcursor.get[Double]("p99OverFloor").exists(_ > 0), st.noSpaces)
+          }
+          // The floor's load went to its own topic at the rate asked.
+          val achieved = steps(1).hcursor.downField("floor").downField("load").get[Double]("achieved").toOption.get
+          assert(achieved > 90 && achieved < 110, steps(1).noSpaces)
+          assert(os.read(chart).contains("Kafka floor p99"), "the chart draws the floor")
+          assertEquals(left, ((false, false), (false, false)), s"$in, $out or group $group left behind")
+        }
+      }
+    }
+  }
+
   test(
     "a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written") {
     BankFixture.create("latency-stop").flatMap { bank =>
@@ -125,6 +178,25 @@ class LatencySuite extends munit.CatsEffectSuite {
       assertEquals(steps.size, 1, os.read(p.out))
       assert(steps.head.contains(s"\"probes\":$n"), steps.head)
       assert(os.read(p.err).contains("interrupted (Ctrl-C) during step 1"), os.read(p.err))
+    }
+  }
+
+  test("Ctrl-C during the floor: exit 130 naming it, the floor's step reported alone, its topics and group removed") {
+    for {
+      p <- CliProcess.start("latency", "--floor", "--load", "0", "--step-duration", "60s", "--warm-up", "0", "--interval", "200ms", "-o", "json")
+      floorProbes = IO.blocking(os.read.lines(p.out).count(_.contains("\"type\":\"floor-probe\"")))
+      _ <- p.await(90.seconds, "two floor probes")(floorProbes.map(_ >= 2))
+      code <- p.interrupt
+      err = os.read(p.err)
+      (in, out, group) = floorNames(err)
+      left <- (exists(in, group), exists(out, group)).tupled
+    } yield {
+      assertEquals(code, 130, err)
+      assert(err.contains("interrupted (Ctrl-C) during Kafka's exactly-once floor (the handler was not measured)"), err)
+      val outLines = os.read.lines(p.out)
+      assertEquals(outLines.count(_.contains("\"type\":\"floor-step\"")), 1, p.out.toString)
+      assertEquals(outLines.count(l => l.contains("\"type\":\"step\"") || l.contains("\"type\":\"probe\"")), 0, os.read(p.out))
+      assertEquals(left, ((false, false), (false, false)), s"$in, $out or group $group left behind")
     }
   }
 
