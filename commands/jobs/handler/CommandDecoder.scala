@@ -9,7 +9,7 @@ import scala.collection.concurrent.TrieMap
 import bankops.base.Failure
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
-import bankops.services.registry.{RegistryError, SchemaResolver}
+import bankops.services.registry.{NotARegistry, RegistryError, SchemaResolver}
 
 /** Turns `commands` values (Confluent wire format) into the bank's two commands, or the reason a record is
   * dead-lettered: not framed, a schema id the registry does not know, another record type, a payload that does
@@ -29,9 +29,10 @@ final class CommandDecoder(resolver: SchemaResolver) {
     values.iterator.flatMap(v => WireFormat.schemaIdOf(v).toOption).toSet.filterNot(schemas.contains).toList.traverse_ { id =>
       resolver.byId(id).attempt.flatMap {
         case Right(s) => IO(schemas.put(id, s)).void
-        case Left(e: RegistryError) if e.status == 404 || e.status == 422 => IO.unit
+        case Left(e: RegistryError) if e.kind == RegistryError.Kind.NotFound || e.kind == RegistryError.Kind.Rejected => IO.unit
         // Not a failure of bankops' own (those end the handler): the batch is undone and retried with backoff.
         case Left(e: Failure.Unavailable) => IO.raiseError(new RegistryUnreachable(e.message))
+        case Left(e: NotARegistry) => IO.raiseError(new RegistryUnreachable(e.getMessage))
         case Left(e) => IO.raiseError(e)
       }
     }

@@ -10,7 +10,7 @@ import java.time.Instant
 import scala.collection.concurrent.TrieMap
 
 import bankops.services.avro.{AvroJson, DecodeError, WireFormat}
-import bankops.services.registry.{RegistryError, SchemaResolver}
+import bankops.services.registry.{RegistryError, RegistryGarbled, SchemaResolver}
 import bankops.services.kafka.TopicReader.Raw
 
 /** Decodes values in the Confluent wire format with their writer schemas. Schemas are fetched once per id
@@ -33,7 +33,10 @@ final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true)
     ids.traverse_ { id =>
       resolver.byId(id).attempt.flatMap {
         case Right(s) => IO(known.put(id, (s, new GenericDatumReader[Any](s)))).void
-        case Left(e: RegistryError) if e.status == 404 || e.status == 422 || e.status == 200 => IO(unknown.put(id, e.message)).void
+        // Unknown to the registry, or a schema that does not parse: those records are shown undecodable, saying why.
+        case Left(e: RegistryError) if e.kind == RegistryError.Kind.NotFound || e.kind == RegistryError.Kind.Rejected =>
+          IO(unknown.put(id, e.message)).void
+        case Left(e: RegistryGarbled) => IO(unknown.put(id, e.getMessage)).void
         case Left(e) => IO.raiseError(e)
       }
     }

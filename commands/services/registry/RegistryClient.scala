@@ -57,7 +57,7 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
     val text = resp.body.fold(identity, identity)
     val json = parse(if (text.trim.isEmpty) "null" else text).toOption
     // A Confluent-compatible registry answers in JSON, errors included: anything else is another server at this address.
-    def notARegistry(what: String) = Failure.Unavailable(s"no Confluent-compatible registry at $describe ($what)")
+    def notARegistry(what: String) = NotARegistry(describe, what)
     val where = path.takeWhile(_ != '?')
     json match {
       case Some(j) if resp.code.isSuccess => IO.pure(j)
@@ -75,23 +75,28 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
     * not the timeout per attempt.
     */
   private def request(method: String, path: String, body: Option[Json] = None, root: String = base): IO[Json] = {
+    // Tried again: a registry not reached (Failure.Unavailable from `once`) or broken (5xx); never one that answered
+    // otherwise, nor another server at the address (NotARegistry).
     def attempt(n: Int): IO[Json] = once(method, path, body, root).handleErrorWith {
-      case e @ (_: Failure.Unavailable | RegistryError(_, _, _)) if n < retries && retryable(e) =>
-        IO.sleep((200L << n).millis) >> attempt(n + 1)
-      case e: RegistryError if e.status >= 500 => IO.raiseError(Failure.Unavailable(s"schema registry at $describe: ${e.getMessage}", e))
+      case e @ (_: Failure.Unavailable | RegistryError(_, _, _)) if n < retries && retried(e) => IO.sleep((200L << n).millis) >> attempt(n + 1)
+      case e: RegistryError if e.kind == RegistryError.Kind.Broken =>
+        IO.raiseError(Failure.Unavailable(s"schema registry at $describe: ${e.getMessage}", e))
       case e => IO.raiseError(e)
     }
     attempt(0).timeoutTo(timeout, IO.raiseError(Failure.Unavailable(s"schema registry at $describe did not answer within ${timeout.toSeconds} s")))
   }
 
-  private def retryable(e: Throwable): Boolean = e match {
-    case r: RegistryError => r.status >= 500
-    case Failure.Unavailable(m, _) => !m.startsWith("no Confluent-compatible registry")
+  private def retried(e: Throwable): Boolean = e match {
+    case r: RegistryError => r.kind.retried
+    case _: Failure.Unavailable => true
     case _ => false
   }
 
-  private def as[A: Decoder](j: Json): IO[A] =
-    IO.fromEither(j.as[A].left.map(e => RegistryError(200, None, s"unexpected answer ${j.noSpaces.take(200)}: ${e.getMessage}")))
+  /** An answer that is not what `request` asks for: exit 3 naming what came back. */
+  private def garbled(request: String, expected: String, answer: Json) = RegistryGarbled(describe, request, expected, answer.noSpaces)
+
+  private def as[A: Decoder](request: String, expected: String)(j: Json): IO[A] =
+    IO.fromEither(j.as[A].left.map(_ => garbled(request, expected, j)))
 
   private def schemaBody(schema: String, references: List[SchemaReference]): Json =
     Json.obj("schema" -> schema.asJson, "schemaType" -> "AVRO".asJson, "references" -> references.asJson)
@@ -99,13 +104,14 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
   /** Registers `schema` (Avro JSON) under `subject`; the registry's id for it, new or existing. */
   def register(subject: String, schema: String, references: List[SchemaReference] = Nil, normalize: Boolean = true): IO[Int] =
     request("POST", s"/subjects/${enc(subject)}/versions${if (normalize) "?normalize=true" else ""}", Some(schemaBody(schema, references)))
-      .flatMap(j => as[Int](j.hcursor.downField("id").focus.getOrElse(j)))
+      .flatMap(j => as[Int](s"the registration under $subject", "schema id")(j.hcursor.downField("id").focus.getOrElse(j)))
 
   /** Whether `schema` is already registered under `subject`, telling a missing subject from an unregistered schema. */
   def lookup(subject: String, schema: String, references: List[SchemaReference] = Nil): IO[Lookup] =
     lookups.get((subject, schema, references)).fold {
       request("POST", s"/subjects/${enc(subject)}?normalize=true", Some(schemaBody(schema, references)))
-        .flatMap(as[SubjectVersion]).map(v => Lookup.Found(v)).flatTap(f => IO(lookups.put((subject, schema, references), f))).map(f => f: Lookup)
+        .flatMap(as[SubjectVersion](s"a look-up under $subject", "subject version")).map(v => Lookup.Found(v)).flatTap(f =>
+          IO(lookups.put((subject, schema, references), f))).map(f => f: Lookup)
         .recover {
           case RegistryError(404, Some(40401), _) => Lookup.SubjectMissing
           case RegistryError(404, Some(40403), _) => Lookup.NotRegistered
@@ -138,17 +144,19 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
       request("GET", s"/schemas/ids/$id").flatMap { j =>
         val c = j.hcursor
         IO.fromEither(c.get[String]("schema").map(s => RegisteredSchema(s, c.getOrElse[List[SchemaReference]]("references")(Nil).getOrElse(Nil)))
-            .left.map(e => RegistryError(200, None, s"no schema in ${j.noSpaces.take(200)}: ${e.getMessage}")))
+            .left.map(_ => garbled(s"schema id $id", "schema", j)))
       }.flatTap(s => IO(byId.put(id, s)))
     }(x => IO.pure(x))
 
-  def subjects: IO[List[String]] = request("GET", "/subjects").flatMap(as[List[String]])
+  def subjects: IO[List[String]] = request("GET", "/subjects").flatMap(as[List[String]]("the list of subjects", "list of subjects"))
 
-  def versions(subject: String): IO[List[Int]] = request("GET", s"/subjects/${enc(subject)}/versions").flatMap(as[List[Int]])
+  def versions(subject: String): IO[List[Int]] =
+    request("GET", s"/subjects/${enc(subject)}/versions").flatMap(as[List[Int]](s"the versions of $subject", "list of versions"))
 
   /** A subject's version (`latest` or a number); None when the subject does not exist. */
   def version(subject: String, version: String = "latest"): IO[Option[SubjectVersion]] =
-    request("GET", s"/subjects/${enc(subject)}/versions/$version").flatMap(as[SubjectVersion]).map(Option(_))
+    request("GET", s"/subjects/${enc(subject)}/versions/$version").flatMap(as[SubjectVersion](s"version $version of $subject", "subject version"))
+      .map(Option(_))
       .recover { case RegistryError(404, _, _) => None }
 
   /** When each version of a subject was created, by version, where the registry says so: the Confluent API has no
@@ -172,22 +180,23 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
     }
 
   /** The global compatibility level; Confluent says `compatibilityLevel`, some registries `compatibility`. */
-  def globalCompatibility: IO[String] = request("GET", "/config").flatMap(compatibilityOf)
+  def globalCompatibility: IO[String] = request("GET", "/config").flatMap(compatibilityOf("the global compatibility level"))
 
   def setGlobalCompatibility(level: String): IO[String] =
-    request("PUT", "/config", Some(Json.obj("compatibility" -> level.asJson))).flatMap(compatibilityOf)
+    request("PUT", "/config", Some(Json.obj("compatibility" -> level.asJson))).flatMap(compatibilityOf("the global compatibility level"))
 
   /** The level in force for a subject: its own, or the global one it falls back to. */
   def subjectCompatibility(subject: String): IO[String] =
-    request("GET", s"/config/${enc(subject)}?defaultToGlobal=true").flatMap(compatibilityOf)
+    request("GET", s"/config/${enc(subject)}?defaultToGlobal=true").flatMap(compatibilityOf(s"the compatibility level of $subject"))
       .recoverWith { case RegistryError(404, _, _) => globalCompatibility }
 
   def setSubjectCompatibility(subject: String, level: String): IO[String] =
-    request("PUT", s"/config/${enc(subject)}", Some(Json.obj("compatibility" -> level.asJson))).flatMap(compatibilityOf)
+    request("PUT", s"/config/${enc(subject)}", Some(Json.obj("compatibility" -> level.asJson))).flatMap(
+      compatibilityOf(s"the compatibility level of $subject"))
 
-  private def compatibilityOf(j: Json): IO[String] =
+  private def compatibilityOf(request: String)(j: Json): IO[String] =
     IO.fromOption(j.hcursor.get[String]("compatibilityLevel").orElse(j.hcursor.get[String]("compatibility")).toOption)(
-      RegistryError(200, None, s"no compatibility level in ${j.noSpaces}"))
+      garbled(request, "compatibility level", j))
 }
 
 object RegistryClient {

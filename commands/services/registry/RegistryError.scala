@@ -4,15 +4,37 @@ import io.circe.parser.parse
 
 import bankops.base.{Failure, ServiceError}
 
-/** A registry answer that was not a success: the HTTP status plus Confluent's `error_code` and `message`. */
+/** A registry answer that was not a success: the HTTP status plus Confluent's `error_code` and `message`. Its
+  * [[RegistryError.Kind]], from the status, decides the exit code and whether the request is tried again.
+  */
 final case class RegistryError(status: Int, errorCode: Option[Int], message: String)
     extends ServiceError(s"schema registry answered $status${errorCode.fold("")(c => s" (error_code $c)")}: $message") {
-
-  /** Refused (401/403) or broken (5xx) is a service problem; any other answer is about what was asked. */
-  def exitCode: Int = if (status == 401 || status == 403 || status >= 500) Failure.ExitUnavailable else Failure.ExitDifference
+  def kind: RegistryError.Kind = RegistryError.Kind.of(status)
+  def exitCode: Int = kind.exitCode
 }
 
 object RegistryError {
+
+  /** What an error answer means: refused (401, 403) or broken (5xx, the only kind retried) is the service's problem,
+    * exit 3; not found (404), rejected (409 incompatible, 422 invalid) or any other 4xx is about what was asked, exit 1.
+    */
+  sealed abstract class Kind(val exitCode: Int, val retried: Boolean)
+  object Kind {
+    case object Refused extends Kind(Failure.ExitUnavailable, retried = false)
+    case object NotFound extends Kind(Failure.ExitDifference, retried = false)
+    case object Rejected extends Kind(Failure.ExitDifference, retried = false)
+    case object Broken extends Kind(Failure.ExitUnavailable, retried = true)
+    case object Other extends Kind(Failure.ExitDifference, retried = false)
+
+    def of(status: Int): Kind = status match {
+      case 401 | 403 => Refused
+      case 404 => NotFound
+      case 409 | 422 => Rejected
+      case s if s >= 500 => Broken
+      case _ => Other
+    }
+  }
+
   def from(status: Int, body: String): RegistryError = {
     val json = parse(body).toOption
     val errorCode = json.flatMap(_.hcursor.get[Int]("error_code").toOption)
@@ -20,4 +42,19 @@ object RegistryError {
     val message = json.flatMap(_.hcursor.get[String]("message").toOption).getOrElse(body.replaceAll("\\s+", " ").trim.take(200))
     RegistryError(status, errorCode, message)
   }
+}
+
+/** A success whose body is not what the API promises (a registry's bug, a proxy rewriting answers): exit 3 naming what
+  * came back, shortened. Never read as a difference, which a CI gate would take for drift, and never tried again.
+  */
+final case class RegistryGarbled(registry: String, request: String, expected: String, answer: String)
+    extends ServiceError(s"schema registry at $registry answered $request with no $expected: ${answer.replaceAll("\\s+", " ").take(200)}") {
+  def exitCode: Int = Failure.ExitUnavailable
+}
+
+/** The address answers, but not as a Confluent-compatible registry would (HTML, or a 404 without Confluent's error
+  * code): exit 3, never tried again.
+  */
+final case class NotARegistry(registry: String, what: String) extends ServiceError(s"no Confluent-compatible registry at $registry ($what)") {
+  def exitCode: Int = Failure.ExitUnavailable
 }

@@ -35,6 +35,6 @@ final class SchemaResolver(val client: RegistryClient) {
         val known = NamedTypes.byName(deps)
         if (known.nonEmpty) parser.addTypes(known.asJava)
         parser.parse(registered.schema)
-      }.toEither.left.map(e => RegistryError(200, None, s"the registry's schema does not parse: ${e.getMessage}")))
+      }.toEither.left.map(e => RegistryGarbled(client.describe, "a schema look-up", s"Avro schema that parses (${e.getMessage})", registered.schema)))
     }
 }

@@ -15,9 +15,22 @@ class RegistryErrorSuite extends munit.FunSuite {
     assertEquals(RegistryError.from(500, "x" * 500).message.length, 200)
   }
 
-  test("exit codes: refused (401, 403) or broken (5xx) is 3; any other answer is about what was asked, 1") {
+  test("kinds and exit codes: refused (401, 403) or broken (5xx, the only kind retried) is 3; any other answer is about what was asked, 1") {
+    import RegistryError.Kind._
+    val kinds = List(401 -> Refused, 403 -> Refused, 404 -> NotFound, 409 -> Rejected, 422 -> Rejected, 400 -> Other, 500 -> Broken, 503 -> Broken)
+    kinds.foreach { case (s, k) => assertEquals(RegistryError(s, None, "m").kind, k, s) }
     List(401, 403, 500, 503).foreach(s => assertEquals(RegistryError(s, None, "m").exitCode, 3, s))
-    List(404, 409, 422).foreach(s => assertEquals(RegistryError(s, None, "m").exitCode, 1, s))
+    List(400, 404, 409, 422).foreach(s => assertEquals(RegistryError(s, None, "m").exitCode, 1, s))
+    assertEquals(kinds.filter(_._2.retried).map(_._1), List(500, 503))
+  }
+
+  test("a garbled answer and another server at the address are exit 3, the answer shortened to one line") {
+    val g = RegistryGarbled("http://r", "the list of subjects", "list of subjects", "{\n \"a\":\n 1}" + "x" * 500)
+    assertEquals(Failures.classify(g)._2, 3)
+    assert(g.getMessage.startsWith("schema registry at http://r answered the list of subjects with no list of subjects: { \"a\": 1}xx"), g.getMessage)
+    assert(g.getMessage.length < 320, g.getMessage)
+    assertEquals(Failures.classify(NotARegistry("http://r", "404 on /subjects")),
+      ("no Confluent-compatible registry at http://r (404 on /subjects)", 3))
   }
 
   test("the CLI reports it with its own message and exit code, also when wrapped") {

@@ -1,10 +1,11 @@
 package bankops.services.registry
 
 import cats.effect.{IO, Resource}
-import java.util.concurrent.atomic.AtomicReference
+import cats.syntax.all._
+import java.util.concurrent.atomic.{AtomicInteger, AtomicReference}
 import scala.concurrent.duration._
 
-import bankops.base.Failure
+import bankops.base.Failures
 import bankops.services.config.{ConnectionFlags, ConnectionSettings}
 import bankops.support.{HttpStub, SilentListener}
 
@@ -12,16 +13,18 @@ import bankops.support.{HttpStub, SilentListener}
   * answers; and what it sends for credentials given in the URL.
   */
 class RegistryHttpSuite extends munit.CatsEffectSuite {
+  import RegistryHttpSuite.Reported
 
-  private def server(status: Int, body: String, seen: AtomicReference[String] = new AtomicReference("")): Resource[IO, Int] =
-    HttpStub.resource(status, body, seen)
+  private def server(status: Int, body: String, seen: AtomicReference[String] = new AtomicReference(""),
+                     asked: AtomicInteger = new AtomicInteger): Resource[IO, Int] =
+    HttpStub.resource(status, body, seen, asked)
 
   private def client(url: String, timeout: FiniteDuration = 5.seconds): Resource[IO, RegistryClient] =
     RegistryClient.resource(ConnectionSettings.resolve(ConnectionFlags(registryUrl = Some(url)), Map.empty, None), timeout)
 
-  private def failure(io: IO[Any]): IO[Failure] = io.attempt.map {
-    case Left(f: Failure) => f
-    case other => fail(s"expected a Failure, got $other")
+  private def failure(io: IO[Any]): IO[Reported] = io.attempt.map {
+    case Left(e) => Failures.classify(e) match { case (message, code) => Reported(code, message) }
+    case Right(v) => fail(s"expected an error, got $v")
   }
 
   test("an HTML 404 is no registry: exit 3 naming the address and the path, the body never shown") {
@@ -46,6 +49,36 @@ class RegistryHttpSuite extends munit.CatsEffectSuite {
       })
   }
 
+  test("a JSON 200 that is not the answer asked for: exit 3 naming the request and what came back, asked once (never read as drift)") {
+    val asked = new AtomicInteger
+    server(200, "{\"unexpected\": true}", asked = asked).use { port =>
+      val registry = s"http://127.0.0.1:$port"
+      client(registry).use(c => (failure(c.subjects), failure(c.subjectCompatibility("s")), failure(c.schemaById(7))).tupled).map {
+        case (subjects, level, schema) =>
+          assertEquals(subjects,
+            Reported(3, s"schema registry at $registry answered the list of subjects with no list of subjects: {\"unexpected\":true}"))
+          assertEquals(level,
+            Reported(3, s"schema registry at $registry answered the compatibility level of s with no compatibility level: {\"unexpected\":true}"))
+          assertEquals(schema, Reported(3, s"schema registry at $registry answered schema id 7 with no schema: {\"unexpected\":true}"))
+          assertEquals(asked.get, 3)
+      }
+    }
+  }
+
+  test("retries by kind: refused (401) and not found (404) are asked once; broken (503) is asked again, then exit 3") {
+    def run(status: Int) = {
+      val asked = new AtomicInteger
+      server(status, s"""{"error_code": ${status}01, "message": "m"}""", asked = asked).use(port =>
+        failure(client(s"http://127.0.0.1:$port").use(_.subjects)))
+        .map(r => (r.exitCode, asked.get))
+    }
+    (run(401), run(404), run(503)).tupled.map { case (refused, missing, broken) =>
+      assertEquals(refused, (3, 1))
+      assertEquals(missing, (1, 1))
+      assertEquals(broken, (3, 4))
+    }
+  }
+
   test("a registry that accepts and never answers: exit 3 within the timeout plus a second, retries included") {
     SilentListener.resource.use(port =>
       failure(client(s"http://127.0.0.1:$port", 3.seconds).use(_.subjects)).timed.map { case (took, f) =>
@@ -64,4 +97,9 @@ class RegistryHttpSuite extends munit.CatsEffectSuite {
       }
     }
   }
+}
+
+object RegistryHttpSuite {
+  /** How the CLI would report an error: its exit code and line. */
+  final case class Reported(exitCode: Int, message: String)
 }
