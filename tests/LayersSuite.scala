@@ -36,6 +36,29 @@ class LayersSuite extends munit.FunSuite {
     assertEquals(bankNames(files), List("jobs/latency/LatencyOptions.scala: \"command_feedback\" is a bank name: use services.bank.BankNames"))
   }
 
+  test("services/ prints nothing and chooses no exit code") {
+    val root = Repo.root / "commands"
+    val files = os.walk(root).filter(_.ext == "scala").map(p => p.relativeTo(root).toString -> os.read(p)).toMap
+    assertEquals(servicesShowing(files), Nil)
+  }
+
+  test("that check finds a service that prints, emits or picks an exit code, and leaves jobs and comments alone") {
+    val files = Map(
+      "services/plan/TopicSync.scala" ->
+        "package bankops.services.plan\ndef p(shell: Shell) = shell.info(\"x\") >> OutputFormat.emit(f, shell)(Nil, \"\")\n",
+      "services/plan/SchemaFlow.scala" -> "package bankops.services.plan\nimport cats.effect.{ExitCode, IO}\ndef e = Exit.Difference\n",
+      "services/kafka/Doc.scala" -> "package bankops.services.kafka\n/** shell.info is the job's: ExitCode too */\nval x = 1 // Exit.Ok\n",
+      "jobs/topics/TopicsCommand.scala" -> "package bankops.jobs.topics\nshell.info(\"x\").as(ExitCode.Success)\n"
+    )
+    assertEquals(servicesShowing(files),
+      List(
+        "services/plan/SchemaFlow.scala: chooses an exit code (ExitCode): the job does",
+        "services/plan/SchemaFlow.scala: chooses an exit code (Exit.Difference): the job does",
+        "services/plan/TopicSync.scala: prints (shell.info): return it as data for the job to show",
+        "services/plan/TopicSync.scala: prints (OutputFormat.emit): return it as data for the job to show"
+      ))
+  }
+
   test("the check finds what points the wrong way") {
     val files = Map(
       "base/Shell.scala" -> "package bankops.base\nimport bankops.services.config.Secrets\n",
@@ -125,6 +148,19 @@ object LayersSuite {
       val comments = text.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "")
       "\"([^\"\n]*)\"".r.findAllMatchIn(comments).map(_.group(1)).filter(names).filterNot(n => notNames((path, n))).toList.distinct
         .map(n => s"$path: \"$n\" is a bank name: use services.bank.BankNames")
+    }
+
+  private val Shows = """\b(shell\.(?:println|print|info|warn)|OutputFormat\.(?:emit|print)|StepSummary\.(?:write|append)|Rendered\.show)\b""".r
+  private val Exits = """\b(ExitCode|Exit\.[A-Za-z]+)\b""".r
+
+  /** Services return values (plans, reports, errors as data, what to show as [[bankops.base.Rendered]]): a job shows
+    * them and chooses its exit code.
+    */
+  def servicesShowing(files: Map[String, String]): List[String] =
+    files.toList.sortBy(_._1).filter(_._1.startsWith("services/")).flatMap { case (path, text) =>
+      val c = code(text)
+      Shows.findAllMatchIn(c).map(_.group(1)).toList.distinct.map(m => s"$path: prints ($m): return it as data for the job to show") ++
+        Exits.findAllMatchIn(c).map(_.group(1)).toList.distinct.map(m => s"$path: chooses an exit code ($m): the job does")
     }
 
   private def code(text: String): String =

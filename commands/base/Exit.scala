@@ -9,6 +9,9 @@ object Exit {
   val BadInput: ExitCode = ExitCode(Failure.ExitBadInput)
   val Unavailable: ExitCode = ExitCode(Failure.ExitUnavailable)
   val NotAuthorized: ExitCode = ExitCode(Failure.ExitNotAuthorized)
+  /** 1 when a check found a difference, else 0. */
+  def differsIf(differs: Boolean): ExitCode = if (differs) Difference else Ok
+
   /** Ctrl-C, as a shell reports a command ended by SIGINT (128 + 2). */
   val Interrupted: ExitCode = ExitCode(130)
 }

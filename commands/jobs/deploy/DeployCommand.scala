@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Failure, Job, OutputFormat, Shell, StepSummary}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, StepSummary}
 import bankops.services.config.ClientIdentity
 import bankops.services.contracts.{DesiredSubject, Topology}
 import bankops.services.kafka.KafkaClients
@@ -40,7 +40,7 @@ object DeployCommand {
     }
 
   private def print(s: Session, format: OutputFormat, shell: Shell): IO[Unit] =
-    TopicSync.printPlan(s.tp, format, shell) >> AccessSync.printPlan(s.access, format, shell) >> SchemaFlow.printPlan(s.sp, format, shell)
+    Rendered.show(TopicSync.rendered(s.tp) ++ AccessSync.rendered(s.access) ++ SchemaFlow.rendered(s.sp), format, shell)
 
   private val gateOnly: Opts[Boolean] =
     Opts.flag("gate",
@@ -122,7 +122,7 @@ object DeployCommand {
             report(refused, Nil)(PlanReport(tp, sp, refused, ap).code(gate = true))
         else for {
           outcomes <- s.topics.execute(tp, validateOnly = false)
-          _ <- TopicSync.printOutcomes(outcomes, format, shell)
+          _ <- Rendered.show(TopicSync.rendered(outcomes), format, shell)
           failed = outcomes.filterNot(_.ok)
           // The exit code, and whether the ACLs and users were changed (the summary marks their rows done).
           step <- if (failed.nonEmpty)
@@ -133,7 +133,9 @@ object DeployCommand {
             else access(s, deleteUnlisted, format, shell).flatMap {
               case Some(code) => IO.pure(code -> false)
               case None if sp.isEmpty => shell.info("topics and access: applied; schemas: no changes").as(ExitCode.Success -> true)
-              case None => SchemaFlow.register(s.sync, s.desired, sp, level, format, shell).map(_ -> true)
+              case None =>
+                SchemaFlow.register(s.sync, s.desired, sp, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell))
+                  .map(r => Exit.differsIf(!r.complete) -> true)
             }
           }
           done <- report(Nil, outcomes, accessDone = step._2)(step._1)
@@ -149,9 +151,10 @@ object DeployCommand {
       case Left(e) =>
         shell.info(s"apply: ACL/user changes failed: ${TopicSync.reason(e)}; schemas not registered").as(Some(ExitCode(AccessSync.exitCode(e))))
       case Right(()) =>
-        AccessSync.printDone(s.access, format, shell) >> AccessSync.confirm(s.acls, s.topology, deleteUnlisted, shell.env).flatMap { left =>
-          if (left.isEmpty) IO.pure(None)
-          else shell.info(s"apply: ${left.changes} ACL/user changes still pending after apply; schemas not registered").as(Some(Exit.Difference))
+        Rendered.show(AccessSync.renderedDone(s.access), format, shell) >> AccessSync.confirm(s.acls, s.topology, deleteUnlisted, shell.env).flatMap {
+          left =>
+            if (left.isEmpty) IO.pure(None)
+            else shell.info(s"apply: ${left.changes} ACL/user changes still pending after apply; schemas not registered").as(Some(Exit.Difference))
         }
     }
 

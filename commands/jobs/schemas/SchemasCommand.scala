@@ -1,10 +1,10 @@
 package bankops.jobs.schemas
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Failure, Job, OutputFormat, Shell}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell}
 import bankops.services.contracts.{DesiredSubjects, RecordKey, SchemaFiles, TopicRecord, TopicSpec}
 import bankops.services.kafka.TopicName
 import bankops.services.plan.{SchemaFlow, SchemaPlan}
@@ -18,7 +18,7 @@ object SchemasCommand {
     "Per subject: new, unchanged, new-version (compatible) or incompatible (with the reason); exit 1 when anything is pending.")(
     (SchemaFlow.common, SchemaFlow.levelOpt).mapN { (c, level) => (shell: Shell) =>
       SchemaFlow.prepared(c, shell)((_, desired, sync) => sync.plan(desired, level))
-        .flatTap(SchemaFlow.printPlan(_, OutputFormat.resolve(c.output, shell), shell)).map(SchemaFlow.planExit)
+        .flatTap(p => Rendered.show(SchemaFlow.rendered(p), OutputFormat.resolve(c.output, shell), shell)).map(p => Exit.differsIf(!p.isEmpty))
     }
   )
 
@@ -28,10 +28,11 @@ object SchemasCommand {
         val format = OutputFormat.resolve(c.output, shell)
         SchemaFlow.prepared(c, shell) { (_, desired, sync) =>
           sync.plan(desired, level).flatMap { plan =>
-            if (dry || plan.isEmpty) SchemaFlow.printPlan(plan, format, shell).as(if (dry) SchemaFlow.planExit(plan) else ExitCode.Success)
-            else if (plan.incompatible.nonEmpty) SchemaFlow.printPlan(plan, format, shell) >>
-              shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
-            else SchemaFlow.register(sync, desired, plan, level, format, shell)
+            val shown = Rendered.show(SchemaFlow.rendered(plan), format, shell)
+            if (dry || plan.isEmpty) shown.as(Exit.differsIf(dry && !plan.isEmpty))
+            else if (plan.incompatible.nonEmpty) shown >> shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
+            else SchemaFlow.register(sync, desired, plan, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell))
+              .map(r => Exit.differsIf(!r.complete))
           }
         }
       }
@@ -52,8 +53,8 @@ object SchemasCommand {
                 DesiredSubjects.load(alone, Some(strategy)).flatMap(sync.plan(_, None))
                   .flatMap { plan =>
                     val mine = SchemaPlan(plan.subjects.filter(_.desired.subject == subject))
-                    SchemaFlow.printPlan(mine, OutputFormat.resolve(c.output, shell), shell).as(
-                      ExitCode(if (mine.incompatible.nonEmpty) Failure.ExitDifference else 0))
+                    Rendered.show(SchemaFlow.rendered(mine), OutputFormat.resolve(c.output, shell), shell).as(
+                      Exit.differsIf(mine.incompatible.nonEmpty))
                   }
             }
           }

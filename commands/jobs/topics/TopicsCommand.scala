@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Failure, Job, OutputFormat, Shell}
+import bankops.base.{Exit, Job, OutputFormat, Rendered, Shell}
 import bankops.services.config.Connections
 import bankops.services.contracts.{Topology, TopologyOpts}
 import bankops.services.plan.{Outcome, TopicAdmin, TopicPlan, TopicSync}
@@ -23,8 +23,6 @@ object TopicsCommand {
       result <- TopicSync.session(settings.kafka, c.timeout)(f(topology, _))
     } yield result
 
-  private def planExit(plan: TopicPlan) = ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference)
-
   private val planCmd = Opts.subcommand("plan",
     "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.")(
     (common, deleteUnlisted).mapN { (c, delete) => (shell: Shell) =>
@@ -32,8 +30,8 @@ object TopicsCommand {
       prepared(c, shell)((topology, admin) =>
         TopicSync.plan(admin, topology, delete).flatMap(p =>
           (if (p.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(admin, p)).map(p -> _))).flatMap { case (plan, refused) =>
-        TopicSync.printPlan(plan, OutputFormat.resolve(c.output, shell), shell) >> refused.traverse_(o => shell.info(o.refusal))
-          .as(if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused)) else planExit(plan))
+        Rendered.show(TopicSync.rendered(plan), OutputFormat.resolve(c.output, shell), shell) >> refused.traverse_(o => shell.info(o.refusal))
+          .as(if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused)) else Exit.differsIf(!plan.isEmpty))
       }
     }
   )
@@ -42,8 +40,8 @@ object TopicsCommand {
     val format = OutputFormat.resolve(c.output, shell)
     prepared(c, shell) { (topology, admin) =>
       TopicSync.plan(admin, topology, delete).flatMap { plan =>
-        if (dryRun || plan.isEmpty) TopicSync.printPlan(plan, format, shell).as(if (dryRun) planExit(plan) else ExitCode.Success)
-        else TopicSync.printPlan(plan, OutputFormat.Table, shell).whenA(format == OutputFormat.Table) >>
+        if (dryRun || plan.isEmpty) Rendered.show(TopicSync.rendered(plan), format, shell).as(Exit.differsIf(dryRun && !plan.isEmpty))
+        else Rendered.show(TopicSync.rendered(plan), OutputFormat.Table, shell).whenA(format == OutputFormat.Table) >>
           TopicSync.refusals(admin, plan).flatMap {
             case Nil => run(admin, topology, plan, format, shell)
             case refused =>
@@ -58,7 +56,7 @@ object TopicsCommand {
   private def run(admin: TopicAdmin, topology: Topology, plan: TopicPlan, format: OutputFormat, shell: Shell): IO[ExitCode] =
     admin.execute(plan, validateOnly = false).flatMap { outcomes =>
       val failed = outcomes.filterNot(_.ok)
-      TopicSync.printOutcomes(outcomes, format, shell) >> (
+      Rendered.show(TopicSync.rendered(outcomes), format, shell) >> (
         if (failed.nonEmpty)
           shell.info(
             s"topics: ${outcomes.size - failed.size} of ${outcomes.size} changes applied; failed on " +

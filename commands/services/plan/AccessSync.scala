@@ -8,7 +8,7 @@ import org.apache.kafka.common.errors.{AuthorizationException, TimeoutException}
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, OutputFormat, Shell, Table, TextFile}
+import bankops.base.{Failure, Rendered, Table, TextFile}
 import bankops.services.contracts.{PasswordSource, Topology}
 
 /** Plan, gate, apply and confirm of ACLs and SCRAM users: the effectful steps `plan`/`apply` take after topics. */
@@ -72,24 +72,24 @@ object AccessSync {
     case _ => Failure.ExitDifference
   }
 
-  def printPlan(plan: AccessPlan, format: OutputFormat, shell: Shell): IO[Unit] = {
-    val acls = OutputFormat.emit(format, shell)(List(Json.obj("acls" -> plan.acls.asJson)),
+  /** The plan to show: ACL and user changes (those the topology manages), then the drift left alone. */
+  def rendered(plan: AccessPlan): Rendered = {
+    val acls = Rendered.result(List(Json.obj("acls" -> plan.acls.asJson)),
       if (plan.acls.isEmpty) "acls: no changes, the cluster's ACLs match the topology"
       else Table.render(List("ACL", "PRINCIPAL", "PERMISSION", "OPERATION", "RESOURCE", "HOST"),
         plan.acls.map(c => List(c.action, c.acl.principal, c.acl.permission, c.acl.operation, c.acl.resource, c.acl.host))))
-    val users = OutputFormat.emit(format, shell)(List(Json.obj("users" -> plan.users.asJson)),
+    val users = Rendered.result(List(Json.obj("users" -> plan.users.asJson)),
       if (plan.users.isEmpty) "users: none declared, none on the cluster"
       else Table.render(List("USER", "MECHANISM", "ACTION", "DETAIL"), plan.users.map(u => List(u.user, u.mechanism, u.action, u.detail))))
-    acls.whenA(plan.managesAcls) >> users.whenA(plan.managesUsers) >>
-      shell.info(s"access: ${plan.drift} ACLs/users on the cluster are not in the topology; left alone (--delete-unlisted --yes deletes them)")
-        .whenA(plan.drift > 0)
+    acls.when(plan.managesAcls) ++ users.when(plan.managesUsers) ++
+      Rendered.note(s"access: ${plan.drift} ACLs/users on the cluster are not in the topology; left alone (--delete-unlisted --yes deletes them)")
+        .when(plan.drift > 0)
   }
 
   /** The changes an apply made, one line each. */
-  def printDone(plan: AccessPlan, format: OutputFormat, shell: Shell): IO[Unit] =
-    plan.aclChanges.traverse_(c =>
-      OutputFormat.emit(format, shell)(List(Json.obj("acl" -> c.asJson, "ok" -> true.asJson)), s"done    acl ${c.action}  ${c.acl.show}")) >>
-      plan.userChanges.traverse_(u =>
-        OutputFormat.emit(format, shell)(List(Json.obj("user" -> u.asJson, "ok" -> true.asJson)),
-          s"done    user ${u.action}  ${u.user} ${u.mechanism}"))
+  def renderedDone(plan: AccessPlan): Rendered =
+    Rendered.all(
+      plan.aclChanges.map(c => Rendered.result(List(Json.obj("acl" -> c.asJson, "ok" -> true.asJson)), s"done    acl ${c.action}  ${c.acl.show}")) ++
+        plan.userChanges.map(u =>
+          Rendered.result(List(Json.obj("user" -> u.asJson, "ok" -> true.asJson)), s"done    user ${u.action}  ${u.user} ${u.mechanism}")))
 }

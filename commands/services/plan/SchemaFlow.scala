@@ -1,13 +1,13 @@
 package bankops.services.plan
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.syntax._
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Failure, OutputFormat, Shell, Table, Flags}
+import bankops.base.{Flags, OutputFormat, Rendered, Shell, Table}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
 import bankops.services.registry.RegistryClient
@@ -38,27 +38,30 @@ object SchemaFlow {
       result <- RegistryClient.resource(settings, c.timeout).use(client => f(topology, desired, new SchemaSync(client), settings))
     } yield result
 
-  def printPlan(plan: SchemaPlan, format: OutputFormat, shell: Shell): IO[Unit] =
-    OutputFormat.emit(format, shell)(plan.subjects.map(_.asJson),
+  /** The plan to show: a row (or a JSON value) per subject. */
+  def rendered(plan: SchemaPlan): Rendered =
+    Rendered.result(plan.subjects.map(_.asJson),
       Table.render(List("SUBJECT", "STATUS", "DETAIL"), plan.subjects.map(p => List(p.desired.subject, p.status.name, p.detail))))
-
-  def planExit(plan: SchemaPlan): ExitCode = ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference)
 
   def incompatibleMessage(plan: SchemaPlan): String =
     s"schemas: ${plan.incompatible.map(_.desired.subject).mkString(", ")} incompatible; nothing was registered"
 
-  /** Registers after the gate; then asks again, so a success means the registry now holds every contract. */
-  def register(sync: SchemaSync, desired: List[DesiredSubject], plan: SchemaPlan, level: Option[String], format: OutputFormat, shell: Shell)
-      : IO[ExitCode] =
-    sync.register(plan).flatMap { done =>
-      done.traverse_ { case (p, id) =>
-        OutputFormat.emit(format, shell)(List(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson,
-              "id" -> id.asJson)),
-          s"registered  ${p.desired.subject}  id $id")
-      } >> sync.plan(desired, level).flatMap { after =>
-        if (after.isEmpty) shell.info(
-          s"schemas: ${done.size} registered, ${plan.pending.size - done.size} levels set; every subject matches its .avsc").as(ExitCode.Success)
-        else shell.info(s"schemas: registered, but still pending: ${after.pending.map(_.desired.subject).mkString(", ")}").as(Exit.Difference)
-      }
-    }
+  /** What a registration did: each subject registered with its id, the levels set, and the plan asked again after it. */
+  final case class Registration(registered: List[(SubjectPlan, Int)], levelsSet: Int, after: SchemaPlan) {
+    /** The registry now holds every contract. */
+    def complete: Boolean = after.isEmpty
+  }
+
+  /** Registers after the gate; then asks again, so a complete registration means the registry now holds every contract. */
+  def register(sync: SchemaSync, desired: List[DesiredSubject], plan: SchemaPlan, level: Option[String]): IO[Registration] =
+    sync.register(plan).flatMap(done => sync.plan(desired, level).map(Registration(done, plan.pending.size - done.size, _)))
+
+  /** Each subject registered, a line (or a JSON value) each, then whether every subject now matches. */
+  def rendered(r: Registration): Rendered =
+    Rendered.all(r.registered.map { case (p, id) =>
+      Rendered.result(List(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson, "id" -> id.asJson)),
+        s"registered  ${p.desired.subject}  id $id")
+    }) ++ Rendered.note(
+      if (r.complete) s"schemas: ${r.registered.size} registered, ${r.levelsSet} levels set; every subject matches its .avsc"
+      else s"schemas: registered, but still pending: ${r.after.pending.map(_.desired.subject).mkString(", ")}")
 }

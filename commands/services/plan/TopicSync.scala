@@ -1,7 +1,6 @@
 package bankops.services.plan
 
 import cats.effect.IO
-import cats.syntax.all._
 import io.circe.Json
 import io.circe.syntax._
 import org.apache.kafka.common.errors.{
@@ -12,7 +11,7 @@ import org.apache.kafka.common.errors.{
 import java.util.concurrent.{CompletionException, ExecutionException}
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, OutputFormat, Shell, Table}
+import bankops.base.{Failure, Rendered, Table}
 import bankops.services.config.{ClientIdentity, KafkaSettings}
 import bankops.services.contracts.Topology
 import bankops.services.kafka.{Denied, KafkaClients}
@@ -68,16 +67,18 @@ object TopicSync {
     case other => other
   }
 
-  def printPlan(plan: TopicPlan, format: OutputFormat, shell: Shell): IO[Unit] =
-    plan.environment.traverse_(shell.info) >> plan.warnings.traverse_(w => shell.warn(w.message)) >> OutputFormat.emit(format, shell)(
-      List(plan.asJson),
-      if (plan.isEmpty) "topics: no changes, the cluster matches the topology"
-      else Table.render(List("TOPIC", "ACTION", "DETAIL"), plan.changes.map(c => List(c.topic, c.action, c.detail))))
+  /** The plan to show: the environment chosen and the plan's warnings, then its changes. */
+  def rendered(plan: TopicPlan): Rendered =
+    Rendered.all(plan.environment.map(Rendered.note)) ++ Rendered.all(plan.warnings.map(w => Rendered.warning(w.message))) ++
+      Rendered.result(List(plan.asJson),
+        if (plan.isEmpty) "topics: no changes, the cluster matches the topology"
+        else Table.render(List("TOPIC", "ACTION", "DETAIL"), plan.changes.map(c => List(c.topic, c.action, c.detail))))
 
-  def printOutcomes(outcomes: List[Outcome], format: OutputFormat, shell: Shell): IO[Unit] =
-    outcomes.traverse_ { o =>
-      OutputFormat.emit(format, shell)(List(Json.obj("topic" -> o.change.topic.asJson, "action" -> o.change.action.asJson,
+  /** Each change made, a line (or a JSON value) each. */
+  def rendered(outcomes: List[Outcome]): Rendered =
+    Rendered.all(outcomes.map { o =>
+      Rendered.result(List(Json.obj("topic" -> o.change.topic.asJson, "action" -> o.change.action.asJson,
             "detail" -> o.change.detail.asJson, "ok" -> o.ok.asJson, "error" -> o.error.map(reason).asJson)),
         s"${if (o.ok) "done  " else "FAILED"}  ${o.change.topic}  ${o.change.action}  " + o.error.fold(o.change.detail)(reason))
-    }
+    })
 }

@@ -1,0 +1,33 @@
+package bankops.base
+
+import cats.effect.IO
+import cats.syntax.all._
+import io.circe.Json
+
+/** What a step has to show, as data, in the order it is shown: results (JSON values for `-o json`, the same as text
+  * for people) on stdout, notes and warnings on stderr. Services build it and print nothing; a job shows it with
+  * [[Rendered.show]] and chooses its exit code.
+  */
+final case class Rendered(parts: List[Rendered.Part]) {
+  def ++(other: Rendered): Rendered = Rendered(parts ++ other.parts)
+  def when(cond: Boolean): Rendered = if (cond) this else Rendered.empty
+}
+
+object Rendered {
+  sealed trait Part
+  final case class Result(json: List[Json], text: String) extends Part
+  final case class Note(line: String) extends Part
+  final case class Warning(line: String) extends Part
+
+  val empty: Rendered = Rendered(Nil)
+  def result(json: List[Json], text: String): Rendered = Rendered(List(Result(json, text)))
+  def note(line: String): Rendered = Rendered(List(Note(line)))
+  def warning(line: String): Rendered = Rendered(List(Warning(line)))
+  def all(rs: List[Rendered]): Rendered = Rendered(rs.flatMap(_.parts))
+
+  def show(r: Rendered, format: OutputFormat, shell: Shell): IO[Unit] = r.parts.traverse_ {
+    case Result(json, text) => OutputFormat.emit(format, shell)(json, text)
+    case Note(line) => shell.info(line)
+    case Warning(line) => shell.warn(line)
+  }
+}
