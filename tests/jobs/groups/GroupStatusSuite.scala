@@ -2,19 +2,17 @@ package bankops.jobs.groups
 
 import org.apache.kafka.common.TopicPartition
 
-import scala.util.Random
-
 import bankops.services.kafka.{GroupDescription, GroupMember}
+import bankops.support.Seeded
 
 /** `groups describe`'s figures from its inputs alone: the group's lag, its lag in time, the age and assignment texts. */
-class GroupStatusSuite extends munit.FunSuite {
+class GroupStatusSuite extends munit.FunSuite with Seeded {
   private def tp(topic: String, p: Int) = new TopicPartition(topic, p)
   private val empty = GroupDescription("g", "Empty", "", Nil)
   private val member = GroupMember("m-1", Some("g-a"), "client-a", "/10.0.0.7", List(tp("commands", 2), tp("balance", 0), tp("commands", 0)))
   private val stable = GroupDescription("g", "Stable", "range", List(member))
 
   test("lag: per partition the end minus the committed offset (never below 0), the group's the sum over committed partitions") {
-    val random = new Random()
     (1 to 500).foreach { _ =>
       val parts = List.tabulate(1 + random.nextInt(6)) { p =>
         val end = random.nextInt(1000).toLong
@@ -57,7 +55,6 @@ class GroupStatusSuite extends munit.FunSuite {
   }
 
   test("age: the unit grows with the age, and the text reads back as the age within its rounding") {
-    val random = new Random()
     val samples = List(0L, 1L, 999L, 1000L, 59949L, 60000L, 3599999L, 3600000L, 86400000L * 3) ++
       List.fill(2000)(math.abs(random.nextLong()) % (86400000L * 2))
     samples.foreach { ms =>
@@ -71,7 +68,6 @@ class GroupStatusSuite extends munit.FunSuite {
   }
 
   test("assignment: topics sorted, each with its partitions sorted, whatever the order given") {
-    val random = new Random()
     (1 to 200).foreach { _ =>
       val tps = random.shuffle(for {
         t <- List("b", "a", "c").take(1 + random.nextInt(3)); p <- random.shuffle((0 to 9).toList).take(1 + random.nextInt(4))

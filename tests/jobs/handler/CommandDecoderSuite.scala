@@ -10,12 +10,12 @@ import scala.util.Random
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{Atype, ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
-import bankops.support.{FakeRegistry, TopologyFixture}
+import bankops.support.{Seeded, FakeRegistry, TopologyFixture}
 
 /** The handler's decoder of `commands` values against a registry in memory: the two bank commands come back as they
   * were written; everything else is a dead letter with its reason, except an unreachable registry, which is an error (the batch is retried).
   */
-class CommandDecoderSuite extends munit.CatsEffectSuite {
+class CommandDecoderSuite extends munit.CatsEffectSuite with Seeded {
   private def schema(name: String): String = os.read(TopologyFixture.schemas / s"$name.avsc")
   private val Subject = "commands-nl.openweb.data."
 
@@ -31,7 +31,6 @@ class CommandDecoderSuite extends munit.CatsEffectSuite {
     FakeRegistry.withClient.use { case (registry, client) =>
       val (cac, cmt) = (registry.register(Subject + "ConfirmAccountCreation", schema("ConfirmAccountCreation")),
         registry.register(Subject + "ConfirmMoneyTransfer", schema("ConfirmMoneyTransfer")))
-      val random = new Random()
       val commands = List.fill(500)(randomCommand(random))
       val values =
         commands.map(_.fold(c => WireFormat.Writer[ConfirmAccountCreation](cac).apply(c), t => WireFormat.Writer[ConfirmMoneyTransfer](cmt).apply(t))

@@ -1,11 +1,12 @@
 package bankops.jobs.handler
 
 import scala.util.Random
+import bankops.support.Seeded
 
 /** The handler's running totals and the status lines made from them: sums of what batches reported, rates and batch
   * phases since the previous report, failures by reason.
   */
-class HandlerStatsSuite extends munit.FunSuite {
+class HandlerStatsSuite extends munit.FunSuite with Seeded {
   private val reasons = List("invalid token", "insufficient funds", "from is invalid", "from and to can't be same for transfer")
 
   private def randomCounts(random: Random): Counts =
@@ -17,7 +18,6 @@ class HandlerStatsSuite extends munit.FunSuite {
       reads = random.nextInt(1000000).toLong, writes = random.nextInt(1000000).toLong)
 
   test("a snapshot holds the sums of every batch's counts, dead letters and timings so far") {
-    val random = new Random()
     (1 to 100).foreach { _ =>
       val stats = new HandlerStats
       val batches = List.fill(random.nextInt(30))((randomCounts(random), randomTimings(random), random.nextInt(4) - 1))
@@ -48,7 +48,6 @@ class HandlerStatsSuite extends munit.FunSuite {
   }
 
   test("the rate: commands since the previous report over the time since it; 0 when no time has passed") {
-    val random = new Random()
     (1 to 500).foreach { _ =>
       val before = HandlerStatus(Counts(confirmed = random.nextInt(1000).toLong), 0, 0, random.nextInt(1000000000).toLong)
       val more = random.nextInt(5000).toLong

@@ -6,9 +6,9 @@ import java.util.UUID
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer}
-import bankops.support.{CliProcess, ModelBank, PythonClients, SandboxFixture, Setup, TopologyFixture}
+import bankops.support.{Seeded, CliProcess, ModelBank, PythonClients, SandboxFixture, Setup, TopologyFixture}
 
-class HeartbeatSuite extends munit.CatsEffectSuite {
+class HeartbeatSuite extends munit.CatsEffectSuite with Seeded {
   override val munitIOTimeout: Duration = 5.minutes
 
   test("--count N produces exactly N heartbeats, beats contiguous from --start-beat; bankops inspect and AvroDeserializer agree") {
@@ -86,7 +86,6 @@ class HeartbeatSuite extends munit.CatsEffectSuite {
     assert(!BankRules.isValidIban("NL67OPEN0000000000"))
     List("NL66OPEN000000000", "NL66OPEN00000000000", "NL6xOPEN0000000000", "NL66OPEN1000000000", "nl66OPEN0000000000",
       "NL66open0000000000", "NL66OPEN00000000x0", "", "cash").foreach(s => assert(!BankRules.isValidIban(s), s))
-    val random = new scala.util.Random()
     val numbers = List(0L, 1L, 999999999L) ++ List.fill(2000)(random.nextInt(1000000000).toLong)
     numbers.foreach { n =>
       assertEquals(BankRules.iban(n), ModelBank.iban(n))

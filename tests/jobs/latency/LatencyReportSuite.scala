@@ -3,11 +3,12 @@ package bankops.jobs.latency
 import scala.util.Random
 
 import bankops.base.StepSummary
+import bankops.support.Seeded
 
 /** The latency run's report for people: the table's columns follow what the steps measured, the job summary's verdict
   * follows the SLOs and the load achieved, the chart's axes follow the steps.
   */
-class LatencyReportSuite extends munit.FunSuite {
+class LatencyReportSuite extends munit.FunSuite with Seeded {
   private def stats(ms: Double*) = MeasureStats(ms.toVector)
 
   private def step(index: Int, asked: Int, achieved: Double, measures: Map[Measure, MeasureStats] = Map.empty,
@@ -23,7 +24,6 @@ class LatencyReportSuite extends munit.FunSuite {
   }
 
   test("every row has a cell per column: feedback's four percentiles, two for other measures taken, two per process seen, lag") {
-    val random = new Random()
     (1 to 300).foreach { _ =>
       val steps = List.tabulate(1 + random.nextInt(5))(i => randomStep(random, i - random.nextInt(2)))
       val header = LatencyReport.header(steps)
@@ -84,7 +84,6 @@ class LatencyReportSuite extends munit.FunSuite {
     LatencyReport.stepSummary(steps, broken, stoppedEarly, interrupted, slos, None)
 
   test("the verdict: failed when an SLO broke, the run stopped early or was interrupted; attention when a step fell 2 % short of its load") {
-    val random = new Random()
     (1 to 300).foreach { _ =>
       val steps = List.tabulate(1 + random.nextInt(4)) { i =>
         val asked = random.nextInt(1000)
@@ -112,7 +111,6 @@ class LatencyReportSuite extends munit.FunSuite {
   }
 
   test("the Mermaid chart: the x-axis lists each step's load, two lines of a value per step, the y-axis reaches above the highest p99") {
-    val random = new Random()
     (1 to 200).foreach { _ =>
       val steps = List.tabulate(1 + random.nextInt(6))(i =>
         step(i, i * 100, i * 100,

@@ -12,13 +12,13 @@ import bankops.services.avro.WireFormat
 import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
 import bankops.services.kafka.RecordLine
 import bankops.services.registry.RegistryClient
-import bankops.support.{FakeRegistry, TopologyFixture}
+import bankops.support.{Seeded, FakeRegistry, TopologyFixture}
 
 /** `replay --from-file`'s encoding of a file's lines against a target registry in memory: a line's value in its
   * record's schema as the target holds it (or as `--schema-dir` gives it), `--exact`'s raw bytes, and every line that
   * cannot be sent refused with its reason.
   */
-class FileEncoderSuite extends munit.CatsEffectSuite {
+class FileEncoderSuite extends munit.CatsEffectSuite with Seeded {
   private def text(name: String): String = os.read(TopologyFixture.schemas / s"$name.avsc")
   private def file(name: String): SchemaFile = {
     val schema = new Schema.Parser().parse(text(name))
@@ -45,7 +45,6 @@ class FileEncoderSuite extends munit.CatsEffectSuite {
       registry.register("beats-nl.openweb.data.Heartbeat", text("Heartbeat"))
       val latest = registry.register("beats-nl.openweb.data.Heartbeat",
         """{"type":"record","name":"Heartbeat","namespace":"nl.openweb.data","fields":[{"name":"beat","type":"long"},{"name":"node","type":"string","default":"n"}]}""")
-      val random = new scala.util.Random()
       val beats = List.fill(100)(random.nextLong())
       val enc = encoder(client)
       beats.zipWithIndex.traverse { case (b, i) =>
@@ -101,7 +100,6 @@ class FileEncoderSuite extends munit.CatsEffectSuite {
 
   test("--exact sends the raw bytes as they are if they are framed, or if the line says the original was undecodable; refuses the rest") {
     FakeRegistry.withClient.use { case (_, client) =>
-      val random = new scala.util.Random()
       val enc = encoder(client, exact = true)
       (1 to 200).toList.traverse { _ =>
         val payload = Array.fill(random.nextInt(20))(random.nextInt(256).toByte)

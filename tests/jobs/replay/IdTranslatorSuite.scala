@@ -1,16 +1,14 @@
 package bankops.jobs.replay
 
-import scala.util.Random
-
 import bankops.services.avro.WireFormat
 import bankops.services.contracts.SubjectNameStrategy
 import bankops.services.registry.{RegistryError, SchemaResolver}
-import bankops.support.{FakeRegistry, TopologyFixture}
+import bankops.support.{Seeded, FakeRegistry, TopologyFixture}
 
 /** Replay's schema id translation between two registries in memory: only the frame's id changes, to the id the
   * target has (or gives) the same schema under the target subject.
   */
-class IdTranslatorSuite extends munit.CatsEffectSuite {
+class IdTranslatorSuite extends munit.CatsEffectSuite with Seeded {
   private def schema(name: String): String = os.read(TopologyFixture.schemas / s"$name.avsc")
 
   private val twoRegistries = for { source <- FakeRegistry.withClient; target <- FakeRegistry.withClient } yield (source, target)
@@ -20,7 +18,6 @@ class IdTranslatorSuite extends munit.CatsEffectSuite {
       source.put(310, schema("Heartbeat"))
       source.put(452, schema("ConfirmMoneyTransfer"))
       val translator = new IdTranslator(new SchemaResolver(sourceClient), targetClient, SubjectNameStrategy.TopicRecord, "beats")
-      val random = new Random()
       val values = List.fill(300) {
         val payload = Array.fill(random.nextInt(40))(random.nextInt(256).toByte)
         random.nextInt(3) match {

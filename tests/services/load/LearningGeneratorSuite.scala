@@ -5,13 +5,13 @@ import scala.collection.mutable
 import scala.util.Random
 
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
-import bankops.support.ModelBank
+import bankops.support.{ModelBank, Seeded}
 
 /** `heartbeat --kind commands`' generator against a model of the bank ([[ModelBank]], the bank's rules written out in
   * the tests): it promises (README, `bankops heartbeat`) that exactly `--fail-share` of the transfers fail, in turn by
   * each reason the handler gives, and that the rest succeed.
   */
-class LearningGeneratorSuite extends munit.FunSuite {
+class LearningGeneratorSuite extends munit.FunSuite with Seeded {
   private val Reasons =
     Set("invalid token", "insufficient funds", "both to and from not known at this bank", "from and to can't be same for transfer")
 
@@ -48,7 +48,6 @@ class LearningGeneratorSuite extends munit.FunSuite {
   }
 
   private def cases(n: Int): List[(Long, Double, Int)] = {
-    val random = new Random()
     List.fill(n)((random.nextLong(), List(0.0, 0.01, 0.1, 0.25, 1.0 / 3, 0.5, 0.9, 1.0)(random.nextInt(8)), 50 + random.nextInt(3000)))
   }
 
