@@ -177,6 +177,8 @@ class BadInputSuite extends CatsEffectSuite {
         "subject heartbeat-nl.openweb.data.Heartbeat has no version 999"),
       Row("schemas diff: a .avsc that does not exist", List("schemas", "diff", "heartbeat-nl.openweb.data.Heartbeat", (dir / "none.avsc").toString),
         2, s"${dir / "none.avsc"}: no such file"),
+      Row("the handler's --ready-file is a directory", List("handler", "--ready-file", dir.toString), 2,
+        s"--ready-file $dir is a directory: give a file name inside it; nothing written"),
       Row("the handler with a database that refuses connections",
         List("handler", "--db-url", "jdbc:postgresql://127.0.0.1:1/balancedb", "--timeout", "5"),
         3, "PostgreSQL database jdbc:postgresql://127.0.0.1:1/balancedb (user "),

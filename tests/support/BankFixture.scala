@@ -9,6 +9,7 @@ import java.util.UUID
 import scala.concurrent.duration._
 
 import bankops.services.bank.BankTables
+import bankops.services.kafka.{EndOffsets, KafkaClients}
 
 /** A bank of a test's own on the sandbox: its commands, feedback and balance topics, its own copy of `balancedb`
   * (so validation sees only its accounts), and command handlers run as real processes (to be killed for real).
@@ -31,9 +32,27 @@ final case class BankFixture(commands: String, feedback: String, balance: String
     val identity = List("--command-config",
       bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false).toString)
     os.proc("java", "-Xmx256m", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
-      handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json") ++ args)
+      handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file", BankFixture.readyFile(log).toString) ++ args)
       .spawn(env = environment, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
   }
+
+  /** How far the handlers' answers have come: the feedback topic's end offsets, summed (it only grows). */
+  def answered: IO[Long] = SandboxFixture.settings.flatMap { s =>
+    KafkaClients.javaAdmin(s.kafka).use(a => EndOffsets.partitions(a, feedback).flatMap(EndOffsets.ends(a, _)).map(_.values.sum))
+  }
+
+  /** Waits until `more` answers came beyond those there when called, so a fault that follows lands on a load being
+    * applied: the answers' count (before, when reached).
+    */
+  def whileApplying(more: Long, within: FiniteDuration = 90.seconds): IO[(Long, Long)] = {
+    // Asked again when a partition's leader is moving (a broker stopped): its end offset cannot be read for a moment.
+    val readable = (IO.sleep(100.millis) >> answered.attempt).iterateUntil(_.isRight).map(_.toOption.get)
+    readable.timeout(within).flatMap(before => whileAbove(before, more, readable, within))
+  }
+
+  private def whileAbove(before: Long, more: Long, readable: IO[Long], within: FiniteDuration): IO[(Long, Long)] =
+    readable.iterateUntil(_ >= before + more).timeoutTo(within,
+      answered.flatMap(n => IO.raiseError(new AssertionError(s"$n answers on $feedback, not $more beyond $before within $within")))).map(before -> _)
 
   /** Sends commands (JSON lines as `replay --from-file` reads them) to the commands topic. */
   def send(lines: Seq[String], rate: Option[Int] = None, to: Option[String] = None): IO[Unit] =
@@ -132,6 +151,29 @@ object BankFixture {
   /** Stops a spawned handler: SIGTERM (finish the batch, exit 0) or SIGKILL. */
   def signal(p: os.SubProcess, name: String): IO[Int] =
     IO.blocking(os.proc("kill", s"-$name", p.wrapped.pid().toString).call(check = false)) >> IO.blocking { p.waitFor(60000); p.exitCode() }
+
+  /** The highest `commands` a handler's JSON status lines in `log` report: what it applied. */
+  def appliedBy(log: os.Path): Long =
+    os.read.lines(log).flatMap(l => parse(l).toOption.flatMap(_.hcursor.get[Long]("commands").toOption)).maxOption.getOrElse(0L)
+
+  /** Where a handler spawned with `log` declares it consumes (`--ready-file`): beside the log. */
+  def readyFile(log: os.Path): os.Path = log / os.up / s"${log.last}.ready"
+
+  /** Waits until `handler` declares it consumes: its ready file names its pid (one a crashed handler left names
+    * another). Fails at once, with the log, when it ended before that.
+    */
+  def awaitReady(handler: os.SubProcess, log: os.Path, within: FiniteDuration = 90.seconds): IO[Unit] = {
+    val pid = handler.wrapped.pid()
+    val file = readyFile(log)
+    val ready = IO.blocking {
+      val mine = os.isFile(file) && parse(os.read(file)).toOption.flatMap(_.hcursor.get[Long]("pid").toOption).contains(pid)
+      if (!mine && !handler.isAlive())
+        throw new AssertionError(s"handler $pid ended (exit ${handler.exitCode()}) before it was consuming:\n${tail(log)}")
+      mine
+    }
+    (IO.sleep(100.millis) >> ready).iterateUntil(identity).timeoutTo(within,
+      IO.raiseError(new AssertionError(s"handler $pid not consuming within $within:\n${tail(log)}"))).void
+  }
 
   /** Waits until the log has a line containing `text`. */
   def awaitLog(log: os.Path, text: String, within: FiniteDuration = 90.seconds): IO[Unit] =

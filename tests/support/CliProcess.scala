@@ -19,6 +19,11 @@ final case class CliProcess(process: os.SubProcess, out: os.Path, err: os.Path) 
       .iterateUntil(identity).void.timeoutTo(within, why.flatMap(e => IO.raiseError(new AssertionError(s"no $what within $within; stderr:\n  $e"))))
   }
 
+  /** The exit code, once the process ends (at most `within`). */
+  def exited(within: FiniteDuration): IO[Int] =
+    IO.blocking(process.waitFor(within.toMillis)).flatMap(ended =>
+      if (ended) IO.blocking(process.exitCode()) else IO.raiseError(new AssertionError(s"still running after $within: ${os.read(err)}")))
+
   /** Ctrl-C, then the exit code (within 60 s). */
   def interrupt: IO[Int] =
     IO.blocking(os.proc("kill", "-INT", process.wrapped.pid().toString).call()) >> IO.blocking { process.waitFor(60000); process.exitCode() }

@@ -3,10 +3,11 @@ package bankops.jobs.handler
 import cats.effect.{ExitCode, IO, Resource, SyncIO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
+import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Shell}
+import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
 import bankops.services.kafka.{Denied, Doing, KafkaClients, TopicName}
@@ -18,8 +19,7 @@ object HandlerCommand {
 
   final case class Options(flags: ConnectionFlags, group: String, topic: String, feedbackTopic: String, balanceTopic: String,
                            deadLetterTopic: String, instance: Option[String], strategy: Option[SubjectNameStrategy], maxBatch: Int,
-                           statusEvery: FiniteDuration,
-                           output: Option[OutputFormat], timeout: FiniteDuration)
+                           statusEvery: FiniteDuration, output: Option[OutputFormat], timeout: FiniteDuration, readyFile: Option[os.Path])
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
@@ -42,12 +42,16 @@ object HandlerCommand {
     Flags.positive[Int]("max-batch", "Most commands applied in one batch (one database and one Kafka transaction; default 1000).").withDefault(1000),
     Flags.duration("status-every", "How often to report figures (default 10s).").withDefault(10.seconds),
     OutputFormat.opts,
-    Flags.timeout(30.seconds)
-  ).mapN((flags, group, topic, feedback, balance, dlq, instance, strategy, maxBatch, every, output, timeout) =>
-    Options(flags, group, topic, feedback, balance, dlq.getOrElse(s"$topic.dlq"), instance, strategy, maxBatch, every, output, timeout))
+    Flags.timeout(30.seconds),
+    Opts.option[String]("ready-file",
+      "Write FILE once this handler consumes (its transactions initialised, a batch a crash left prepared settled), as JSON " +
+        "with its pid and transactional id; removed when it stops. For a supervisor or a test to wait on.", metavar = "FILE")
+      .map(os.Path(_, os.pwd)).orNone
+  ).mapN((flags, group, topic, feedback, balance, dlq, instance, strategy, maxBatch, every, output, timeout, ready) =>
+    Options(flags, group, topic, feedback, balance, dlq.getOrElse(s"$topic.dlq"), instance, strategy, maxBatch, every, output, timeout, ready))
 
   def run(o: Options)(shell: Shell): IO[ExitCode] =
-    Connections.load(o.flags, shell).flatMap { settings =>
+    o.readyFile.traverse_(ReadyFile.check("--ready-file", _)) >> Connections.load(o.flags, shell).flatMap { settings =>
       RegistryClient.resource(settings, o.timeout).use(registry => serve(o, settings, registry, shell))
     }
 
@@ -92,10 +96,14 @@ object HandlerCommand {
             IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(Denied.tag(polling)).flatMap {
               case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
               case true =>
-                shell.info(
+                // Declared once it consumes, removed when it stops; the line says the same to a person.
+                val ready =
+                  o.readyFile.fold(Resource.unit[IO])(ReadyFile.held("--ready-file", _, "transactionalId" -> Json.fromString(transactionalId),
+                      "group" -> Json.fromString(o.group), "topic" -> Json.fromString(o.topic)))
+                ready.surround(shell.info(
                   s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), " +
                     s"publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
-                  HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell, polling, applying)
+                  HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell, polling, applying))
             }
           }
       }.adaptError(KafkaClients.denied(settings.kafka, applying)).adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).adaptError {

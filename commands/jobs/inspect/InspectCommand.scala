@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Interrupt, Job, Shell, StepSummary}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{Decoded, KafkaClients, ReadPlan, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, TopicReader}
+import bankops.services.kafka.{Decoded, KafkaClients, ReadPlan, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, StopAt, TopicReader}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops inspect`: read and decode records on topics; read-only, no consumer group, nothing committed. */
@@ -69,6 +69,9 @@ object InspectCommand {
         // Decode, filter and render in parallel per chunk; count, limit and write in order. Lines are kept as
         // separate small strings: one multi-megabyte builder per chunk would be a humongous allocation for G1.
         keyedLines(o, plan).traverse_(shell.info) >>
+          // Said once the start positions are fixed: a record produced after this line is shown.
+          shell.info(s"inspect: following ${o.spec.topics.mkString(", ")} (${plan.ranges.size} partitions); Ctrl-C ends")
+            .whenA(o.spec.stop == StopAt.Never) >>
           records.chunks
             .parEvalMap(2)(chunk =>
               decoder.decodeChunk(chunk).map { decoded =>

@@ -5,7 +5,7 @@ import cats.syntax.all._
 
 import scala.concurrent.duration._
 
-import bankops.base.{JvmOptions, Version}
+import bankops.base.{JvmOptions, ReadyFile, Version}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, KafkaSettings, Source, Sourced}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
@@ -56,28 +56,27 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
     }
   }
 
-  private def logSize: IO[Long] = IO.blocking(if (os.exists(log)) os.size(log) else 0L)
+  /** Where the handler declares it consumes (`--ready-file`), beside its pid file. */
+  private val readyFile = ctx.layout.pidFile(name) / os.up / s"$name.ready"
 
-  /** Up once it logged, after `from` bytes of its log, that it consumes. */
-  private def consuming(from: Long): IO[Unit] = IO.blocking {
-    val text = if (os.exists(log)) new String(os.read.bytes(log, from, (os.size(log) - from).toInt), "UTF-8") else ""
-    if (!text.contains("handler: applying")) throw new IllegalStateException("not consuming yet")
-  }
+  /** Up once process `pid` declared it consumes; a file an earlier handler left names another pid. */
+  private def consuming(pid: Long): IO[Unit] =
+    ReadyFile.readyAt(readyFile, pid).flatMap(ready => IO.raiseUnless(ready)(new IllegalStateException("not consuming yet")))
 
-  def start: IO[Unit] =
+  def start: IO[Unit] = {
+    val java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
     for {
-      from <- logSize
-      java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       pid <- Processes.spawnDetached(
         Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
           "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "--no-context", "-o", "table",
           // As its own identity: it holds only the ACLs the topology grants the handler.
-          "--command-config", ClientConfig.file(ctx.layout, Identities.Handler, scram = false).toString),
+          "--command-config", ClientConfig.file(ctx.layout, Identities.Handler, scram = false).toString, "--ready-file", readyFile.toString),
         // The sandbox's handler works on the sandbox alone: no context, and no variable of the shell that names another cluster.
         ctx.layout.dir, log, Map("MALLOC_ARENA_MAX" -> "2") ++ ConnectionFlags.Variables.map(_ -> (null: String)))
       _ <- process.record(pid)
-      _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(consuming(from))
+      _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(consuming(pid))
     } yield ()
+  }
 
   /** SIGTERM: the handler finishes the batch in hand. */
   def stop: IO[Unit] = process.stop(30.seconds)

@@ -7,7 +7,7 @@ import java.sql.DriverManager
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BalanceChanged, BankRules}
-import bankops.support.{BalanceEvents, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{BalanceEvents, CliProcess, SandboxFixture, TestShell, TopologyFixture}
 
 class BalancesSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -86,9 +86,12 @@ class BalancesSuite extends munit.CatsEffectSuite {
       _ <- setup(topic, table)
       _ <- produce(topic, events)
       _ <- sql(s"INSERT INTO $table (iban, amount) VALUES ('${accounts(3)}', ${bal + 700})")
-      fiber <- validate(topic, table, "--settle", "4s", "-o", "json").start
-      _ <- IO.sleep(2.seconds) >> produce(topic, List(BalanceChanged(accounts(3), bal + 700, 700, accounts(4), "late")))
-      settled <- fiber.joinWithNever
+      // The late event is produced once the first check has found the difference (its line says so), within the settle time.
+      p <- CliProcess.start("balances", "validate", "--topic", topic, "--table", table, "--settle", "10s", "-o", "json")
+      _ <- p.await(60.seconds, "the first check's difference")(IO.blocking(os.read(p.err).contains("checking them again")))
+      _ <- produce(topic, List(BalanceChanged(accounts(3), bal + 700, 700, accounts(4), "late")))
+      code <- p.exited(60.seconds)
+      settled = TestShell.Result(code, os.read(p.out), os.read(p.err))
       without <- validate(topic, table, "-o", "json")
       _ <- sql(s"UPDATE $table SET amount = amount + 1")
       drift <- validate(topic, table, "--settle", "1s", "-o", "json")

@@ -25,7 +25,7 @@ class HandlerInputsSuite extends munit.CatsEffectSuite {
       val account = id()
       for {
         a <- IO.blocking(bank.spawnHandler("same", logA))
-        _ <- BankFixture.awaitLog(logA, "handler: applying")
+        _ <- BankFixture.awaitReady(a, logA)
         b <- IO.blocking(bank.spawnHandler("same", logB))
         code <- exit(b, 60.seconds)
         _ <- bank.send(List(creation(account)))
@@ -166,7 +166,7 @@ class HandlerInputsSuite extends munit.CatsEffectSuite {
       val account = id()
       for {
         h <- IO.blocking(bank.spawnHandler("t", log, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:4s")))
-        _ <- BankFixture.awaitLog(log, "handler: applying")
+        _ <- BankFixture.awaitReady(h, log)
         _ <- bank.send(List(creation(account)))
         _ <- BankFixture.awaitLog(log, "pausing after-prepare")
         prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))

@@ -23,8 +23,9 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
   private def consistent(bank: BankFixture, ids: Set[String], logs: => String): IO[Map[String, (String, Json)]] =
     for {
       feedback <- bank.awaitFeedback(ids)
-      _ <- IO.sleep(1.second) // a last COMMIT PREPARED follows the feedback by a moment
-      prepared <- bank.query(preparedSql)(_.getLong(1))
+      // A last COMMIT PREPARED follows the feedback by a moment: one still prepared after 30 s is a finding.
+      prepared <- (IO.sleep(100.millis) >> bank.query(preparedSql)(_.getLong(1))).iterateUntil(_.forall(_ == 0)).timeoutTo(30.seconds,
+        bank.query(preparedSql)(_.getLong(1)))
       cac <- bank.query("SELECT uuid::text, iban FROM cac")(rs => rs.getString(1) -> Option(rs.getString(2)))
       cmt <- bank.query("SELECT uuid::text, reason FROM cmt")(rs => rs.getString(1) -> Option(rs.getString(2)))
       validated <- bank.validate
@@ -100,7 +101,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
         config <- patient
         a <- spawn(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:25s"),
             args = List("--command-config", config.toString)))
-        _ <- BankFixture.awaitLog(logA, "handler: applying")
+        _ <- BankFixture.awaitReady(a, logA)
         _ <- secondStarts.start
         _ <- scenario(bank, IO.pure(a), logA)
         text = os.read(logA) + os.read(logB)
@@ -167,7 +168,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       val log = os.temp(prefix = "unprepared", suffix = ".log")
       val start = for {
         crashing <- IO.blocking(bank.spawnHandler("u", log, crash = Some("before-prepare")))
-        _ <- BankFixture.awaitLog(log, "handler: applying")
+        _ <- BankFixture.awaitReady(crashing, log)
       } yield crashing
       val account = id()
       for {
@@ -247,7 +248,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
         a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-kafka-commit:10s")))
         // Another handler of the same bank (same database and outputs), reading another commands topic.
         b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
-        _ <- BankFixture.awaitLog(logA, "handler: applying") >> BankFixture.awaitLog(logB, "handler: applying")
+        _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         _ <- bank.send(List(creation(account)))
         created <- bank.awaitFeedback(Set(account))
         iban = bank.accounts(created)(account)._1
@@ -276,7 +277,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       val env = Map("BANKOPS_HANDLER_DRAWS" -> "424242424,424242424", "BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:3s")
       for {
         h <- IO.blocking(bank.spawnHandler("x", log, env = env, args = List("--max-batch", "1")))
-        _ <- BankFixture.awaitLog(log, "handler: applying")
+        _ <- BankFixture.awaitReady(h, log)
         _ <- bank.send(List(creation(first), creation(second)))
         checked <- consistent(bank, Set(first, second), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
         perIban <- bank.query("SELECT iban, count(*) FROM balance GROUP BY iban HAVING count(*) > 1")(_.getString(1))

@@ -1,6 +1,6 @@
 package bankops.jobs.handler
 
-import cats.effect.IO
+import cats.effect.{IO, Ref}
 import io.circe.Json
 import org.apache.kafka.clients.producer.ProducerRecord
 import org.apache.kafka.common.header.Header
@@ -240,16 +240,24 @@ class HandlerSuite extends munit.CatsEffectSuite {
         first <- start
         loaded <- load(bank, 4000, 1)
         (accounts, transfers) = loaded
-        sending <- bank.send(transfers.map(_._2), rate = Some(250)).start
-        // Each kill lands while a handler is applying the load: after it started and reported, a moment later.
-        applying = IO.blocking(os.read(log).linesIterator.count(_.startsWith("handler: applying")))
-        started = (n: Int) => (IO.sleep(200.millis) >> applying).iterateUntil(_ >= n)
-        last <- List(1500.millis, 2.seconds, 1.second).zipWithIndex.foldLeft(IO.pure(first)) { case (running, (wait, i)) =>
-          running.flatMap(h => started(i + 1).timeout(60.seconds) >> IO.sleep(wait) >> BankFixture.signal(h, "KILL") >> start)
+        // 27 s of load: three restarts (a JVM each) and 100 answers before each kill fall inside it.
+        sending <- bank.send(transfers.map(_._2), rate = Some(150)).start
+        // Each kill lands while a handler is applying the load: once it consumes and has answered 100 more commands;
+        // the answers counted when each kill came.
+        kills <- Ref[IO].of(List.empty[Long])
+        last <- (1 to 3).toList.foldLeft(IO.pure(first)) { (running, _) =>
+          running.flatMap(h =>
+            BankFixture.awaitReady(h, log) >> bank.whileApplying(100).flatMap(p => kills.update(_ :+ p._2)) >> BankFixture.signal(h, "KILL") >> start)
         }
         _ <- sending.joinWithNever
         _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(log)).guarantee(BankFixture.signal(last, "TERM").void)
-      } yield assert(os.read(log).linesIterator.count(_.startsWith("handler: applying")) == 4)
+        atKills <- kills.get
+        total <- bank.answered
+      } yield {
+        assertEquals(os.read(log).linesIterator.count(_.startsWith("handler: applying")), 4)
+        // Every kill came mid-load: answers before it, and more after it.
+        assert(atKills.size == 3 && atKills.forall(n => n > 0 && n < total), s"answers at the kills $atKills of $total")
+      }
     }
   }
 
@@ -262,15 +270,22 @@ class HandlerSuite extends munit.CatsEffectSuite {
         loaded <- load(bank, 3000, 2)
         (accounts, transfers) = loaded
         sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
-        _ <- IO.sleep(4.seconds)
+        // Both consuming and the load being applied when B is stopped.
+        _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
+        atStop <- bank.whileApplying(300).map(_._2)
         stopped <- BankFixture.signal(b, "TERM")
         _ <- sending.joinWithNever
         _ <-
           checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(a, "TERM").void)
+        total <- bank.answered
       } yield {
         assertEquals(stopped, 0, BankFixture.tail(logB))
         assert(os.read(logB).contains("handler: stopped:"), BankFixture.tail(logB))
-        assert(os.read(logB).contains("\"commands\":"), BankFixture.tail(logB))
+        // Stopped, it no longer declares it consumes.
+        assert(!os.exists(BankFixture.readyFile(logB)), "the ready file outlived the handler")
+        // B applied part of the load before it stopped, and the load went on after it.
+        assert(BankFixture.appliedBy(logB) > 0, BankFixture.tail(logB))
+        assert(atStop < total, s"stopped at $atStop answers of $total")
       }
     }
   }
@@ -283,15 +298,23 @@ class HandlerSuite extends munit.CatsEffectSuite {
         b <- IO.blocking(bank.spawnHandler("b", logB))
         loaded <- load(bank, 3000, 4)
         (accounts, transfers) = loaded
-        sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
-        _ <- IO.sleep(2.seconds)
+        // 30 s of load: the broker's controlled shutdown and the answers before the kill fall inside it.
+        sending <- bank.send(transfers.map(_._2), rate = Some(100)).start
+        _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
+        atStop <- bank.whileApplying(200).map(_._2)
         _ <- Setup.cli("stop a broker", "sandbox", "stop", "kafka-3")
-        killed <- IO.sleep(2.seconds) >> BankFixture.signal(a, "KILL")
+        // A is killed once the two brokers left have answered more of the load.
+        atKill <- bank.whileApplying(100).map(_._2)
+        killed <- BankFixture.signal(a, "KILL")
         _ <- Setup.cli("start the broker", "sandbox", "start", "kafka-3")
         _ <- sending.joinWithNever
         _ <-
           checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
-      } yield assertEquals(killed, 137)
+        total <- bank.answered
+      } yield {
+        assertEquals(killed, 137)
+        assert(atStop < atKill && atKill < total, s"answers: $atStop at the broker's stop, $atKill at the kill, $total in all")
+      }
     }.guarantee(SandboxFixture.cli("sandbox", "start", "kafka-3").void)
   }
 
@@ -303,15 +326,21 @@ class HandlerSuite extends munit.CatsEffectSuite {
           a <- IO.blocking(bank.spawnHandler("a", logA, dynamic = dynamic))
           loaded <- load(bank, 3000, 3)
           (accounts, transfers) = loaded
-          sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
-          _ <- IO.sleep(2.seconds)
+          // 15 s of load: B's start and the 300 answers before the kill fall inside it however slow the machine.
+          sending <- bank.send(transfers.map(_._2), rate = Some(200)).start
+          _ <- BankFixture.awaitReady(a, logA) >> bank.whileApplying(100)
           b <- IO.blocking(bank.spawnHandler("b", logB, dynamic = dynamic))
-          _ <- BankFixture.awaitLog(logB, "handler: applying") >> IO.sleep(3.seconds)
+          // B joined (the group rebalanced) and the two have answered more of the load.
+          atKill <- BankFixture.awaitReady(b, logB) >> bank.whileApplying(200).map(_._2)
           killed <- BankFixture.signal(a, "KILL")
           _ <- sending.joinWithNever
           _ <-
             checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
-        } yield assertEquals(killed, 137)
+          total <- bank.answered
+        } yield {
+          assertEquals(killed, 137)
+          assert(atKill < total, s"killed at $atKill answers of $total")
+        }
       }
     }
   }

@@ -187,7 +187,8 @@ class InspectSuite extends munit.CatsEffectSuite {
     for {
       _ <- IO.fromFuture(IO(once))
       p <- CliProcess.start("inspect", "--topic", topic, "--from", "end", "--follow", "-o", "json")
-      _ <- IO.sleep(6.seconds)
+      // Produced once inspect says it follows: its start positions are fixed by then.
+      _ <- p.await(60.seconds, "the line saying it follows")(IO.blocking(os.read(p.err).contains(s"inspect: following $topic (")))
       _ <- PythonClients.produce(List(late))
       _ <- p.await(60.seconds, "the late record")(IO.blocking(os.read(p.out).contains("\"key\":\"late\"")))
       code <- p.interrupt

@@ -23,9 +23,7 @@ class LatencySuite extends munit.CatsEffectSuite {
   /** A handler process, consuming once this returns; stopped (SIGTERM) afterwards. */
   private def withHandler[A](bank: BankFixture)(body: os.SubProcess => IO[A]): IO[A] = {
     val log = os.temp(prefix = "latency-handler", suffix = ".log")
-    val consuming = (IO.sleep(200.millis) >> IO.blocking(os.read(log).contains("handler: applying"))).iterateUntil(identity)
-      .timeoutTo(60.seconds, IO.raiseError(new AssertionError(s"handler not consuming within 60 s:\n${BankFixture.tail(log)}")))
-    IO.blocking(bank.spawnHandler("latency", log)).flatTap(_ => consuming).bracket(body)(h => BankFixture.signal(h, "TERM").void)
+    IO.blocking(bank.spawnHandler("latency", log)).flatTap(BankFixture.awaitReady(_, log)).bracket(body)(h => BankFixture.signal(h, "TERM").void)
   }
 
   private def lines(r: TestShell.Result, kind: String): List[Json] =

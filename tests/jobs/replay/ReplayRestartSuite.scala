@@ -5,7 +5,7 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.Sandbox
-import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
+import bankops.services.kafka.{EndOffsets, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
 
 /** The sandbox broker is stopped and started while a replay runs on it. */
@@ -19,6 +19,11 @@ class ReplayRestartSuite extends munit.CatsEffectSuite {
         case (_, rs) => rs.map(r => (r.partition, r.offset, new String(r.key, "UTF-8"))).compile.toList
       })
 
+  /** Records on a topic so far: its end offsets, summed. */
+  private def written(topic: String): IO[Long] =
+    SandboxFixture.settings.flatMap(s =>
+      KafkaClients.javaAdmin(s.kafka).use(a => EndOffsets.partitions(a, topic).flatMap(EndOffsets.ends(a, _)).map(_.values.sum)))
+
   private val ResumeAt = """partition (\d+) from offset (\d+)""".r
 
   // Two outcomes are documented: the producer's retries carry the run through (exact counts), or the run
@@ -31,15 +36,23 @@ class ReplayRestartSuite extends munit.CatsEffectSuite {
       _ <- CommandTopics.apply(src, dst)
       load <- SandboxFixture.cli("heartbeat", "--kind", "commands", "--no-learn", "--commands-topic", src, "--count", n.toString, "--rate", "0")
       _ = assertEquals(load.code, 0, load.err)
-      // 1000 records/s: the replay is still running when the broker goes down after 4 s and comes back ~15 s later.
-      // In the background: if the restart fails, the replay is cancelled rather than left running into other suites.
-      r <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--rate", "1000", "--timeout", "15").background.use { replay =>
-        IO.sleep(4.seconds) >> new Sandbox(SandboxFixture.layout, new TestShell(Map.empty, bankops.support.Repo.root).shell).restart("kafka-1") >>
-          replay.flatMap(_.embedNever)
+      // 1000 records/s: the broker goes down once 2,000 records reached the target (the replay running, ~18 s left)
+      // and comes back ~15 s later. In the background: if the restart fails, the replay is cancelled rather than left
+      // running into other suites.
+      run <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--rate", "1000", "--timeout", "15").background.use {
+        replay =>
+          for {
+            at <- (IO.sleep(100.millis) >> written(dst)).iterateUntil(_ >= 2000).timeout(90.seconds)
+            _ <- new Sandbox(SandboxFixture.layout, new TestShell(Map.empty, bankops.support.Repo.root).shell).restart("kafka-1")
+            r <- replay.flatMap(_.embedNever)
+          } yield (r, at)
       }
+      (r, atRestart) = run
       source <- records(src)
       target <- records(dst)
     } yield {
+      // The restart came mid-replay: records written before it, and fewer than all.
+      assert(atRestart >= 2000 && atRestart < n, s"$atRestart of $n written at the restart")
       val targetKeys = target.map(_._3)
       assertEquals(targetKeys.distinct.size, targetKeys.size, "a record was written twice")
       assert(targetKeys.toSet.subsetOf(source.map(_._3).toSet))
