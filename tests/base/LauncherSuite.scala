@@ -53,6 +53,21 @@ class LauncherSuite extends munit.FunSuite {
     assertEquals(third.out.text(), first.out.text())
   }
 
+  test("the overview of jobs (no job, or --help) has an archive of its own, used from its second run; the same overview") {
+    launcherBuilt()
+    def help = if (os.exists(archives)) os.list(archives).map(_.last).filter(_.startsWith("help-")) else Nil
+    help.foreach(f => os.remove(archives / f))
+    val first = run(Seq("--help"))
+    assert(help.exists(_.matches("""help-\w+\.\d+\.jsa""")), help)
+    val second = run(Nil)
+    assert(help.exists(_.matches("""help-\w+\.jsa""")), help)
+    val third = run(Seq("--help"), Map("BANKOPS_CDS" -> "require"))
+    for (r <- List(first, second, third)) assertEquals(r.exitCode, 0, r.err.text())
+    assert(first.out.text().contains("Usage:") && first.out.text().contains("latency"), first.out.text())
+    assertEquals(second.out.text(), first.out.text())
+    assertEquals(third.out.text(), first.out.text())
+  }
+
   test("JVM warnings go to stderr, never into stdout") {
     launcherBuilt()
     // A heap smaller than project.scala's young generation makes the JVM warn at start.
