@@ -6,10 +6,10 @@ import org.apache.kafka.common.TopicPartition
 /** A poll's records as one batch: the commands it applies, the records it cannot read (with why, for the dead-letter
   * topic), and the offsets its Kafka transaction commits.
   */
-final case class Batch(records: Vector[Batch.Raw], commands: Vector[Ledger.Command], poison: Vector[(Batch.Raw, String)],
-                       offsets: Map[TopicPartition, OffsetAndMetadata])
+private[handler] final case class Batch(records: Vector[Batch.Raw], commands: Vector[Ledger.Command], poison: Vector[(Batch.Raw, String)],
+                                        offsets: Map[TopicPartition, OffsetAndMetadata])
 
-object Batch {
+private[handler] object Batch {
   type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
 
   def apply(records: Vector[Raw], decoder: CommandDecoder): Batch = {

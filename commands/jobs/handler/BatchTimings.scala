@@ -7,8 +7,8 @@ import io.circe.Json
   * Kafka's commit, COMMIT PREPARED; and the database reads (earlier outcomes, accounts locked, numbers for new
   * accounts) and writes within those.
   */
-final case class BatchTimings(batches: Long = 0, records: Long = 0, database: Long = 0, sends: Long = 0, prepare: Long = 0,
-                              kafkaCommit: Long = 0, commitPrepared: Long = 0, reads: Long = 0, writes: Long = 0) {
+private[handler] final case class BatchTimings(batches: Long = 0, records: Long = 0, database: Long = 0, sends: Long = 0, prepare: Long = 0,
+                                               kafkaCommit: Long = 0, commitPrepared: Long = 0, reads: Long = 0, writes: Long = 0) {
   private def zip(o: BatchTimings, f: (Long, Long) => Long) = BatchTimings(f(batches, o.batches), f(records, o.records), f(database, o.database),
     f(sends, o.sends), f(prepare, o.prepare), f(kafkaCommit, o.kafkaCommit), f(commitPrepared, o.commitPrepared), f(reads, o.reads),
     f(writes, o.writes))
@@ -43,7 +43,7 @@ final case class BatchTimings(batches: Long = 0, records: Long = 0, database: Lo
   }
 }
 
-object BatchTimings {
+private[handler] object BatchTimings {
   /** One batch from its phase boundaries (System.nanoTime) and its database reads' and writes' times. */
   def of(records: Int, t0: Long, t1: Long, t2: Long, t3: Long, t4: Long, t5: Long, reads: Long, writes: Long): BatchTimings =
     BatchTimings(1, records.toLong, t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, reads, writes)

@@ -17,7 +17,7 @@ import bankops.services.registry.{NotARegistry, RegistryError, SchemaResolver}
   * batch that has it (registering the schema is how such records are mended, then replayed from the dead-letter
   * topic). An unreachable registry is an error, never a dead letter.
   */
-final class CommandDecoder(resolver: SchemaResolver) {
+private[handler] final class CommandDecoder(resolver: SchemaResolver) {
   private val schemas = TrieMap.empty[Int, Schema]
   private val creations = new WireFormat.Reader[ConfirmAccountCreation]
   private val transfers = new WireFormat.Reader[ConfirmMoneyTransfer]
@@ -53,4 +53,4 @@ final class CommandDecoder(resolver: SchemaResolver) {
 /** The registry did not answer while a batch needed a writer schema: the batch is retried with backoff, one line each
   * time, until it answers.
   */
-final class RegistryUnreachable(message: String) extends RuntimeException(message) with scala.util.control.NoStackTrace
+private[handler] final class RegistryUnreachable(message: String) extends RuntimeException(message) with scala.util.control.NoStackTrace

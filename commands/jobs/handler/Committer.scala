@@ -14,7 +14,8 @@ import scala.util.control.NonFatal
   * One commit in flight at a time. One that fails leaves the batch prepared, and `failed` has recovery settle it by
   * its marker before the next batch, as after a crash. Every call but the commit itself is on the loop's thread.
   */
-final class Committer(ledger: Replaceable[LedgerDb], executor: ExecutorService, fault: String => Unit, failed: (String, Throwable) => Unit) {
+private[handler] final class Committer(ledger: Replaceable[LedgerDb], executor: ExecutorService, fault: String => Unit,
+                                       failed: (String, Throwable) => Unit) {
   private var inFlight: Option[(Future[_], Set[UUID])] = None
 
   /** Commits `gid` (whose batch holds the command `ids`) once the previous commit is done. */

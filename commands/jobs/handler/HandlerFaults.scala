@@ -12,7 +12,7 @@ import bankops.base.DurationText
   * `after-kafka-commit`, `before-commit-prepared` (on the committer's thread, the next batch going on meanwhile),
   * `during-recovery` (an outcome decided, the prepared transaction not yet settled).
   */
-object HandlerFaults {
+private[handler] object HandlerFaults {
   def apply(env: Map[String, String], log: String => Unit): String => Unit = {
     val crash = env.get("BANKOPS_HANDLER_CRASH")
     val pause = env.get("BANKOPS_HANDLER_PAUSE").flatMap { s =>

@@ -11,7 +11,7 @@ import bankops.services.kafka.{Denied, Doing}
   * figures every `every`, and retries a failed batch with backoff (a database or broker that went away) with one
   * line per failure; only errors no retry mends end it.
   */
-object HandlerRunner {
+private[handler] object HandlerRunner {
   /** `polling`, `applying`: what a refusal by Kafka's authorizer while polling (and recovering) or applying a batch is reported as. */
   def apply(loop: HandlerLoop, decoder: CommandDecoder, stopped: IO[Boolean], every: FiniteDuration,
             report: (HandlerStatus, HandlerStatus) => IO[Unit], shell: Shell, polling: Doing, applying: Doing): IO[ExitCode] = {

@@ -26,8 +26,8 @@ final class HandlerStats {
 /** One status report: totals since start, the rate and the batches' phases since the previous report (and the slowest
   * of those batches), the group's lag.
   */
-final case class HandlerStatus(counts: Counts, deadLettered: Long, lag: Long, nanos: Long, timings: BatchTimings = BatchTimings(),
-                               slowest: BatchTimings = BatchTimings()) {
+private[handler] final case class HandlerStatus(counts: Counts, deadLettered: Long, lag: Long, nanos: Long, timings: BatchTimings = BatchTimings(),
+                                                slowest: BatchTimings = BatchTimings()) {
   def rate(previous: HandlerStatus): Double = {
     val seconds = (nanos - previous.nanos) / 1e9
     if (seconds <= 0) 0.0 else (counts.commands - previous.counts.commands) / seconds

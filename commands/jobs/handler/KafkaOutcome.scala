@@ -40,8 +40,8 @@ object Outcome {
   * of every record (`uncommitted`, read_uncommitted): an offset that holds another record, or none, is Unknowable,
   * never a verdict.
   */
-final class KafkaOutcome(consumer: KafkaConsumer[Array[Byte], Array[Byte]], topic: String,
-                         uncommitted: KafkaConsumer[Array[Byte], Array[Byte]]) {
+private[handler] final class KafkaOutcome(consumer: KafkaConsumer[Array[Byte], Array[Byte]], topic: String,
+                                          uncommitted: KafkaConsumer[Array[Byte], Array[Byte]]) {
   import KafkaOutcome.Read
   def of(marker: Marker, within: java.time.Duration, stopping: () => Boolean = () => false): Outcome = {
     val tp = new TopicPartition(topic, marker.partition)
@@ -94,7 +94,7 @@ final class KafkaOutcome(consumer: KafkaConsumer[Array[Byte], Array[Byte]], topi
   }
 }
 
-object KafkaOutcome {
+private[handler] object KafkaOutcome {
   /** The record at a marker's offset as one consumer reads it: found, passed over, not reached yet, or gone. */
   private sealed trait Read
   private object Read {

@@ -9,17 +9,17 @@ import bankops.services.bank.FailureReasons._
 final case class Account(iban: String, token: String, amount: Long, lmt: Long)
 
 /** A `cac` row: the remembered outcome of an account creation (reason set when it failed). */
-final case class CreationRow(id: UUID, iban: Option[String], token: Option[String], aType: String, reason: Option[String])
+private[handler] final case class CreationRow(id: UUID, iban: Option[String], token: Option[String], aType: String, reason: Option[String])
 
 /** What the database knows of a batch before it is applied: earlier outcomes of its command ids
   * (`cac`, `cmt`: reason None = confirmed) and the accounts its transfers name (locked for the batch).
   */
-final case class Known(creations: Map[UUID, CreationRow], transfers: Map[UUID, Option[String]], accounts: Map[String, Account],
-                       taken: Set[String] = Set.empty)
+private[handler] final case class Known(creations: Map[UUID, CreationRow], transfers: Map[UUID, Option[String]], accounts: Map[String, Account],
+                                        taken: Set[String] = Set.empty)
 
 /** A record the handler publishes: feedback keyed by the command id, or a balance change keyed by the iban. */
-sealed trait Emitted
-object Emitted {
+private[handler] sealed trait Emitted
+private[handler] object Emitted {
   final case class Created(record: AccountCreationConfirmed) extends Emitted
   final case class CreationFailed(record: AccountCreationFailed) extends Emitted
   final case class Confirmed(record: MoneyTransferConfirmed) extends Emitted
@@ -37,7 +37,7 @@ final case class Counts(created: Long = 0, creationFailed: Long = 0, confirmed: 
 }
 
 /** What applying a batch changes: rows to insert and update, and the records to publish, in command order. */
-final case class Applied(
+private[handler] final case class Applied(
     newAccounts: Vector[(Account, String)],
     amounts: Map[String, Long],
     creations: Vector[CreationRow],

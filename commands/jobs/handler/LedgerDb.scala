@@ -10,7 +10,7 @@ import bankops.services.bank.BankTables
   * drawn for new accounts are free), writes in one statement, and ends in PREPARE TRANSACTION: the database holds
   * the batch, locks included, until the Kafka transaction that publishes it has committed.
   */
-final class LedgerDb(val connection: Connection, stopping: () => Boolean = () => false) {
+private[handler] final class LedgerDb(val connection: Connection, stopping: () => Boolean = () => false) {
   connection.setAutoCommit(false)
 
   private def uuidArray(ids: Iterable[UUID]) = connection.createArrayOf("uuid", ids.toArray[AnyRef])
@@ -223,7 +223,7 @@ final class LedgerDb(val connection: Connection, stopping: () => Boolean = () =>
   def close(): Unit = scala.util.Try(connection.close())
 }
 
-object LedgerDb {
+private[handler] object LedgerDb {
   /* Every lookup by a batch's keys joins the table to the keys' array rather than testing `key = ANY (array)`. The
    * driver prepares a statement on the server after five runs, and PostgreSQL may then keep one generic plan,
    * costed for an array of 10 and for the tables' sizes at that moment: while `cac` was small that was a sequential
@@ -298,35 +298,35 @@ object LedgerDb {
 }
 
 /** A wait cut short because the handler was asked to stop (SIGTERM): the batch is undone like any failed one. */
-final class HandlerStopping extends RuntimeException("the handler is stopping") with scala.util.control.NoStackTrace
+private[handler] final class HandlerStopping extends RuntimeException("the handler is stopping") with scala.util.control.NoStackTrace
 
 /** A number drawn for a new account was created by another batch after this one checked it (that batch was prepared or
   * in flight, so invisible): the batch is undone and redone, drawing new numbers.
   */
-final class IbanTaken(iban: String)
+private[handler] final class IbanTaken(iban: String)
     extends RuntimeException(s"account number $iban, drawn for a new account, was created meanwhile by another batch: the batch is redone " +
       "with new numbers") with scala.util.control.NoStackTrace
 
 /** A batch's database work outlived [[LedgerDb.BatchBudget]]: it is undone and retried before its Kafka transaction
   * times out.
   */
-final class BatchOverBudget
+private[handler] final class BatchOverBudget
     extends RuntimeException(s"the batch's database work took over ${LedgerDb.BatchBudget.toSeconds} s (its Kafka transaction would " +
       "time out): undone, and retried") with scala.util.control.NoStackTrace
 
 /** A command id of the batch was applied meanwhile by another batch (the other kind under the same id, or the same
   * command on another partition or by a dropped member): the batch is redone, and that id gets the outcome it had.
   */
-final class CommandApplied(id: String)
+private[handler] final class CommandApplied(id: String)
     extends RuntimeException(s"command id $id was applied meanwhile by another batch: the batch is redone and answers it as that one did")
     with scala.util.control.NoStackTrace
 
 /** A transaction that may hold what this batch needs was not over in time (its handler may have died): the batch is
   * undone and retried after recovery.
   */
-final class PreparedBatchPending(message: String) extends RuntimeException(message)
+private[handler] final class PreparedBatchPending(message: String) extends RuntimeException(message)
 
-object PreparedBatchPending {
+private[handler] object PreparedBatchPending {
   def account(ibans: Set[String]) =
     new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for a transaction creating one of the accounts " +
       s"${ibans.toList.sorted.take(5).mkString(", ")}${if (ibans.size > 5) ", ..." else ""} (a prepared batch whose handler may have died)")

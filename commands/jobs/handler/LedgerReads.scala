@@ -8,7 +8,7 @@ import bankops.services.bank.BankRules
   * for new accounts are free) and applies the bank's rules in memory. The rows are written later, while the records go
   * out: the sends need the ledger's result, not its rows.
   */
-final class LedgerReads(queued: Iterator[Long] = Iterator.empty) {
+private[handler] final class LedgerReads(queued: Iterator[Long] = Iterator.empty) {
   private val random = new java.security.SecureRandom()
 
   /** The batch's ledger, and how long its database reads took (ns). */

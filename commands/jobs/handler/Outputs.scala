@@ -20,10 +20,10 @@ import bankops.services.contracts.SubjectNameStrategy
   * the balance topic keyed by the iban, each under the schema id its subject holds for bankops' record; and records it
   * cannot apply, as they came, on the dead-letter topic.
   */
-final class Outputs(val feedbackTopic: String, balanceTopic: String, val deadLetterTopic: String,
-                    created: WireFormat.Writer[AccountCreationConfirmed],
-                    creationFailed: WireFormat.Writer[AccountCreationFailed], confirmed: WireFormat.Writer[MoneyTransferConfirmed],
-                    failed: WireFormat.Writer[MoneyTransferFailed], changed: WireFormat.Writer[BalanceChanged]) {
+private[handler] final class Outputs(val feedbackTopic: String, balanceTopic: String, val deadLetterTopic: String,
+                                     created: WireFormat.Writer[AccountCreationConfirmed],
+                                     creationFailed: WireFormat.Writer[AccountCreationFailed], confirmed: WireFormat.Writer[MoneyTransferConfirmed],
+                                     failed: WireFormat.Writer[MoneyTransferFailed], changed: WireFormat.Writer[BalanceChanged]) {
 
   private def bytes[A](w: WireFormat.Writer[A], a: A): Array[Byte] = w(a).fold(e => throw new IllegalStateException(e.message), identity)
   private def feedback(id: java.util.UUID, value: Array[Byte], batch: Option[String]) = {
@@ -59,7 +59,7 @@ final class Outputs(val feedbackTopic: String, balanceTopic: String, val deadLet
   }
 }
 
-object Outputs {
+private[handler] object Outputs {
   /** Headers the handler adds to a dead letter: `bankops.dlq.topic`, `.partition`, `.offset`, `.timestamp`, `.reason`, `.time`. */
   val DeadLetterHeader = "bankops.dlq."
 

@@ -7,7 +7,7 @@ import cats.effect.{IO, Resource, SyncIO}
   * acquiring and releasing it run on the calling thread: the loop's calls (the rebalance listener's inside `poll`
   * included) are synchronous on its one blocking thread, where cats-effect's `Hotswap` would run them on another.
   */
-final class Replaceable[A] private (client: Resource[SyncIO, A]) {
+private[handler] final class Replaceable[A] private (client: Resource[SyncIO, A]) {
   private var held: Option[(A, SyncIO[Unit])] = None
 
   /** The client, acquired now when none is held. */
@@ -26,7 +26,7 @@ final class Replaceable[A] private (client: Resource[SyncIO, A]) {
   def drop(): Unit = held.foreach { case (_, release) => held = None; release.unsafeRunSync() }
 }
 
-object Replaceable {
+private[handler] object Replaceable {
   /** A holder whose client, if one is held, is released with the resource. */
   def resource[A](client: Resource[SyncIO, A]): Resource[IO, Replaceable[A]] =
     Resource.make(IO(new Replaceable(client)))(r => IO.blocking(r.drop()))

@@ -13,8 +13,8 @@ import bankops.services.config.{Database, DatabaseSettings, Secrets}
   * screen. Deposits only add, and only the probes touch the account, so a probe is shown once the amount reaches the
   * sum of the deposits up to it.
   */
-final class BalancePoller private (db: DatabaseSettings, connection: Connection, iban: String, expected: Ref[IO, Long],
-                                   waiting: Ref[IO, List[(Long, Deferred[IO, Long])]]) {
+private[latency] final class BalancePoller private (db: DatabaseSettings, connection: Connection, iban: String, expected: Ref[IO, Long],
+                                                    waiting: Ref[IO, List[(Long, Deferred[IO, Long])]]) {
 
   /** Registers a deposit of `amount` about to be sent; completes with the monotonic nanoseconds the amount showed it. */
   def expectDeposit(amount: Long): IO[Deferred[IO, Long]] =
@@ -45,7 +45,7 @@ final class BalancePoller private (db: DatabaseSettings, connection: Connection,
   def loop: IO[Nothing] = (poll >> IO.sleep(20.millis)).foreverM
 }
 
-object BalancePoller {
+private[latency] object BalancePoller {
   /** Whether the account exists (`--account` names an account the bank must have), waiting up to `timeout`: the handler
     * publishes a batch on Kafka before its database commit completes (two-phase, see HandlerLoop), so an account just
     * confirmed on `command_feedback` can be a moment from visible in PostgreSQL.

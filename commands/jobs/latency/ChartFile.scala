@@ -7,7 +7,7 @@ import bankops.base.{Failure, OutputFile}
 /** Where the chart goes, checked before the run (an hour's experiment must not fail at its last step), and written by
   * the rule every file bankops writes follows ([[OutputFile]]).
   */
-object ChartFile {
+private[latency] object ChartFile {
   def check(path: os.Path, overwrite: Boolean): IO[LatencyChart.Format] =
     IO.fromEither(LatencyChart.Format.of(path).left.map(Failure.BadInput(_))).flatTap(_ => OutputFile.check("--chart", path, overwrite))
 

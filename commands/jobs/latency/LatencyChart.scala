@@ -15,7 +15,7 @@ import scala.jdk.CollectionConverters._
 /** The original experiment's two figures in one image: latency percentiles against the extra load (log scale, with the
   * timeout as a dashed line), and the watched processes' CPU and memory against the extra load.
   */
-object LatencyChart {
+private[latency] object LatencyChart {
   sealed abstract class Format(val extension: String)
   object Format {
     case object Png extends Format("png")

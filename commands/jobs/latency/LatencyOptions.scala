@@ -20,7 +20,7 @@ final case class LatencySchedule(steps: List[Int], stepDuration: FiniteDuration,
                                  maxTimeouts: Int, warmUp: FiniteDuration)
 
 /** The bank's topics the probes and the load go through, and the handler's consumer group (for its lag). */
-final case class LatencyTopics(commands: String, feedback: String, balance: String, heartbeat: String, group: String)
+private[latency] final case class LatencyTopics(commands: String, feedback: String, balance: String, heartbeat: String, group: String)
 
 /** What the run gives besides its verdict: the table's format, a chart file, the objectives checked. */
 final case class LatencyReporting(output: Option[OutputFormat], chart: Option[os.Path], overwrite: Boolean, slos: List[Slo])

@@ -3,7 +3,7 @@ package bankops.jobs.latency
 import bankops.base.{StepSummary, Table}
 
 /** The run's steps for people: an aligned table on the terminal, the same as Markdown for a job summary. */
-object LatencyReport {
+private[latency] object LatencyReport {
   private def ms(x: Double): String = if (x >= 100) f"$x%.0f" else f"$x%.1f"
 
   /** `floor`: the steps of Kafka's exactly-once floor (`--floor`), shown beside the handler's feedback of the same step. */

@@ -11,22 +11,25 @@ import bankops.services.load.LoadGenerator
 /** The experiment's schedule: the extra load of each step and how long it is held, a probe every `interval` that times
   * out after `timeout`, the run ending early after `maxTimeouts` timed-out probes.
   */
-final case class LatencyPlan(steps: List[Int], stepDuration: FiniteDuration, interval: FiniteDuration, timeout: FiniteDuration,
-                             maxTimeouts: Int, measures: List[Measure], sampleEvery: FiniteDuration, warmUp: FiniteDuration = Duration.Zero)
+private[latency] final case class LatencyPlan(steps: List[Int], stepDuration: FiniteDuration, interval: FiniteDuration, timeout: FiniteDuration,
+                                              maxTimeouts: Int, measures: List[Measure], sampleEvery: FiniteDuration,
+                                              warmUp: FiniteDuration = Duration.Zero)
 
 /** What a run found: its steps (those it reached), every probe, and why it ended early if it did; the warm-up's probes
   * (step index -1) apart, so a cold handler or client does not read as the first step's steady state; `floor`: the same
   * run against Kafka's exactly-once floor (`--floor`), made first.
   */
-final case class LatencyOutcome(steps: List[StepResult], probes: Vector[ProbeResult], stoppedEarly: Option[String], interrupted: Boolean,
-                                warmUp: Option[StepResult] = None, floor: Option[LatencyOutcome] = None)
+private[latency] final case class LatencyOutcome(steps: List[StepResult], probes: Vector[ProbeResult], stoppedEarly: Option[String],
+                                                 interrupted: Boolean,
+                                                 warmUp: Option[StepResult] = None, floor: Option[LatencyOutcome] = None)
 
 /** Runs the steps one after another with the background load of each, probing all along (`probe(seq, step)`: the
   * handler's or the floor's) and sampling the watched processes; at the end waits for the probes still in flight (at
   * most the timeout) and aggregates per step.
   */
-final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => IO[ProbeResult], db: Option[BalancePoller], load: Option[LoadGenerator],
-                       watch: ProcessWatch, failure: IO[Nothing]) {
+private[latency] final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => IO[ProbeResult], db: Option[BalancePoller],
+                                        load: Option[LoadGenerator],
+                                        watch: ProcessWatch, failure: IO[Nothing]) {
 
   def run(ctrlC: IO[Unit], onProbe: ProbeResult => IO[Unit], onStep: (Int, Int) => IO[Unit]): IO[LatencyOutcome] =
     for {

@@ -3,7 +3,7 @@ package bankops.jobs.latency
 import cats.syntax.all._
 
 /** The extra load of each step, in records per second: a list (`0,200,500`) or a ramp (`START:STEP:END`). */
-object LoadSteps {
+private[latency] object LoadSteps {
   /** Enough for a day at 30 s a step; more is a typo. */
   val MaxSteps = 1000
 

@@ -6,15 +6,16 @@ import java.time.Instant
 import java.util.UUID
 
 /** How a probe ended: its deposit confirmed, refused by the handler, or not fully seen within the timeout. */
-sealed abstract class ProbeOutcome(val name: String)
-object ProbeOutcome {
+private[latency] sealed abstract class ProbeOutcome(val name: String)
+private[latency] object ProbeOutcome {
   case object Confirmed extends ProbeOutcome("confirmed")
   final case class Failed(reason: String) extends ProbeOutcome("failed")
   final case class TimedOut(missing: List[Measure]) extends ProbeOutcome("timeout")
 }
 
 /** One probe: the deposit `id` sent at `sentAt` during step `step` (from 0), and the milliseconds each measure took. */
-final case class ProbeResult(seq: Int, step: Int, id: UUID, sentAt: Instant, latencies: Map[Measure, Double], outcome: ProbeOutcome) {
+private[latency] final case class ProbeResult(seq: Int, step: Int, id: UUID, sentAt: Instant, latencies: Map[Measure, Double],
+                                              outcome: ProbeOutcome) {
   def timedOut: Boolean = outcome.isInstanceOf[ProbeOutcome.TimedOut]
 
   def json: Json = Json.fromFields(
@@ -39,6 +40,6 @@ final case class ProbeResult(seq: Int, step: Int, id: UUID, sentAt: Instant, lat
   }
 }
 
-object ProbeResult {
+private[latency] object ProbeResult {
   def round(ms: Double): Double = math.round(ms * 100) / 100.0
 }

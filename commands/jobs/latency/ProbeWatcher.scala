@@ -15,13 +15,14 @@ import bankops.services.kafka.{ReadSpec, RecordDecoder, StartAt, StopAt, TopicRe
 import bankops.services.kafka.TopicReader.Raw
 
 /** An answer seen on a topic: when it arrived (monotonic nanoseconds), its record type and value. */
-final case class Arrival(nanos: Long, record: String, value: Json)
+private[latency] final case class Arrival(nanos: Long, record: String, value: Json)
 
 /** Follows the feedback and balance topics from their ends and completes the waits of the probes in flight. Only records
   * keyed by a waiting command id (feedback) or by the probe account (balance changes) are decoded: under load the
   * topics carry thousands of other records a second.
   */
-final class ProbeWatcher private (feedbackTopic: String, balanceTopic: String, decoder: RecordDecoder, failed: Deferred[IO, Throwable]) {
+private[latency] final class ProbeWatcher private (feedbackTopic: String, balanceTopic: String, decoder: RecordDecoder,
+                                                   failed: Deferred[IO, Throwable]) {
   private val feedback = new ConcurrentHashMap[String, Deferred[IO, Arrival]]()
   private val balance = new ConcurrentHashMap[String, Deferred[IO, Arrival]]()
   @volatile private var account: Array[Byte] = Array.emptyByteArray
@@ -60,7 +61,7 @@ final class ProbeWatcher private (feedbackTopic: String, balanceTopic: String, d
   }
 }
 
-object ProbeWatcher {
+private[latency] object ProbeWatcher {
   private val Prefix = "bankops latency probe "
 
   /** The description of probe `id`'s deposit, carried into its BalanceChanged. */

@@ -15,7 +15,8 @@ import bankops.services.bank.{Atype, BankRules, ConfirmAccountCreation, ConfirmM
 import bankops.services.kafka.{ChunkProducer, Denied}
 
 /** Sends the probes through the normal command path, as a client of the bank would, and times their answers. */
-final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: Int, transferId: Int, watcher: ProbeWatcher, timeout: FiniteDuration) {
+private[latency] final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: Int, transferId: Int, watcher: ProbeWatcher,
+                                    timeout: FiniteDuration) {
   private val creations = WireFormat.Writer[ConfirmAccountCreation](creationId)
   private val transfers = WireFormat.Writer[ConfirmMoneyTransfer](transferId)
 
@@ -97,7 +98,7 @@ final class Prober(producer: ChunkProducer, commandsTopic: String, creationId: I
     }
 }
 
-object Prober {
+private[latency] object Prober {
   /** A cent a probe: the account's balance counts the probes. */
   val Amount = 1L
 

@@ -1,9 +1,9 @@
 package bankops.jobs.latency
 
 /** What /proc says of a process at one moment: CPU time used so far (clock ticks) and resident memory. */
-final case class ProcSample(pid: Long, cpuTicks: Long, rssBytes: Long)
+private[latency] final case class ProcSample(pid: Long, cpuTicks: Long, rssBytes: Long)
 
-object ProcSample {
+private[latency] object ProcSample {
   /** From the texts of /proc/PID/stat and /proc/PID/status. The command name in stat may hold spaces and
     * parentheses, so fields are counted after its last ')': utime and stime are fields 14 and 15.
     */

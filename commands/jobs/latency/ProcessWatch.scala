@@ -7,8 +7,8 @@ import bankops.base.Failure
 import bankops.services.config.SandboxConnection
 
 /** Samples the watched processes from /proc and the handler group's lag; CPU is the use since the previous sample. */
-final class ProcessWatch private (targets: List[(Long, String)], ticksPerSecond: Long, lag: IO[Option[Long]],
-                                  previous: Ref[IO, Map[Long, (ProcSample, Long)]]) {
+private[latency] final class ProcessWatch private (targets: List[(Long, String)], ticksPerSecond: Long, lag: IO[Option[Long]],
+                                                   previous: Ref[IO, Map[Long, (ProcSample, Long)]]) {
   def sample(step: Int): IO[Sample] =
     for {
       read <- IO.blocking(targets.flatMap { case (pid, label) => ProcessWatch.read(pid).map(s => (label, s)) })
@@ -22,7 +22,7 @@ final class ProcessWatch private (targets: List[(Long, String)], ticksPerSecond:
     } yield Sample(step, loads, l)
 }
 
-object ProcessWatch {
+private[latency] object ProcessWatch {
   private def read(pid: Long): Option[ProcSample] = {
     val dir = os.root / "proc" / pid.toString
     scala.util.Try(ProcSample.parse(pid, os.read(dir / "stat"), os.read(dir / "status"))).toOption.flatten

@@ -3,7 +3,7 @@ package bankops.jobs.latency
 import scala.concurrent.duration._
 
 /** A latency objective a step must meet: `p99<200ms`, `balance:p99.9<1s`, `db:max<2s`; the measure defaults to feedback. */
-final case class Slo(measure: Measure, percentile: Double, limit: FiniteDuration, text: String) {
+private[latency] final case class Slo(measure: Measure, percentile: Double, limit: FiniteDuration, text: String) {
   /** Why the step breaks it, if it does; a measure the run did not take breaks nothing. */
   def broken(step: StepResult): Option[String] =
     step.measures.get(measure).filter(_.count > 0).flatMap { s =>
@@ -13,7 +13,7 @@ final case class Slo(measure: Measure, percentile: Double, limit: FiniteDuration
     }
 }
 
-object Slo {
+private[latency] object Slo {
   private val Syntax = """(?:([a-z]+):)?(p[0-9]+(?:\.[0-9]+)?|max)\s*<\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s)""".r
 
   def label(p: Double): String = if (p >= 100) "max" else s"p${BigDecimal(p).bigDecimal.stripTrailingZeros.toPlainString}"

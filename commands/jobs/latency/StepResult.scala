@@ -9,7 +9,7 @@ import scala.concurrent.duration.FiniteDuration
   * digits). A probe that timed out before the measure was seen counts as the timeout (the least it took), so a step with
   * timeouts shows them in its upper percentiles.
   */
-final case class MeasureStats(samplesMs: Vector[Double]) {
+private[latency] final case class MeasureStats(samplesMs: Vector[Double]) {
   private lazy val histogram = {
     val h = new Histogram(3600L * 1000 * 1000, 3)
     samplesMs.foreach(ms => h.recordValue(math.round(ms * 1000) max 0L min h.getHighestTrackableValue))
@@ -30,14 +30,15 @@ final case class MeasureStats(samplesMs: Vector[Double]) {
 }
 
 /** The load a step asked for and what the generator achieved (records acknowledged per second, send errors). */
-final case class StepLoad(asked: Int, achieved: Double, errors: Long)
+private[latency] final case class StepLoad(asked: Int, achieved: Double, errors: Long)
 
 /** A watched process over a step: mean CPU (percent of a core), mean and peak resident memory. */
-final case class ProcessStats(label: String, pid: Long, cpuPercent: Double, rssMiB: Double, rssMaxMiB: Double)
+private[latency] final case class ProcessStats(label: String, pid: Long, cpuPercent: Double, rssMiB: Double, rssMaxMiB: Double)
 
 /** One step of the run, aggregated: its probes by outcome, each measure's percentiles, the watched processes and lag. */
-final case class StepResult(index: Int, load: StepLoad, probes: Int, timeouts: Int, failed: Int, measures: Map[Measure, MeasureStats],
-                            processes: List[ProcessStats], lagMean: Option[Double], lagMax: Option[Long], seconds: Double) {
+private[latency] final case class StepResult(index: Int, load: StepLoad, probes: Int, timeouts: Int, failed: Int,
+                                             measures: Map[Measure, MeasureStats],
+                                             processes: List[ProcessStats], lagMean: Option[Double], lagMax: Option[Long], seconds: Double) {
   /** The probes before the first step (index -1), reported apart. */
   def warmUp: Boolean = index < 0
 
@@ -58,7 +59,7 @@ final case class StepResult(index: Int, load: StepLoad, probes: Int, timeouts: I
   )
 }
 
-object StepResult {
+private[latency] object StepResult {
   /** Aggregates step `index`'s probes and samples; `measures` are those the run takes. */
   def of(index: Int, load: StepLoad, probes: List[ProbeResult], samples: List[Sample], measures: List[Measure], timeout: FiniteDuration,
          seconds: Double): StepResult = {

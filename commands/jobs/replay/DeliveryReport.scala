@@ -7,8 +7,8 @@ import bankops.base.StepSummary
 /** What a send to a topic came to: records read, acknowledgements per target partition, records in batches whose
   * delivery failed and, per source partition, the first source offset not delivered (where to resume).
   */
-final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, resumeAt: Map[Int, Long], took: FiniteDuration,
-                                interrupted: Boolean = false) {
+private[replay] final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, resumeAt: Map[Int, Long], took: FiniteDuration,
+                                                interrupted: Boolean = false) {
   def acknowledged: Long = acked.sum
 
   /** "replay: 30 read, 30 acknowledged on t in 1.20 s, 25 records/s (per partition: 0=10 1=20), 0 failed" */
@@ -38,7 +38,7 @@ final case class DeliveryReport(read: Long, acked: List[Long], failed: Long, res
     else Some(resumeAt.toList.sortBy(_._1).map { case (p, off) => s"partition $p from offset $off" }.mkString(", "))
 }
 
-object DeliveryReport {
+private[replay] object DeliveryReport {
   /** "3.21 s, 155763 records/s": from opening the source to the last acknowledgement. */
   def rate(records: Long, took: FiniteDuration): String = {
     val seconds = took.toMillis / 1000.0

@@ -14,8 +14,9 @@ import bankops.services.registry.{RegistryClient, SchemaResolver}
   * `value` is encoded with its record's schema on the target (the subject's latest version, or the `.avsc`
   * of `--schema-dir`, which must be registered there).
   */
-final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, topic: String, schemaDir: Option[Map[String, SchemaFile]],
-                        known: Map[String, SchemaFile], exact: Boolean) {
+private[replay] final class FileEncoder(target: RegistryClient, strategy: SubjectNameStrategy, topic: String,
+                                        schemaDir: Option[Map[String, SchemaFile]],
+                                        known: Map[String, SchemaFile], exact: Boolean) {
   private val resolver = new SchemaResolver(target)
   private val schemas = TrieMap.empty[String, Either[String, (Int, Schema)]]
 

@@ -12,7 +12,7 @@ import bankops.services.registry.{RegistryClient, SchemaResolver}
 /** Schema ids from a source registry to a target registry: the writer schema is looked up (or registered)
   * under the target subject, and only the frame's id changes; the Avro payload stays byte-identical.
   */
-final class IdTranslator(source: SchemaResolver, target: RegistryClient, strategy: SubjectNameStrategy, topic: String) {
+private[replay] final class IdTranslator(source: SchemaResolver, target: RegistryClient, strategy: SubjectNameStrategy, topic: String) {
   private val ids = TrieMap.empty[Int, Int]
 
   def prepare(values: Iterable[Array[Byte]]): IO[Unit] =

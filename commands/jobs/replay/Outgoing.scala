@@ -8,8 +8,8 @@ import scala.jdk.CollectionConverters._
 /** A record on its way to the target: where it came from (source partition and offset, or file line),
   * and exactly the key, value, headers and timestamp to send.
   */
-final case class Outgoing(sourcePartition: Int, sourceOffset: Long, key: Array[Byte], value: Array[Byte],
-                          headers: List[(String, Array[Byte])], timestamp: Option[Long]) {
+private[replay] final case class Outgoing(sourcePartition: Int, sourceOffset: Long, key: Array[Byte], value: Array[Byte],
+                                          headers: List[(String, Array[Byte])], timestamp: Option[Long]) {
 
   /** `partition`: Some to keep the source's, None for the default partitioner on the key. */
   def toRecord(topic: String, partition: Option[Int], keepTimestamp: Boolean): ProducerRecord[Array[Byte], Array[Byte]] =

@@ -16,7 +16,7 @@ import bankops.services.kafka.{ChunkProducer, Denied, Doing, KafkaClients, ReadS
 /** Replay's topic target: sends with the idempotent producer, counts acknowledgements per target partition,
   * names the source offsets to resume from when deliveries fail, and with --verify reads the writes back.
   */
-object TopicTarget {
+private[replay] object TopicTarget {
 
   def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell,
            check: Option[DryRunCheck] = None): IO[ReplayOutcome] =
