@@ -1,16 +1,14 @@
 package bankops.jobs.latency
 
 import cats.effect.{IO, Resource}
-import cats.syntax.all._
 import org.apache.kafka.clients.admin.{Admin, NewTopic}
 import org.apache.kafka.common.config.ConfigResource
-import org.apache.kafka.common.errors.{GroupIdNotFoundException, UnknownTopicOrPartitionException}
+import org.apache.kafka.common.errors.GroupIdNotFoundException
 
-import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
-import bankops.base.{Failure, Shell}
-import bankops.services.kafka.{Denied, Doing, EndOffsets, KafkaClients}
+import bankops.base.Shell
+import bankops.services.kafka.{Denied, Doing, KafkaClients}
 
 /** The floor's scratch topics and consumer group: `in` shaped as the commands topic (partitions, replication factor,
   * `min.insync.replicas`), so the floor pays the replication the handler pays; `out` the same.
@@ -30,8 +28,7 @@ private[latency] object FloorTopics {
     */
   def resource(admin: Admin, like: String, shell: Shell): Resource[IO, FloorTopics] =
     Resource.eval(IO(java.util.UUID.randomUUID().toString.take(8)).map(named)).flatMap { t =>
-      // The deletion is registered first: a creation that failed half-way (one topic made, a client timeout) is undone too.
-      Resource.make(IO.unit)(_ => delete(admin, t, shell)) >> Resource.eval(create(admin, like, t, shell).as(t))
+      Resource.make(create(admin, like, t, shell).as(t))(t => delete(admin, t, shell))
     }
 
   private def create(admin: Admin, like: String, t: FloorTopics, shell: Shell): IO[Unit] =
@@ -46,19 +43,13 @@ private[latency] object FloorTopics {
         .adaptError(Denied.tag(Doing.describingConfigs(List(like))))
       topics = List(t.in, t.out).map(n => new NewTopic(n, partitions, replicas.toShort).configs(isr.map("min.insync.replicas" -> _).toMap.asJava))
       _ <- KafkaClients.await(admin.createTopics(topics.asJava).all()).adaptError(Denied.tag(Doing.creating(List(t.in, t.out))))
-      // createTopics answers before every broker knows the topics: a client asking another broker would find none.
-      usable = List(t.in, t.out).traverse(n => EndOffsets.partitions(admin, n).flatMap(EndOffsets.ends(admin, _))).map(_.forall(_.size == partitions))
-      _ <- (usable.attempt.map(_.getOrElse(false)), IO.sleep(100.millis)).parTupled.map(_._1).iterateUntil(identity).timeoutTo(30.seconds,
-        IO.raiseError(Failure.Unavailable(s"the floor's topics ${t.in} and ${t.out} were created but not usable within 30 s")))
       _ <- shell.info(s"latency: floor: created ${t.in} and ${t.out} as $like ($partitions partition(s), replication $replicas" +
         isr.fold("")(n => s", min.insync.replicas $n") + ")")
     } yield ()
 
   private def delete(admin: Admin, t: FloorTopics, shell: Shell): IO[Unit] = {
     val topics = KafkaClients.await(admin.deleteTopics(List(t.in, t.out).asJava).all()).void
-      .handleErrorWith(e =>
-        if (causes(e).exists(_.isInstanceOf[UnknownTopicOrPartitionException])) IO.unit
-        else shell.warn(s"latency: floor: could not delete ${t.in} and ${t.out}: ${e.getMessage}"))
+      .handleErrorWith(e => shell.warn(s"latency: floor: could not delete ${t.in} and ${t.out}: ${e.getMessage}"))
     // The group holds only the relay's committed offsets; it is empty once the relay stopped.
     // A relay that copied nothing committed nothing: then there is no group to delete.
     val group = KafkaClients.await(admin.deleteConsumerGroups(List(t.group).asJava).all()).void
