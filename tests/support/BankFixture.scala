@@ -1,6 +1,6 @@
 package bankops.support
 
-import cats.effect.IO
+import cats.effect.{Deferred, FiberIO, IO}
 import cats.syntax.all._
 import io.circe.Json
 import io.circe.parser.parse
@@ -35,6 +35,12 @@ final case class BankFixture(commands: String, feedback: String, balance: String
       handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file", BankFixture.readyFile(log).toString) ++ args)
       .spawn(env = environment, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
   }
+
+  /** Sends in the background at `rate`; with it, whether the sending is still under way: a fault test asserts its
+    * fault came while it was (answers alone also grow by the transaction markers a kill leaves).
+    */
+  def sendInBackground(lines: Seq[String], rate: Int): IO[(FiberIO[Unit], IO[Boolean])] =
+    Deferred[IO, Unit].flatMap(done => (send(lines, Some(rate)) >> done.complete(()).void).start.map(_ -> done.tryGet.map(_.isEmpty)))
 
   /** How far the handlers' answers have come: the feedback topic's end offsets, summed (it only grows). */
   def answered: IO[Long] = SandboxFixture.settings.flatMap { s =>

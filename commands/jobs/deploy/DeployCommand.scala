@@ -134,7 +134,7 @@ object DeployCommand {
               case Some(code) => IO.pure(code -> false)
               case None if sp.isEmpty => shell.info("topics and access: applied; schemas: no changes").as(ExitCode.Success -> true)
               case None =>
-                SchemaFlow.register(s.sync, s.desired, sp, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell))
+                SchemaFlow.register(s.sync, s.desired, sp, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell) >> r.failure)
                   .map(r => Exit.differsIf(!r.complete) -> true)
             }
           }

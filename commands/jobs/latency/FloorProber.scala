@@ -53,11 +53,14 @@ private[latency] final class FloorProber private (producer: ChunkProducer, topic
 
 private[latency] object FloorProber {
 
-  /** Reading `out` from its end once acquired; probes go out at once, not lingering for a batch. */
-  def resource(kafka: KafkaSettings, topics: FloorTopics, value: UUID => Array[Byte], timeout: FiniteDuration): Resource[IO, FloorProber] =
+  /** Reading `out` from its end once acquired; probes go out at once, not lingering for a batch. `clients`: the
+    * clients' own timeouts (as the handler's prober has, so a slow cluster does not read as down); `timeout`: a probe's.
+    */
+  def resource(kafka: KafkaSettings, topics: FloorTopics, value: UUID => Array[Byte], timeout: FiniteDuration, clients: FiniteDuration)
+      : Resource[IO, FloorProber] =
     for {
-      producer <- ChunkProducer.resource(kafka, timeout, _.withLinger(Duration.Zero))
-      read <- TopicReader.open(kafka, ReadSpec(List(topics.out), None, StartAt.End, StopAt.Never), timeout, few = Some(1000L))
+      producer <- ChunkProducer.resource(kafka, clients, _.withLinger(Duration.Zero))
+      read <- TopicReader.open(kafka, ReadSpec(List(topics.out), None, StartAt.End, StopAt.Never), clients, few = Some(1000L))
       failed <- Resource.eval(Deferred[IO, Throwable])
       prober = new FloorProber(producer, topics, value, timeout, failed)
       _ <- read._2.chunks.evalMap(prober.onChunk).compile.drain.handleErrorWith(e =>

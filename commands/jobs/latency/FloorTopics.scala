@@ -1,14 +1,16 @@
 package bankops.jobs.latency
 
 import cats.effect.{IO, Resource}
+import cats.syntax.all._
 import org.apache.kafka.clients.admin.{Admin, NewTopic}
 import org.apache.kafka.common.config.ConfigResource
-import org.apache.kafka.common.errors.GroupIdNotFoundException
+import org.apache.kafka.common.errors.{AuthorizationException, GroupIdNotFoundException, UnknownTopicOrPartitionException}
 
+import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
-import bankops.base.Shell
-import bankops.services.kafka.{Denied, Doing, KafkaClients}
+import bankops.base.{Failure, Shell}
+import bankops.services.kafka.{Denied, Doing, EndOffsets, KafkaClients}
 
 /** The floor's scratch topics and consumer group: `in` shaped as the commands topic (partitions, replication factor,
   * `min.insync.replicas`), so the floor pays the replication the handler pays; `out` the same.
@@ -27,29 +29,49 @@ private[latency] object FloorTopics {
     * a warning naming what is left, never the run's error.
     */
   def resource(admin: Admin, like: String, shell: Shell): Resource[IO, FloorTopics] =
-    Resource.eval(IO(java.util.UUID.randomUUID().toString.take(8)).map(named)).flatMap { t =>
-      Resource.make(create(admin, like, t, shell).as(t))(t => delete(admin, t, shell))
-    }
+    for {
+      t <- Resource.eval(IO(java.util.UUID.randomUUID().toString.take(8)).map(named))
+      shape <- Resource.eval(shapeOf(admin, like))
+      // Deleted once creation was asked for, whatever came back: a creation that failed half-way (one topic made, a
+      // client timeout) is undone too. A refused creation made nothing, and a deletion would only be refused in turn.
+      created <- Resource.make(KafkaClients.await(admin.createTopics(shape.topics(t).asJava).all()).attempt) {
+        case Left(e) if causes(e).exists(_.isInstanceOf[AuthorizationException]) => IO.unit
+        case _ => delete(admin, t, shell)
+      }
+      _ <- Resource.eval(IO.fromEither(created).adaptError(Denied.tag(Doing.creating(List(t.in, t.out)))))
+      _ <- Resource.eval(usable(admin, t, shape.partitions))
+      _ <- Resource.eval(shell.info(s"latency: floor: created ${t.in} and ${t.out} as $like (${shape.partitions} partition(s), " +
+          s"replication ${shape.replicas}" + shape.minIsr.fold("")(n => s", min.insync.replicas $n") + ")"))
+    } yield t
 
-  private def create(admin: Admin, like: String, t: FloorTopics, shell: Shell): IO[Unit] =
+  /** The commands topic's partitions, replication factor and `min.insync.replicas`. */
+  private final case class Shape(partitions: Int, replicas: Int, minIsr: Option[String]) {
+    def topics(t: FloorTopics): List[NewTopic] =
+      List(t.in, t.out).map(n => new NewTopic(n, partitions, replicas.toShort).configs(minIsr.map("min.insync.replicas" -> _).toMap.asJava))
+  }
+
+  private def shapeOf(admin: Admin, like: String): IO[Shape] =
     for {
       described <- KafkaClients.await(admin.describeTopics(List(like).asJava).allTopicNames()).map(_.get(like))
         .adaptError(Denied.tag(Doing.describing(List(like))))
-      partitions = described.partitions.size
-      replicas = described.partitions.asScala.map(_.replicas.size).maxOption.getOrElse(1)
       resource = new ConfigResource(ConfigResource.Type.TOPIC, like)
       isr <- KafkaClients.await(admin.describeConfigs(List(resource).asJava).all())
         .map(c => Option(c.get(resource).get("min.insync.replicas")).flatMap(e => Option(e.value)))
         .adaptError(Denied.tag(Doing.describingConfigs(List(like))))
-      topics = List(t.in, t.out).map(n => new NewTopic(n, partitions, replicas.toShort).configs(isr.map("min.insync.replicas" -> _).toMap.asJava))
-      _ <- KafkaClients.await(admin.createTopics(topics.asJava).all()).adaptError(Denied.tag(Doing.creating(List(t.in, t.out))))
-      _ <- shell.info(s"latency: floor: created ${t.in} and ${t.out} as $like ($partitions partition(s), replication $replicas" +
-        isr.fold("")(n => s", min.insync.replicas $n") + ")")
-    } yield ()
+    } yield Shape(described.partitions.size, described.partitions.asScala.map(_.replicas.size).maxOption.getOrElse(1), isr)
+
+  // createTopics answers before every broker knows the topics: a client asking another broker would find none.
+  private def usable(admin: Admin, t: FloorTopics, partitions: Int): IO[Unit] = {
+    val all = List(t.in, t.out).traverse(n => EndOffsets.partitions(admin, n).flatMap(EndOffsets.ends(admin, _))).map(_.forall(_.size == partitions))
+    (all.attempt.map(_.getOrElse(false)), IO.sleep(100.millis)).parTupled.map(_._1).iterateUntil(identity).void.timeoutTo(30.seconds,
+      IO.raiseError(Failure.Unavailable(s"the floor's topics ${t.in} and ${t.out} were created but not usable within 30 s")))
+  }
 
   private def delete(admin: Admin, t: FloorTopics, shell: Shell): IO[Unit] = {
     val topics = KafkaClients.await(admin.deleteTopics(List(t.in, t.out).asJava).all()).void
-      .handleErrorWith(e => shell.warn(s"latency: floor: could not delete ${t.in} and ${t.out}: ${e.getMessage}"))
+      .handleErrorWith(e =>
+        if (causes(e).exists(_.isInstanceOf[UnknownTopicOrPartitionException])) IO.unit
+        else shell.warn(s"latency: floor: could not delete ${t.in} and ${t.out}: ${e.getMessage}"))
     // The group holds only the relay's committed offsets; it is empty once the relay stopped.
     // A relay that copied nothing committed nothing: then there is no group to delete.
     val group = KafkaClients.await(admin.deleteConsumerGroups(List(t.group).asJava).all()).void

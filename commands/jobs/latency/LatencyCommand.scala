@@ -160,7 +160,8 @@ object LatencyCommand {
     KafkaClients.javaAdmin(settings.kafka, services).use { admin =>
       FloorTopics.resource(admin, o.topics.commands, shell).use { topics =>
         val floorPlan = plan.copy(measures = List(Measure.Feedback))
-        (FloorRelay.resource(settings.kafka, topics, MaxBatch, services), FloorProber.resource(settings.kafka, topics, deposit, o.schedule.timeout),
+        (FloorRelay.resource(settings.kafka, topics, MaxBatch, services),
+          FloorProber.resource(settings.kafka, topics, deposit, o.schedule.timeout, services),
           load(Some(topics.in))).tupled.use { case (relay, prober, generator) =>
           shell.info(s"latency: floor: relaying ${topics.in} to ${topics.out} in transactions (group and transactional id ${topics.group})") >>
             ProcessWatch(Nil, ConsumerGroups.lag(admin, topics.group)).flatMap { watch =>

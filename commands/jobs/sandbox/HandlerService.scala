@@ -66,6 +66,8 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
   def start: IO[Unit] = {
     val java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
     for {
+      // A file a killed handler left would name its pid, which the system may give again.
+      _ <- IO.blocking(os.remove(readyFile, checkExists = false))
       pid <- Processes.spawnDetached(
         Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
           "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "--no-context", "-o", "table",

@@ -31,7 +31,7 @@ object SchemasCommand {
             val shown = Rendered.show(SchemaFlow.rendered(plan), format, shell)
             if (dry || plan.isEmpty) shown.as(Exit.differsIf(dry && !plan.isEmpty))
             else if (plan.incompatible.nonEmpty) shown >> shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
-            else SchemaFlow.register(sync, desired, plan, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell))
+            else SchemaFlow.register(sync, desired, plan, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell) >> r.failure)
               .map(r => Exit.differsIf(!r.complete))
           }
         }

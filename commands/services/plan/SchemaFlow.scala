@@ -46,22 +46,29 @@ object SchemaFlow {
   def incompatibleMessage(plan: SchemaPlan): String =
     s"schemas: ${plan.incompatible.map(_.desired.subject).mkString(", ")} incompatible; nothing was registered"
 
-  /** What a registration did: each subject registered with its id, the levels set, and the plan asked again after it. */
-  final case class Registration(registered: List[(SubjectPlan, Int)], levelsSet: Int, after: SchemaPlan) {
+  /** What a registration did: each subject registered with its id, the levels set, and the plan asked again after it
+    * (or why asking again failed: what was registered is still shown, then that error).
+    */
+  final case class Registration(registered: List[(SubjectPlan, Int)], levelsSet: Int, after: Either[Throwable, SchemaPlan]) {
     /** The registry now holds every contract. */
-    def complete: Boolean = after.isEmpty
+    def complete: Boolean = after.exists(_.isEmpty)
+    /** Shows nothing, or fails with why the registry could not be asked again. */
+    def failure: IO[Unit] = after.left.toOption.fold(IO.unit)(IO.raiseError)
   }
 
   /** Registers after the gate; then asks again, so a complete registration means the registry now holds every contract. */
   def register(sync: SchemaSync, desired: List[DesiredSubject], plan: SchemaPlan, level: Option[String]): IO[Registration] =
-    sync.register(plan).flatMap(done => sync.plan(desired, level).map(Registration(done, plan.pending.size - done.size, _)))
+    sync.register(plan).flatMap(done => sync.plan(desired, level).attempt.map(Registration(done, plan.pending.size - done.size, _)))
 
   /** Each subject registered, a line (or a JSON value) each, then whether every subject now matches. */
   def rendered(r: Registration): Rendered =
     Rendered.all(r.registered.map { case (p, id) =>
       Rendered.result(List(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson, "id" -> id.asJson)),
         s"registered  ${p.desired.subject}  id $id")
-    }) ++ Rendered.note(
-      if (r.complete) s"schemas: ${r.registered.size} registered, ${r.levelsSet} levels set; every subject matches its .avsc"
-      else s"schemas: registered, but still pending: ${r.after.pending.map(_.desired.subject).mkString(", ")}")
+    }) ++ r.after.fold(
+      _ => Rendered.empty,
+      after =>
+        Rendered.note(
+          if (after.isEmpty) s"schemas: ${r.registered.size} registered, ${r.levelsSet} levels set; every subject matches its .avsc"
+          else s"schemas: registered, but still pending: ${after.pending.map(_.desired.subject).mkString(", ")}"))
 }

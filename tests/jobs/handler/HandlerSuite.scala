@@ -241,13 +241,15 @@ class HandlerSuite extends munit.CatsEffectSuite {
         loaded <- load(bank, 4000, 1)
         (accounts, transfers) = loaded
         // 27 s of load: three restarts (a JVM each) and 100 answers before each kill fall inside it.
-        sending <- bank.send(transfers.map(_._2), rate = Some(150)).start
+        started <- bank.sendInBackground(transfers.map(_._2), rate = 150)
+        (sending, stillSending) = started
         // Each kill lands while a handler is applying the load: once it consumes and has answered 100 more commands;
         // the answers counted when each kill came.
-        kills <- Ref[IO].of(List.empty[Long])
+        kills <- Ref[IO].of(List.empty[(Long, Boolean)])
         last <- (1 to 3).toList.foldLeft(IO.pure(first)) { (running, _) =>
           running.flatMap(h =>
-            BankFixture.awaitReady(h, log) >> bank.whileApplying(100).flatMap(p => kills.update(_ :+ p._2)) >> BankFixture.signal(h, "KILL") >> start)
+            BankFixture.awaitReady(h, log) >> bank.whileApplying(100).flatMap(p => stillSending.flatMap(on => kills.update(_ :+ (p._2 -> on)))) >>
+              BankFixture.signal(h, "KILL") >> start)
         }
         _ <- sending.joinWithNever
         _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(log)).guarantee(BankFixture.signal(last, "TERM").void)
@@ -256,7 +258,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
       } yield {
         assertEquals(os.read(log).linesIterator.count(_.startsWith("handler: applying")), 4)
         // Every kill came mid-load: answers before it, and more after it.
-        assert(atKills.size == 3 && atKills.forall(n => n > 0 && n < total), s"answers at the kills $atKills of $total")
+        assert(atKills.size == 3 && atKills.forall { case (n, on) => on && n < total }, s"(answers, load still sent) at the kills $atKills of $total")
       }
     }
   }
@@ -269,10 +271,12 @@ class HandlerSuite extends munit.CatsEffectSuite {
         b <- IO.blocking(bank.spawnHandler("b", logB))
         loaded <- load(bank, 3000, 2)
         (accounts, transfers) = loaded
-        sending <- bank.send(transfers.map(_._2), rate = Some(300)).start
+        started <- bank.sendInBackground(transfers.map(_._2), rate = 300)
+        (sending, stillSending) = started
         // Both consuming and the load being applied when B is stopped.
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         atStop <- bank.whileApplying(300).map(_._2)
+        loadOn <- stillSending
         stopped <- BankFixture.signal(b, "TERM")
         _ <- sending.joinWithNever
         _ <-
@@ -285,7 +289,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
         assert(!os.exists(BankFixture.readyFile(logB)), "the ready file outlived the handler")
         // B applied part of the load before it stopped, and the load went on after it.
         assert(BankFixture.appliedBy(logB) > 0, BankFixture.tail(logB))
-        assert(atStop < total, s"stopped at $atStop answers of $total")
+        assert(loadOn && atStop < total, s"stopped at $atStop answers of $total, the load ${if (loadOn) "still" else "no longer"} sent")
       }
     }
   }
@@ -299,12 +303,14 @@ class HandlerSuite extends munit.CatsEffectSuite {
         loaded <- load(bank, 3000, 4)
         (accounts, transfers) = loaded
         // 30 s of load: the broker's controlled shutdown and the answers before the kill fall inside it.
-        sending <- bank.send(transfers.map(_._2), rate = Some(100)).start
+        started <- bank.sendInBackground(transfers.map(_._2), rate = 100)
+        (sending, stillSending) = started
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         atStop <- bank.whileApplying(200).map(_._2)
         _ <- Setup.cli("stop a broker", "sandbox", "stop", "kafka-3")
         // A is killed once the two brokers left have answered more of the load.
         atKill <- bank.whileApplying(100).map(_._2)
+        loadOn <- stillSending
         killed <- BankFixture.signal(a, "KILL")
         _ <- Setup.cli("start the broker", "sandbox", "start", "kafka-3")
         _ <- sending.joinWithNever
@@ -313,7 +319,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
         total <- bank.answered
       } yield {
         assertEquals(killed, 137)
-        assert(atStop < atKill && atKill < total, s"answers: $atStop at the broker's stop, $atKill at the kill, $total in all")
+        assert(loadOn && atKill < total,
+          s"answers: $atStop at the broker's stop, $atKill at the kill, $total in all; the load ${if (loadOn) "still" else "no longer"} sent")
       }
     }.guarantee(SandboxFixture.cli("sandbox", "start", "kafka-3").void)
   }
@@ -327,11 +334,13 @@ class HandlerSuite extends munit.CatsEffectSuite {
           loaded <- load(bank, 3000, 3)
           (accounts, transfers) = loaded
           // 15 s of load: B's start and the 300 answers before the kill fall inside it however slow the machine.
-          sending <- bank.send(transfers.map(_._2), rate = Some(200)).start
+          started <- bank.sendInBackground(transfers.map(_._2), rate = 200)
+          (sending, stillSending) = started
           _ <- BankFixture.awaitReady(a, logA) >> bank.whileApplying(100)
           b <- IO.blocking(bank.spawnHandler("b", logB, dynamic = dynamic))
           // B joined (the group rebalanced) and the two have answered more of the load.
           atKill <- BankFixture.awaitReady(b, logB) >> bank.whileApplying(200).map(_._2)
+          loadOn <- stillSending
           killed <- BankFixture.signal(a, "KILL")
           _ <- sending.joinWithNever
           _ <-
@@ -339,7 +348,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
           total <- bank.answered
         } yield {
           assertEquals(killed, 137)
-          assert(atKill < total, s"killed at $atKill answers of $total")
+          assert(loadOn && atKill < total, s"killed at $atKill answers of $total, the load ${if (loadOn) "still" else "no longer"} sent")
         }
       }
     }

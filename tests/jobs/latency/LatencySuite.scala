@@ -104,7 +104,8 @@ class LatencySuite extends munit.CatsEffectSuite {
           assert(r.err.contains(s"as ${bank.commands} (3 partition(s), replication 3, min.insync.replicas 2)"), r.err)
           val floorProbes = lines(r, "floor-probe")
           assert(floorProbes.size >= 10, r.out)
-          floorProbes.foreach(p => assert(p.hcursor.get[String]("outcome").contains("confirmed") && ms(p, "feedbackMs") > 0, p.noSpaces))
+          floorProbes.foreach(p =>
+            assert(p.hcursor.get[String]("outcome").contains("confirmed") && ms(p, "feedbackMs") > 0, s"${p.noSpaces}\n${r.err}"))
           // The handler's probes are counted apart from the floor's.
           val steps = lines(r, "step")
           assertEquals(steps.flatMap(_.hcursor.get[Int]("probes").toOption).sum + lines(r, "warm-up").flatMap(_.hcursor.get[Int]("probes").toOption)
