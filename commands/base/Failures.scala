@@ -5,8 +5,15 @@ import javax.net.ssl.SSLException
 
 /** Exit codes for exceptions that did not come from bankops' own checks. */
 object Failures {
+
+  /** An error and its causes, outermost first. */
+  def chain(error: Throwable): List[Throwable] = Iterator.iterate(error)(_.getCause).takeWhile(_ != null).toList
+
+  /** Whether the error or one of its causes is an `A`. */
+  def causedBy[A](error: Throwable)(implicit tag: scala.reflect.ClassTag[A]): Boolean = chain(error).exists(tag.runtimeClass.isInstance)
+
   def classify(error: Throwable): (String, Int) = {
-    val chain = Iterator.iterate(error)(_.getCause).takeWhile(_ != null).toList
+    val chain = Failures.chain(error)
     def msg(t: Throwable) = Option(t.getMessage).filter(_.nonEmpty).getOrElse(t.getClass.getSimpleName)
     chain.collectFirst {
       case f: Failure => (f.message, f.exitCode)

@@ -19,6 +19,7 @@ import java.util.Optional
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
+import bankops.base.Failures
 import bankops.services.config.{ClientIdentity, KafkaSettings}
 import bankops.services.kafka.KafkaClients
 import bankops.services.kafka.KafkaClients.await
@@ -44,9 +45,8 @@ final class AccessCheck(kafka: KafkaSettings, timeout: FiniteDuration) {
     case Probes(why) => s"the ACLs are not readable by this identity ($why): access checked by probes that change nothing"
   }
 
-  private def refused(e: Throwable): Boolean = causes(e).exists(_.isInstanceOf[AuthorizationException])
-  private def causes(e: Throwable): List[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toList
-  private def found[A](e: Throwable)(implicit tag: scala.reflect.ClassTag[A]): Boolean = causes(e).exists(tag.runtimeClass.isInstance)
+  private def refused(e: Throwable): Boolean = Failures.causedBy[AuthorizationException](e)
+  private def found[A: scala.reflect.ClassTag](e: Throwable): Boolean = Failures.causedBy[A](e)
 
   def checks: IO[List[Check]] =
     KafkaClients.javaAdmin(kafka, timeout).use { admin =>

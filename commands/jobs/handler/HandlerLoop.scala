@@ -12,7 +12,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import bankops.base.Failure
+import bankops.base.{Failure, Failures}
 import bankops.services.bank.BankTables
 import HandlerLoop.{Producer, Read, Sent}
 
@@ -300,13 +300,13 @@ object HandlerLoop {
   val OutcomeWait: java.time.Duration = java.time.Duration.ofSeconds(12)
 
   /** Errors no retry mends: another handler took our place, or Kafka refuses us. */
-  def fatal(e: Throwable): Boolean = fenced(e) || Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists {
+  def fatal(e: Throwable): Boolean = fenced(e) || Failures.chain(e).exists {
     case _: AuthenticationException | _: AuthorizationException | _: Failure => true
     case _ => false
   }
 
   /** Another process took this handler's transactional id or static member id. */
-  def fenced(e: Throwable): Boolean = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists {
+  def fenced(e: Throwable): Boolean = Failures.chain(e).exists {
     case _: ProducerFencedException | _: FencedInstanceIdException => true
     case _ => false
   }
@@ -319,7 +319,7 @@ object HandlerLoop {
       java.security.MessageDigest.getInstance("SHA-256").digest(s"bankops-handler\u0000$group\u0000$instance".getBytes("UTF-8"))).getLong
 
   def describe(e: Throwable): String = {
-    val root = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toList.last
+    val root = Failures.chain(e).last
     s"${root.getClass.getSimpleName}: ${Option(root.getMessage).getOrElse("").linesIterator.nextOption().getOrElse("")}"
   }
 }

@@ -9,7 +9,7 @@ import org.apache.kafka.common.errors.{AuthorizationException, GroupIdNotFoundEx
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
-import bankops.base.{Failure, Shell}
+import bankops.base.{Failure, Failures, Shell}
 import bankops.services.kafka.{Denied, Doing, EndOffsets, KafkaClients}
 
 /** The floor's scratch topics and consumer group: `in` shaped as the commands topic (partitions, replication factor,
@@ -35,7 +35,7 @@ private[latency] object FloorTopics {
       // Deleted once creation was asked for, whatever came back: a creation that failed half-way (one topic made, a
       // client timeout) is undone too. A refused creation made nothing, and a deletion would only be refused in turn.
       created <- Resource.make(KafkaClients.await(admin.createTopics(shape.topics(t).asJava).all()).attempt) {
-        case Left(e) if causes(e).exists(_.isInstanceOf[AuthorizationException]) => IO.unit
+        case Left(e) if Failures.causedBy[AuthorizationException](e) => IO.unit
         case _ => delete(admin, t, shell)
       }
       _ <- Resource.eval(IO.fromEither(created).adaptError(Denied.tag(Doing.creating(List(t.in, t.out)))))
@@ -70,16 +70,15 @@ private[latency] object FloorTopics {
   private def delete(admin: Admin, t: FloorTopics, shell: Shell): IO[Unit] = {
     val topics = KafkaClients.await(admin.deleteTopics(List(t.in, t.out).asJava).all()).void
       .handleErrorWith(e =>
-        if (causes(e).exists(_.isInstanceOf[UnknownTopicOrPartitionException])) IO.unit
+        if (Failures.causedBy[UnknownTopicOrPartitionException](e)) IO.unit
         else shell.warn(s"latency: floor: could not delete ${t.in} and ${t.out}: ${e.getMessage}"))
     // The group holds only the relay's committed offsets; it is empty once the relay stopped.
     // A relay that copied nothing committed nothing: then there is no group to delete.
     val group = KafkaClients.await(admin.deleteConsumerGroups(List(t.group).asJava).all()).void
       .handleErrorWith(e =>
-        if (causes(e).exists(_.isInstanceOf[GroupIdNotFoundException])) IO.unit
+        if (Failures.causedBy[GroupIdNotFoundException](e)) IO.unit
         else shell.warn(s"latency: floor: could not delete consumer group ${t.group}: ${e.getMessage}"))
     (topics >> group).uncancelable
   }
 
-  private def causes(e: Throwable): List[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toList
 }

@@ -10,7 +10,7 @@ import org.apache.kafka.common.errors.{GroupIdNotFoundException, GroupNotEmptyEx
 import scala.jdk.CollectionConverters._
 import scala.jdk.OptionConverters._
 
-import bankops.base.Failure
+import bankops.base.{Failure, Failures}
 
 /** Consumer groups through the admin client: what they are, what they have committed compared with the logs' ends,
   * and the few changes an operator makes to them (move committed offsets, delete an empty group).
@@ -35,7 +35,7 @@ object ConsumerGroups {
       val described = admin.describeConsumerGroups(groups.distinct.asJava).describedGroups().asScala
       groups.distinct.traverse { g =>
         KafkaClients.await(described(g)).map(Option(_)).adaptError(Denied.tag(Doing.describing(Nil)))
-          .recover { case e if causes(e).exists(_.isInstanceOf[GroupIdNotFoundException]) => None }
+          .recover { case e if Failures.causedBy[GroupIdNotFoundException](e) => None }
           // The classic protocol answers Dead, with no error, for a group it does not know.
           .map(_.filter(_.state != ConsumerGroupState.DEAD).map { d =>
             GroupDescription(g, d.state.toString, Option(d.partitionAssignor).getOrElse(""),
@@ -48,10 +48,8 @@ object ConsumerGroups {
     }
 
   private def unknown(group: String): PartialFunction[Throwable, Throwable] = {
-    case e if causes(e).exists(_.isInstanceOf[GroupIdNotFoundException]) => Failure.BadInput(s"consumer group $group does not exist")
+    case e if Failures.causedBy[GroupIdNotFoundException](e) => Failure.BadInput(s"consumer group $group does not exist")
   }
-
-  private def causes(e: Throwable): List[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toList
 
   /** The offsets a group has committed, per partition (only partitions it committed on). */
   def committed(admin: Admin, group: String): IO[Map[TopicPartition, Long]] =
@@ -81,7 +79,7 @@ object ConsumerGroups {
       .adaptError(Denied.tag(Doing.deletingGroups))
 
   private def notEmpty(group: String): PartialFunction[Throwable, Throwable] = {
-    case e if causes(e).exists(c => c.isInstanceOf[GroupNotEmptyException] || c.isInstanceOf[UnknownMemberIdException]) =>
-      Failure.BadInput(s"consumer group $group has active members; the broker refused the change (${causes(e).last.getMessage})")
+    case e if Failures.chain(e).exists(c => c.isInstanceOf[GroupNotEmptyException] || c.isInstanceOf[UnknownMemberIdException]) =>
+      Failure.BadInput(s"consumer group $group has active members; the broker refused the change (${Failures.chain(e).last.getMessage})")
   }
 }

@@ -9,7 +9,7 @@ import org.apache.kafka.common.errors.{
 
 import scala.jdk.CollectionConverters._
 
-import bankops.base.Failure
+import bankops.base.{Failure, Failures}
 import bankops.services.config.{ClientIdentity, KafkaSettings}
 
 /** Kafka's refusals (exit 4) turned into one line naming the operation ([[Doing]]), the resource and the identity. */
@@ -23,7 +23,7 @@ object Denied {
 
   /** For `adaptError` where a request is made: the refusal in the chain, tagged with `doing` (an earlier tag stays). */
   def tag(doing: Doing): PartialFunction[Throwable, Throwable] = Function.unlift { (error: Throwable) =>
-    val chain = Iterator.iterate(error)(_.getCause).takeWhile(_ != null).takeWhile(!_.isInstanceOf[Failure]).toList
+    val chain = Failures.chain(error).takeWhile(!_.isInstanceOf[Failure])
     if (chain.exists(_.isInstanceOf[Tagged])) None else chain.collectFirst { case e: AuthorizationException => Tagged(doing, e) }
   }
 
@@ -31,7 +31,7 @@ object Denied {
     * on the way says what was being done, else `doing`.
     */
   def failure(error: Throwable, doing: Doing, identity: => String): Option[Failure.NotAuthorized] = {
-    val chain = Iterator.iterate(error)(_.getCause).takeWhile(_ != null).takeWhile(!_.isInstanceOf[Failure]).toList
+    val chain = Failures.chain(error).takeWhile(!_.isInstanceOf[Failure])
     chain.collectFirst {
       case Tagged(d, e) => (d, e)
       case e: AuthorizationException => (doing, e)
@@ -50,7 +50,7 @@ object Denied {
 
   /** Whether Kafka's authorizer refused (anywhere in the chain): a refused send ends a run at once rather than counting errors. */
   def isRefusal(error: Throwable): Boolean =
-    Iterator.iterate(error)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[AuthorizationException])
+    Failures.chain(error).exists(_.isInstanceOf[AuthorizationException])
 
   /** For `adaptError`: a refusal becomes exit 4 naming the operation, the resource and the identity of `kafka`'s properties. */
   def adapt(kafka: KafkaSettings, doing: Doing): PartialFunction[Throwable, Throwable] =
@@ -58,7 +58,7 @@ object Denied {
 
   /** A tagged refusal's operation and resource without the identity (`CREATE topic t`), for per-change outcome lines. */
   def describe(error: Throwable): Option[String] =
-    Iterator.iterate(error)(_.getCause).takeWhile(_ != null).collectFirst { case Tagged(d, e) => describe(e, d) }
+    Failures.chain(error).collectFirst { case Tagged(d, e) => describe(e, d) }
 
   private def verb(op: AclOperation): String = if (op == UNKNOWN) "use" else op.name
 

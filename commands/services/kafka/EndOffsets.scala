@@ -7,7 +7,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException
 
 import scala.jdk.CollectionConverters._
 
-import bankops.base.Failure
+import bankops.base.{Failure, Failures}
 
 /** Where partitions begin and end for read_committed readers (ends are the last stable offsets), and which offset a
   * time falls on: the bounds within which a read starts or a group's committed offsets may move.
@@ -22,7 +22,7 @@ object EndOffsets {
       .map(_.get(topic).partitions.asScala.map(p => new TopicPartition(topic, p.partition)).toList.sortBy(_.partition))
       .adaptError(Denied.tag(Doing.describing(List(topic))))
       .adaptError {
-        case e if Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[UnknownTopicOrPartitionException]) =>
+        case e if Failures.chain(e).exists(_.isInstanceOf[UnknownTopicOrPartitionException]) =>
           Failure.BadInput(s"topic $topic does not exist")
       }
 

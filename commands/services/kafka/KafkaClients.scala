@@ -12,6 +12,7 @@ import scala.jdk.CollectionConverters._
 
 import scala.concurrent.duration._
 
+import bankops.base.Failures
 import bankops.services.config.{ClientIdentity, KafkaSettings}
 
 /** The one place Kafka clients are configured: every admin, consumer and producer
@@ -132,7 +133,7 @@ object KafkaClients {
     import org.apache.kafka.common.errors.{SslAuthenticationException, TimeoutException}
     val at = kafka.bootstrapServers.value
     def msg(e: Throwable) = Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
-    Iterator.iterate(error)(_.getCause).takeWhile(_ != null).takeWhile(!_.isInstanceOf[bankops.base.Failure]).collectFirst {
+    Failures.chain(error).takeWhile(!_.isInstanceOf[bankops.base.Failure]).collectFirst {
       case e: TimeoutException => bankops.base.Failure.Unavailable(s"Kafka at $at did not answer within ${timeout.toSeconds} s (${msg(e)})", error)
       case e: SslAuthenticationException => bankops.base.Failure.Unavailable(
           s"Kafka at $at: TLS handshake failed (${msg(e)}); is this a Kafka SSL listener, and does ssl.truststore.location hold its CA?", error)
