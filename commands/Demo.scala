@@ -45,13 +45,15 @@ object Demo {
   private def step[A](name: String)(run: IO[A]): IO[A] =
     run.adaptError { case f: Failure.Unavailable => Failure.Unavailable(s"demo: $name: ${f.message}", f) }
 
-  /** Feedback on the topic after `from`: (command id, record simple name, reason). */
-  private def feedbackSince(s: ConnectionSettings, decoder: RecordDecoder, from: Map[TopicPartition, Long])
-      : IO[List[(String, String, Option[String])]] =
+  /** One answer of the handler: the command's id, the feedback record's simple name, its reason if it failed. */
+  private final case class Answer(id: String, record: String, reason: Option[String])
+
+  /** Feedback on the topic after `from`. */
+  private def feedbackSince(s: ConnectionSettings, decoder: RecordDecoder, from: Map[TopicPartition, Long]): IO[List[Answer]] =
     TopicReader.open(s.kafka, ReadSpec(List(BankNames.Feedback), None, StartAt.Offsets(from), StopAt.End), 30.seconds).use { case (_, records) =>
       records.chunks.evalMap(decoder.decodeChunk).flatMap(fs2.Stream.chunk).map { d =>
         val e = d.envelope
-        (e.key.map(new String(_, UTF_8)).getOrElse(""), e.record.getOrElse("?").stripPrefix("nl.openweb.data."),
+        Answer(e.key.map(new String(_, UTF_8)).getOrElse(""), e.record.getOrElse("?").stripPrefix("nl.openweb.data."),
           e.value.flatMap(_.hcursor.get[String]("reason").toOption))
       }.compile.toList
     }
@@ -68,8 +70,8 @@ object Demo {
       loop(first)
     }
 
-  private def kinds(fs: List[(String, String, Option[String])]): String =
-    fs.groupBy(_._2).toList.sortBy(_._1).map { case (k, v) => s"$k ${v.size}" }.mkString(", ")
+  private def kinds(answers: List[Answer]): String =
+    answers.groupBy(_.record).toList.sortBy(_._1).map { case (record, as) => s"$record ${as.size}" }.mkString(", ")
 
   def run(o: Options)(operator: Shell): IO[ExitCode] = {
     // The demo runs on the local sandbox: no variable of the operator's shell may point it at another cluster.
@@ -118,45 +120,44 @@ object Demo {
       sent <-
         step("replaying the fixtures")(Shell.captured(shell)(ReplayCommand.replay(ReplayCommand.fileToTopic(loader, fixtures, BankNames.Commands),
               _)))
-      _ <- IO.raiseUnless(sent._1.code == ExitCode.Success)(
-        Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent._2.takeRight(3).mkString(" | ")}"))
+      _ <- IO.raiseUnless(sent.result.code == ExitCode.Success)(Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent.lastLines(3)}"))
       answered <-
         awaitUntil(o.timeout, s"the handler's answers to the ${want.size} fixture commands")(feedbackSince(settings, decoder, before)) { fs =>
-          val got = fs.groupBy(_._1)
+          val got = fs.groupBy(_.id)
           want.forall { case (id, e) => got.get(id).exists(_.size >= e.count) }
         }
-      wrong = answered.filter(f => want.contains(f._1)).groupBy(_._1).toList.flatMap { case (id, fs) =>
+      wrong = answered.filter(a => want.contains(a.id)).groupBy(_.id).toList.flatMap { case (id, as) =>
         val e = want(id)
-        val got = fs.map(f => (f._2, f._3))
+        val got = as.map(a => (a.record, a.reason))
         if (got.distinct == List((e.record, e.reason)) && got.size == e.count) None
         else Some(s"$id: expected ${e.record}${e.reason.fold("")(r => s" ($r)")} x${e.count}, got ${got.mkString(", ")}")
       }
       _ <- if (wrong.nonEmpty) fail("fixtures", s"${wrong.size} commands answered otherwise than expected, e.g. ${wrong.take(3).mkString("; ")}")
       else IO.unit
-      ours = answered.filter(f => want.contains(f._1))
+      ours = answered.filter(a => want.contains(a.id))
       _ <- shell.info(s"demo: fixtures: ${ours.size} answers to ${want.size} commands, each as expected: ${kinds(ours)}")
       // 2. A learning command load through the handler.
-      loadFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(a =>
-        (EndOffsets.of(a, BankNames.Feedback), EndOffsets.of(a, BankNames.BalanceChanged)).tupled)
+      feedbackFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, BankNames.Feedback))
+      changesFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, BankNames.BalanceChanged))
       load <-
         step("the command load")(Shell.captured(shell)(HeartbeatCommand.generate(HeartbeatCommand.Options.commands(loader, o.load.toLong, o.rate),
               _)))
-      _ <- IO.raiseUnless(load._1.summary.errors == 0 && !load._1.interrupted)(
-        Failure.Unavailable(s"demo: the command load failed: ${load._2.takeRight(3).mkString(" | ")}"))
+      _ <- IO.raiseUnless(load.result.summary.errors == 0 && !load.result.interrupted)(
+        Failure.Unavailable(s"demo: the command load failed: ${load.lastLines(3)}"))
       _ <-
-        awaitUntil(o.timeout, s"the handler's answers to the ${o.load} commands of the load")(countSince(settings, BankNames.Feedback, loadFrom._1))(
+        awaitUntil(o.timeout, s"the handler's answers to the ${o.load} commands of the load")(countSince(settings, BankNames.Feedback, feedbackFrom))(
           _ >= o.load)
       lag <- awaitUntil(o.timeout, "the handler to catch up")(
         KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(ConsumerGroups.lag(_, BankNames.HandlerGroup)))(_.contains(0L))
-      feedback <- feedbackSince(settings, decoder, loadFrom._1)
-      changes <- countSince(settings, BankNames.BalanceChanged, loadFrom._2)
+      feedback <- feedbackSince(settings, decoder, feedbackFrom)
+      changes <- countSince(settings, BankNames.BalanceChanged, changesFrom)
       _ <- shell.info(
         s"demo: command load: ${o.load} commands at ${o.rate}/s, ${feedback.size} answers (${kinds(feedback)}), $changes balance changes; " +
           s"handler lag ${lag.getOrElse(0L)}")
       // 3. Every account's chain against the database.
       validated <-
         step("balances")(Shell.captured(shell)(BalancesCommand.validate(BalancesCommand.Options.defaults(reader).copy(settle = Some(10.seconds)), _)))
-      report = validated._1
+      report = validated.result
       _ <- shell.info(
         s"demo: balances: ${report.accountsChecked} accounts checked against ${report.events} balance changes, findings: ${report.findings.size}")
       _ <- if (report.findings.nonEmpty) fail("balances", report.findings.take(3).map(f => s"${f.kind} ${f.iban}: ${f.detail}").mkString(" | "))
@@ -171,7 +172,7 @@ object Demo {
           warmUp = 15.seconds),
         reporting = LatencyReporting(Some(OutputFormat.Table), Some(chart), overwrite = true, slos = Nil))
       latency <- step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _)))
-      outcome = latency._1
+      outcome = latency.result
       _ <- outcome.stoppedEarly.traverse_(why => fail("latency", why))
       _ <- if (outcome.interrupted) fail("latency", "interrupted") else IO.unit
       p99s = outcome.steps.map(s => f"${s.measures.get(Measure.Feedback).fold(Double.NaN)(_.p99)}%.0f ms at ${s.load.asked}/s").mkString(", ")

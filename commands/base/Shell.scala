@@ -32,12 +32,18 @@ object Shell {
   /** A job run inside another with its output kept aside: `f` gets a shell over buffers (no terminal, no GitHub step
     * summary of its own) and the lines it wrote to stderr come back with its result, for the caller to quote on failure.
     */
-  def captured[A](shell: Shell)(f: Shell => IO[A]): IO[(A, List[String])] = IO.defer {
+  def captured[A](shell: Shell)(f: Shell => IO[A]): IO[Captured[A]] = IO.defer {
     val (out, err) = (new java.io.ByteArrayOutputStream(), new java.io.ByteArrayOutputStream())
     val quiet = shell.copy(out = new PrintStream(out, true, "UTF-8"), err = new PrintStream(err, true, "UTF-8"), stdoutIsTerminal = false,
       stderrIsTerminal = false, in = new java.io.ByteArrayInputStream(Array.emptyByteArray), stdinIsTerminal = false,
       env = shell.env - StepSummary.Variable)
-    f(quiet).map(_ -> new String(err.toByteArray, java.nio.charset.StandardCharsets.UTF_8).linesIterator.toList)
+    f(quiet).map(Captured(_, new String(err.toByteArray, java.nio.charset.StandardCharsets.UTF_8).linesIterator.toList))
+  }
+
+  /** What a job run by [[captured]] returned, and the lines it wrote to stderr. */
+  final case class Captured[A](result: A, stderr: List[String]) {
+    /** Its last lines joined, to quote in the caller's error. */
+    def lastLines(n: Int): String = stderr.takeRight(n).mkString(" | ")
   }
 
   /** The launcher says whether each stream is a terminal (`[ -t 1 ]`); the JVM alone cannot tell them apart. */

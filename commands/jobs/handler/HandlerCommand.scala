@@ -17,21 +17,31 @@ import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
 /** `bankops handler`: the bank's command handler, exactly once (see [[HandlerLoop]]). */
 object HandlerCommand {
 
-  final case class Options(flags: ConnectionFlags, group: String, topic: String, feedbackTopic: String, balanceTopic: String,
-                           deadLetterTopic: String, instance: Option[String], strategy: Option[SubjectNameStrategy], maxBatch: Int,
-                           statusEvery: FiniteDuration, output: Option[OutputFormat], timeout: FiniteDuration, readyFile: Option[os.Path])
+  /** The topics the handler reads (`commands`) and writes, by role: built by name in one place, never by position. */
+  final case class Topics(commands: String, feedback: String, balance: String, deadLetter: String) {
+    def written: List[String] = List(feedback, balance, deadLetter)
+  }
+
+  final case class Options(flags: ConnectionFlags, group: String, topics: Topics, instance: Option[String], strategy: Option[SubjectNameStrategy],
+                           maxBatch: Int, statusEvery: FiniteDuration, output: Option[OutputFormat], timeout: FiniteDuration,
+                           readyFile: Option[os.Path])
+
+  private val topicOpts: Opts[Topics] = (
+    TopicName.option("topic", "Topic of the commands", BankNames.Commands),
+    TopicName.option("feedback-topic", "Topic for command feedback", BankNames.Feedback),
+    TopicName.option("balance-topic", "Topic for BalanceChanged", BankNames.BalanceChanged),
+    TopicName.option("dead-letter-topic",
+      "Topic for records the handler cannot read, kept as they came with headers saying why " +
+        "(default: the commands topic's name + .dlq).").orNone
+  ).mapN((commands, feedback, balance, dlq) =>
+    Topics(commands = commands, feedback = feedback, balance = balance, deadLetter = dlq.getOrElse(s"$commands.dlq")))
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
     Opts.option[String]("group", s"Consumer group (default ${BankNames.HandlerGroup}); handlers in one group share the partitions.",
       metavar = "GROUP")
       .withDefault(BankNames.HandlerGroup),
-    TopicName.option("topic", "Topic of the commands", BankNames.Commands),
-    TopicName.option("feedback-topic", "Topic for command feedback", BankNames.Feedback),
-    TopicName.option("balance-topic", "Topic for BalanceChanged", BankNames.BalanceChanged),
-    TopicName.option("dead-letter-topic",
-      "Topic for records the handler cannot read, kept as they came with headers saying why " +
-        "(default: the commands topic's name + .dlq).").orNone,
+    topicOpts,
     Opts.option[String]("instance",
       "This handler's stable name: GROUP-NAME is its Kafka transactional id and static group member id, so a restart " +
         "under the same name takes its partitions back and ends the transaction a crash left open at once (default: host and pid, a dynamic " +
@@ -47,8 +57,7 @@ object HandlerCommand {
       "Write FILE once this handler consumes (its transactions initialised, a batch a crash left prepared settled), as JSON " +
         "with its pid and transactional id; removed when it stops. For a supervisor or a test to wait on.", metavar = "FILE")
       .map(os.Path(_, os.pwd)).orNone
-  ).mapN((flags, group, topic, feedback, balance, dlq, instance, strategy, maxBatch, every, output, timeout, ready) =>
-    Options(flags, group, topic, feedback, balance, dlq.getOrElse(s"$topic.dlq"), instance, strategy, maxBatch, every, output, timeout, ready))
+  ).mapN(Options.apply)
 
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     o.readyFile.traverse_(ReadyFile.check("--ready-file", _)) >> Connections.load(o.flags, shell).flatMap { settings =>
@@ -68,9 +77,9 @@ object HandlerCommand {
       _ <- settings.kafka.properties.get("transaction.timeout.ms").filterNot(_.toLongOption.exists(_ >= 10000)).traverse_(t =>
         IO.raiseError(Failure.BadInput(s"the client properties set transaction.timeout.ms=$t: the handler needs 10000 or more (a batch's " +
             s"database work may take ${LedgerDb.BatchBudget.toSeconds} s)")))
-      _ <- KafkaClients.partitionCounts(settings.kafka, List(o.topic, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), o.timeout,
-        Some(Doing.writing(List(o.balanceTopic, o.deadLetterTopic)).andReading(List(o.topic, o.feedbackTopic))))
-      outputs <- Outputs.resolve(registry, strategy, o.feedbackTopic, o.balanceTopic, o.deadLetterTopic)
+      _ <- KafkaClients.partitionCounts(settings.kafka, o.topics.commands :: o.topics.written, o.timeout,
+        Some(Doing.writing(List(o.topics.balance, o.topics.deadLetter)).andReading(List(o.topics.commands, o.topics.feedback))))
+      outputs <- Outputs.resolve(registry, strategy, o.topics)
       // Reached once at start, so an unreachable database is one line naming it (exit 3); later it reconnects on its own.
       _ <- Database.session(settings.database, "handler", o.timeout).use_
       instance = o.instance.getOrElse(s"${java.net.InetAddress.getLocalHost.getHostName}-${ProcessHandle.current.pid}")
@@ -78,8 +87,8 @@ object HandlerCommand {
       // What the handler does, for the line naming what Kafka's authorizer refused: it reads its commands in its group
       // and recovers prepared batches by reading the feedback topic; it writes its outputs in transactions.
       transactionalId = s"${o.group}-$instance"
-      applying = Doing.writingTransactionally(transactionalId, List(o.feedbackTopic, o.balanceTopic, o.deadLetterTopic), Some(o.group))
-      polling = Doing.readingInGroup(o.group, List(o.topic)).copy(transactionalId = Some(transactionalId))
+      applying = Doing.writingTransactionally(transactionalId, o.topics.written, Some(o.group))
+      polling = Doing.readingInGroup(o.group, List(o.topics.commands)).copy(transactionalId = Some(transactionalId))
       code <- (instanceLock(o, settings) >> Interrupt.onStop,
         KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
         KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1)),
@@ -87,11 +96,11 @@ object HandlerCommand {
         case (stopping, consumer, markers, passedMarkers) =>
           val decoder = new CommandDecoder(new SchemaResolver(registry))
           val log = (line: String) => shell.err.println(line)
-          val parts = HandlerParts(consumer, new KafkaOutcome(markers, o.feedbackTopic, passedMarkers), decoder, outputs, new HandlerStats, log,
+          val parts = HandlerParts(consumer, new KafkaOutcome(markers, o.topics.feedback, passedMarkers), decoder, outputs, new HandlerStats, log,
             HandlerFaults(shell.env, log), stopping, HandlerFaults.draws(shell.env))
           val report = (previous: HandlerStatus, now: HandlerStatus) =>
             if (json) shell.println(now.json(previous).noSpaces) else shell.info(s"handler: ${now.line(previous)}")
-          HandlerLoop.resource(HandlerNames(o.group, o.topic), parts, producer(settings, s"${o.group}-$instance", o.timeout),
+          HandlerLoop.resource(HandlerNames(o.group, o.topics.commands), parts, producer(settings, s"${o.group}-$instance", o.timeout),
             ledgerDb(settings, o.timeout, stopping)).use { loop =>
             IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(Denied.tag(polling)).flatMap {
               case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
@@ -99,10 +108,10 @@ object HandlerCommand {
                 // Declared once it consumes, removed when it stops; the line says the same to a person.
                 val ready =
                   o.readyFile.fold(Resource.unit[IO])(ReadyFile.held("--ready-file", _, "transactionalId" -> Json.fromString(transactionalId),
-                      "group" -> Json.fromString(o.group), "topic" -> Json.fromString(o.topic)))
+                      "group" -> Json.fromString(o.group), "topic" -> Json.fromString(o.topics.commands)))
                 ready.surround(shell.info(
-                  s"handler: applying ${o.topic} as group ${o.group} (transactional id ${o.group}-$instance), " +
-                    s"publishing to ${o.feedbackTopic} and ${o.balanceTopic}") >>
+                  s"handler: applying ${o.topics.commands} as group ${o.group} (transactional id ${o.group}-$instance), " +
+                    s"publishing to ${o.topics.feedback} and ${o.topics.balance}") >>
                   HandlerRunner(loop, decoder, IO(stopping()), o.statusEvery, report, shell, polling, applying))
             }
           }

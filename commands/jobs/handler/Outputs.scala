@@ -90,8 +90,8 @@ private[handler] object Outputs {
   }
 
   /** The schema ids of the five records under their subjects; a subject without bankops' schema is exit 2. */
-  def resolve(registry: RegistryClient, strategy: SubjectNameStrategy, feedbackTopic: String, balanceTopic: String, deadLetterTopic: String)
-      : IO[Outputs] = {
+  def resolve(registry: RegistryClient, strategy: SubjectNameStrategy, topics: HandlerCommand.Topics): IO[Outputs] = {
+    import topics.{balance => balanceTopic, deadLetter => deadLetterTopic, feedback => feedbackTopic}
     def id[A](topic: String)(implicit codec: Codec[A]): IO[WireFormat.Writer[A]] = {
       val schema = codec.schema.fold(e => throw new IllegalStateException(e.message), identity)
       val subject = strategy.subject(topic, schema.getFullName)
