@@ -30,6 +30,21 @@ lazy val root = (project in file("."))
     Test / unmanagedResourceDirectories := Nil,
     testFrameworks := Seq(new TestFramework("munit.Framework")),
     Test / fork := true,
+    // The suites run in a few JVMs at once, each with a sandbox of its own (tests/support/SandboxFixture.scala): most of
+    // a suite's time is spent waiting on Kafka, PostgreSQL and the processes it starts, not on the two cores.
+    Test / testGrouping := {
+      val suites = (Test / definedTests).value
+      val fork = (Test / forkOptions).value
+      TestShards.assign(suites.map(_.name), TestShards.count(sys.env.get("BANKOPS_TEST_SHARDS"))).zipWithIndex.map { case (names, i) =>
+        Tests.Group(s"shard-$i", suites.filter(t => names.contains(t.name)),
+          Tests.SubProcess(fork.withRunJVMOptions(fork.runJVMOptions :+ s"-Dbankops.test.shard=$i")))
+      }
+    },
+    // sbt's default runs one forked group at a time, and no more tasks at once than there are processors.
+    Global / concurrentRestrictions := {
+      val shards = TestShards.count(sys.env.get("BANKOPS_TEST_SHARDS"))
+      Seq(Tags.limitAll(math.max(shards, java.lang.Runtime.getRuntime.availableProcessors)), Tags.limit(Tags.ForkedTestGroup, shards))
+    },
     // Tests see library logging as the CLI does without --verbose (bankops.base.Logging): WARN and above, the Kafka clients silent.
     Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
       "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=off") ++

@@ -10,7 +10,7 @@ import scala.concurrent.duration._
 
 import bankops.services.kafka.{EndOffsets, KafkaClients}
 import bankops.services.registry.RegistryClient
-import bankops.support.{CliProcess, Repo, SandboxFixture, TestShell}
+import bankops.support.{Setup, CliProcess, Repo, SandboxFixture, TestShell}
 
 /** The fourth hostile-input pass, one row per case: secrets that must stay secret, JSON read strictly and within bounds,
   * files named as what they are, flag combinations refused while parsing, errors naming the true cause and source. Each
@@ -151,6 +151,8 @@ class HostileInputSuite extends CatsEffectSuite {
   test("every hostile input: its exit code, one line naming the cause and source, no secret shown, nothing changed") {
     for {
       _ <- SandboxFixture.connection
+      // Heartbeats for the dry run to read (this shard's sandbox may have none yet): it resolves their schema ids.
+      _ <- Setup.cli("five heartbeats", "heartbeat", "--count", "5", "--rate", "100")
       table = rows
       before <- (ends, subjects).tupled
       results <- table.traverse(r => TestShell.run(r.args, SandboxFixture.env ++ r.env, Repo.root, r.stdin).map(r -> _))

@@ -10,19 +10,29 @@ import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections
 /** The real services for integration tests, in a sandbox of the tests' own: its own directory and ports, so a
   * user's sandbox in the same checkout (`bankops sandbox up`, `bankops demo`) is left alone. Started once per test
   * JVM (or reused when it already runs with these settings), and stopped as the JVM exits when this run started it.
+  *
+  * `./bankops test` runs its suites in several JVMs at once (build.sbt's shards): each shard has a sandbox of its own,
+  * so a suite that stops a broker or the handler never disturbs a suite of another shard.
   */
 object SandboxFixture {
   private val shell = new TestShell(Map.empty, Repo.root).shell
-  val layout: SandboxLayout = SandboxLayout(Repo.root / ".bankops" / "test-sandbox")
+
+  /** This JVM's shard, set by build.sbt's test grouping; 0 when the suites run in one JVM. */
+  val shard: Int = sys.props.get("bankops.test.shard").filter(_.nonEmpty).fold(0)(_.toInt)
+
+  val layout: SandboxLayout = SandboxLayout(Repo.root / ".bankops" / (if (shard == 0) "test-sandbox" else s"test-sandbox-$shard"))
 
   /** Ports clear of the user's sandbox defaults (SandboxSettings()) and of the suites' other sandboxes. */
   val defaultSettings: SandboxSettings = SandboxSettings(kafkaPort = 19192, controllerPort = 19193, registryPort = 18181, dbPort = 15532)
 
+  /** A shard's ports sit this far above the previous shard's: clear of the three brokers' blocks of ten. */
+  val ShardPortStep = 100
+
   /** Ports to use: the defaults above, or BANKOPS_KAFKA_PORT etc. as `sandbox up` reads them, so a second checkout on
-    * the same machine (or CI) can test beside another's sandbox.
+    * the same machine (or CI) can test beside another's sandbox; then moved up by the shard.
     */
   val sandboxSettings: SandboxSettings = {
-    def port(name: String, default: Int) = sys.env.get(name).filter(_.nonEmpty).fold(default)(_.toInt)
+    def port(name: String, default: Int) = sys.env.get(name).filter(_.nonEmpty).fold(default)(_.toInt) + shard * ShardPortStep
     val d = defaultSettings
     d.copy(kafkaPort = port("BANKOPS_KAFKA_PORT", d.kafkaPort), controllerPort = port("BANKOPS_CONTROLLER_PORT", d.controllerPort),
       registryPort = port("BANKOPS_REGISTRY_PORT", d.registryPort), dbPort = port("BANKOPS_DB_PORT", d.dbPort))

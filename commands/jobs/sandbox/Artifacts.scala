@@ -50,7 +50,11 @@ final class Artifacts(cacheDir: os.Path, mavenUrl: String) {
       val zip = download(s"$mavenUrl/io/apicurio/apicurio-registry-app/$ApicurioVersion/$name", cacheDir / name, ApicurioZipSha256)
       val tmp = os.temp.dir(cacheDir, prefix = "apicurio-unpack")
       unzip(zip, tmp)
-      os.move(tmp, dir, replaceExisting = true, createFolders = true)
+      // Another sandbox starting at once (the tests' shards) may have unpacked it first and be running it: keep that.
+      try os.move(tmp, dir, atomicMove = true)
+      catch {
+        case _: java.nio.file.FileAlreadyExistsException | _: java.nio.file.DirectoryNotEmptyException if os.exists(runner) => os.remove.all(tmp)
+      }
     }
     runner
   }
@@ -58,7 +62,8 @@ final class Artifacts(cacheDir: os.Path, mavenUrl: String) {
   private def download(url: String, target: os.Path, sha256: String): os.Path = {
     if (!os.exists(target)) {
       os.makeDir.all(target / os.up)
-      val part = target / os.up / s"${target.last}.part"
+      // A part of its own: two processes fetching at once (the tests' shards, two `sandbox up`) write apart.
+      val part = target / os.up / s"${target.last}.${java.util.UUID.randomUUID()}.part"
       val client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(java.time.Duration.ofSeconds(20)).build()
       val resp = client.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofFile(part.toNIO))
       if (resp.statusCode() != 200) {
