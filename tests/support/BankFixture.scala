@@ -1,6 +1,6 @@
 package bankops.support
 
-import cats.effect.{Deferred, FiberIO, IO}
+import cats.effect.{FiberIO, IO, Ref}
 import cats.syntax.all._
 import io.circe.Json
 import io.circe.parser.parse
@@ -31,16 +31,22 @@ final case class BankFixture(commands: String, feedback: String, balance: String
     // As the sandbox's handler identity, which the fixture's topology grants exactly what a handler of this bank needs.
     val identity = List("--command-config",
       bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false).toString)
-    os.proc("java", "-Xmx256m", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main",
-      handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file", BankFixture.readyFile(log).toString) ++ args)
+    os.proc(Jvm.bankops(handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file",
+        BankFixture.readyFile(log).toString) ++ args))
       .spawn(env = environment, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
   }
 
-  /** Sends in the background at `rate`; with it, whether the sending is still under way: a fault test asserts its
-    * fault came while it was (answers alone also grow by the transaction markers a kill leaves).
+  /** Sends `lines` in the background at `rate`, a few seconds' worth at a time, until they run out or the test stops
+    * it: a fault test stops the load once its faults are done, so however slow the machine, each fault falls inside it.
     */
-  def sendInBackground(lines: Seq[String], rate: Int): IO[(FiberIO[Unit], IO[Boolean])] =
-    Deferred[IO, Unit].flatMap(done => (send(lines, Some(rate)) >> done.complete(()).void).start.map(_ -> done.tryGet.map(_.isEmpty)))
+  def load(lines: Seq[String], rate: Int): IO[BankFixture.Load] = {
+    val chunks = lines.grouped(rate * 2).toList
+    (IO.ref(false), IO.ref(0)).flatMapN { (stopping, sent) =>
+      chunks.traverse_(c => stopping.get.flatMap(s => IO.unlessA(s)(send(c, Some(rate)) >> sent.update(_ + c.size)))).start.map { fiber =>
+        new BankFixture.Load(fiber, stopping, sent, lines.size)
+      }
+    }
+  }
 
   /** How far the handlers' answers have come: the feedback topic's end offsets, summed (it only grows). */
   def answered: IO[Long] = SandboxFixture.settings.flatMap { s =>
@@ -109,6 +115,15 @@ final case class BankFixture(commands: String, feedback: String, balance: String
 }
 
 object BankFixture {
+  /** A load under way (see [[BankFixture.load]]). */
+  final class Load(fiber: FiberIO[Unit], stopping: Ref[IO, Boolean], sent: Ref[IO, Int], total: Int) {
+    /** Whether lines are left to send: a fault test asserts its fault came while they were. */
+    def underWay: IO[Boolean] = (stopping.get, sent.get).mapN((s, n) => !s && n < total)
+
+    /** Stops after the chunk being sent; how many lines were sent, the first of those given. */
+    def stop: IO[Int] = stopping.set(true) >> fiber.joinWithNever >> sent.get
+  }
+
   /** Topics of three partitions each for the bank's records, subjects registered, and a fresh database. */
   def create(name: String): IO[BankFixture] = {
     val prefix = TopologyFixture.unique(name)

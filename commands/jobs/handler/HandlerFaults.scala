@@ -6,6 +6,8 @@ import bankops.base.DurationText
   * point is reached (the batch points only in a batch that writes):
   *  - `BANKOPS_HANDLER_CRASH=POINT` halts the JVM there, as kill -9 would;
   *  - `BANKOPS_HANDLER_PAUSE=POINT:DURATION` holds the handler there (a long GC pause, a stalled host);
+  *    `POINT:/ABSOLUTE/FILE` holds it until that file exists (at most two minutes): a test releases it once what
+  *    should happen meanwhile has happened, however slow the machine;
   *  - `BANKOPS_HANDLER_LOSE=POINT` throws there as if Kafka's answer never came (at `before-kafka-commit` the commit
   *    request was never sent, at `after-kafka-commit` it was and committed).
   * Points: `before-prepare` (database written, marker acknowledged), `after-prepare`, `before-kafka-commit`,
@@ -16,8 +18,9 @@ private[handler] object HandlerFaults {
   def apply(env: Map[String, String], log: String => Unit): String => Unit = {
     val crash = env.get("BANKOPS_HANDLER_CRASH")
     val pause = env.get("BANKOPS_HANDLER_PAUSE").flatMap { s =>
-      s.split(':') match {
-        case Array(point, d) => DurationText.parse(d).toOption.map(point -> _)
+      s.split(":", 2) match {
+        case Array(point, file) if file.startsWith("/") => Some(point -> Right(java.nio.file.Paths.get(file)))
+        case Array(point, d) => DurationText.parse(d).toOption.map(d => point -> Left(d))
         case _ => None
       }
     }
@@ -31,9 +34,14 @@ private[handler] object HandlerFaults {
         if (crash.contains(point)) { log(s"handler: crashing $point (BANKOPS_HANDLER_CRASH)"); Runtime.getRuntime.halt(137) }
         else if (pause.exists(_._1 == point) || lose.contains(point)) {
           if (firstTime(point)) {
-            pause.filter(_._1 == point).foreach { case (_, d) =>
-              log(s"handler: pausing $point for ${d.toMillis} ms (BANKOPS_HANDLER_PAUSE)")
-              Thread.sleep(d.toMillis)
+            pause.filter(_._1 == point).foreach {
+              case (_, Left(d)) =>
+                log(s"handler: pausing $point for ${d.toMillis} ms (BANKOPS_HANDLER_PAUSE)")
+                Thread.sleep(d.toMillis)
+              case (_, Right(file)) =>
+                log(s"handler: pausing $point until $file exists (BANKOPS_HANDLER_PAUSE)")
+                val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
+                while (!java.nio.file.Files.exists(file) && System.nanoTime() < deadline) Thread.sleep(50)
             }
             if (lose.contains(point)) {
               log(s"handler: losing Kafka's answer $point (BANKOPS_HANDLER_LOSE)")

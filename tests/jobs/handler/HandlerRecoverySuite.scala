@@ -90,16 +90,18 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
       val (logA, logB) = (os.temp(prefix = "held-a", suffix = ".log"), os.temp(prefix = "held-b", suffix = ".log"))
       var spawned = List.empty[os.SubProcess]
       def spawn(p: => os.SubProcess) = IO.blocking { val h = p; spawned ::= h; h }
-      val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> spawn(bank.spawnHandler("b", logB))
-      // Held 25 s, its transaction given 60 s before the coordinator aborts it: the second handler's start (a JVM, its
-      // recovery) falls inside the hold however busy the machine is (an 8 s hold under a 10 s timeout was missed once).
+      // A is held after PREPARE until B, started meanwhile, says it waits for Kafka's outcome of A's batch; A's
+      // transaction is given 60 s before the coordinator aborts it.
+      val release = os.temp.dir() / "release"
+      val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> spawn(bank.spawnHandler("b", logB)).flatMap(_ =>
+        BankFixture.awaitLog(logB, "still open on Kafka")).guarantee(IO.blocking(os.write.over(release, "")))
       val patient = IO.blocking {
         val identity = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
         os.temp(os.read(identity) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties")
       }
       (for {
         config <- patient
-        a <- spawn(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:25s"),
+        a <- spawn(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> s"after-prepare:$release"),
             args = List("--command-config", config.toString)))
         _ <- BankFixture.awaitReady(a, logA)
         _ <- secondStarts.start
@@ -383,7 +385,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
         // A's batch creating `shared` stays prepared for 15 s after Kafka committed it.
         a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:15s")))
         b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
-        _ <- BankFixture.awaitLog(logA, "handler: applying") >> BankFixture.awaitLog(logB, "handler: applying")
+        _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         _ <- bank.send(List(creation(shared)))
         _ <- BankFixture.awaitLog(logA, "pausing before-commit-prepared")
         // The same id as a deposit, to the other handler while the creation is prepared: its cmt row would be a second outcome.

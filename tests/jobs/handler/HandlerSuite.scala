@@ -238,21 +238,20 @@ class HandlerSuite extends munit.CatsEffectSuite {
       def start = IO.blocking(bank.spawnHandler("crash", log))
       for {
         first <- start
-        loaded <- load(bank, 4000, 1)
+        loaded <- load(bank, 12000, 1)
         (accounts, transfers) = loaded
-        // 27 s of load: three restarts (a JVM each) and 100 answers before each kill fall inside it.
-        started <- bank.sendInBackground(transfers.map(_._2), rate = 150)
-        (sending, stillSending) = started
+        // Up to 80 s of load, stopped once the last restarted handler answered 100 more.
+        sending <- bank.load(transfers.map(_._2), rate = 150)
         // Each kill lands while a handler is applying the load: once it consumes and has answered 100 more commands;
         // the answers counted when each kill came.
         kills <- Ref[IO].of(List.empty[(Long, Boolean)])
         last <- (1 to 3).toList.foldLeft(IO.pure(first)) { (running, _) =>
           running.flatMap(h =>
-            BankFixture.awaitReady(h, log) >> bank.whileApplying(100).flatMap(p => stillSending.flatMap(on => kills.update(_ :+ (p._2 -> on)))) >>
+            BankFixture.awaitReady(h, log) >> bank.whileApplying(100).flatMap(p => sending.underWay.flatMap(on => kills.update(_ :+ (p._2 -> on)))) >>
               BankFixture.signal(h, "KILL") >> start)
         }
-        _ <- sending.joinWithNever
-        _ <- checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(log)).guarantee(BankFixture.signal(last, "TERM").void)
+        sent <- BankFixture.awaitReady(last, log) >> bank.whileApplying(100) >> sending.stop
+        _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(log)).guarantee(BankFixture.signal(last, "TERM").void)
         atKills <- kills.get
         total <- bank.answered
       } yield {
@@ -269,18 +268,17 @@ class HandlerSuite extends munit.CatsEffectSuite {
       for {
         a <- IO.blocking(bank.spawnHandler("a", logA))
         b <- IO.blocking(bank.spawnHandler("b", logB))
-        loaded <- load(bank, 3000, 2)
+        loaded <- load(bank, 12000, 2)
         (accounts, transfers) = loaded
-        started <- bank.sendInBackground(transfers.map(_._2), rate = 300)
-        (sending, stillSending) = started
-        // Both consuming and the load being applied when B is stopped.
+        sending <- bank.load(transfers.map(_._2), rate = 300)
+        // Both consuming and the load being applied when B is stopped; stopped once A alone answered 300 more.
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         atStop <- bank.whileApplying(300).map(_._2)
-        loadOn <- stillSending
+        loadOn <- sending.underWay
         stopped <- BankFixture.signal(b, "TERM")
-        _ <- sending.joinWithNever
-        _ <-
-          checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(a, "TERM").void)
+        sent <- bank.whileApplying(300) >> sending.stop
+        _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
+          .guarantee(BankFixture.signal(a, "TERM").void)
         total <- bank.answered
       } yield {
         assertEquals(stopped, 0, BankFixture.tail(logB))
@@ -300,22 +298,21 @@ class HandlerSuite extends munit.CatsEffectSuite {
       for {
         a <- IO.blocking(bank.spawnHandler("a", logA))
         b <- IO.blocking(bank.spawnHandler("b", logB))
-        loaded <- load(bank, 3000, 4)
+        loaded <- load(bank, 9000, 4)
         (accounts, transfers) = loaded
-        // 30 s of load: the broker's controlled shutdown and the answers before the kill fall inside it.
-        started <- bank.sendInBackground(transfers.map(_._2), rate = 100)
-        (sending, stillSending) = started
+        // Up to 90 s of load, stopped once the broker is back and B answered 100 more.
+        sending <- bank.load(transfers.map(_._2), rate = 100)
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         atStop <- bank.whileApplying(200).map(_._2)
         _ <- Setup.cli("stop a broker", "sandbox", "stop", "kafka-3")
         // A is killed once the two brokers left have answered more of the load.
         atKill <- bank.whileApplying(100).map(_._2)
-        loadOn <- stillSending
+        loadOn <- sending.underWay
         killed <- BankFixture.signal(a, "KILL")
         _ <- Setup.cli("start the broker", "sandbox", "start", "kafka-3")
-        _ <- sending.joinWithNever
-        _ <-
-          checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
+        sent <- bank.whileApplying(100) >> sending.stop
+        _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
+          .guarantee(BankFixture.signal(b, "TERM").void)
         total <- bank.answered
       } yield {
         assertEquals(killed, 137)
@@ -331,20 +328,19 @@ class HandlerSuite extends munit.CatsEffectSuite {
         val (logA, logB) = (os.temp(prefix = "late-a", suffix = ".log"), os.temp(prefix = "late-b", suffix = ".log"))
         for {
           a <- IO.blocking(bank.spawnHandler("a", logA, dynamic = dynamic))
-          loaded <- load(bank, 3000, 3)
+          loaded <- load(bank, 12000, 3)
           (accounts, transfers) = loaded
-          // 15 s of load: B's start and the 300 answers before the kill fall inside it however slow the machine.
-          started <- bank.sendInBackground(transfers.map(_._2), rate = 200)
-          (sending, stillSending) = started
+          // Up to 60 s of load, stopped once B alone answered 200 more after the kill.
+          sending <- bank.load(transfers.map(_._2), rate = 200)
           _ <- BankFixture.awaitReady(a, logA) >> bank.whileApplying(100)
           b <- IO.blocking(bank.spawnHandler("b", logB, dynamic = dynamic))
           // B joined (the group rebalanced) and the two have answered more of the load.
           atKill <- BankFixture.awaitReady(b, logB) >> bank.whileApplying(200).map(_._2)
-          loadOn <- stillSending
+          loadOn <- sending.underWay
           killed <- BankFixture.signal(a, "KILL")
-          _ <- sending.joinWithNever
-          _ <-
-            checkExactlyOnce(bank, accounts, transfers, BankFixture.tail(logA) + BankFixture.tail(logB)).guarantee(BankFixture.signal(b, "TERM").void)
+          sent <- bank.whileApplying(200) >> sending.stop
+          _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
+            .guarantee(BankFixture.signal(b, "TERM").void)
           total <- bank.answered
         } yield {
           assertEquals(killed, 137)
