@@ -38,8 +38,7 @@ object CliProcess {
 
   def start(args: String*): IO[CliProcess] = SandboxFixture.connection >> IO.blocking {
     val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
-    val p = os.proc(defaultSigint ++ List("java", "-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}",
-      "bankops.Main") ++ args).spawn(env = SandboxFixture.env,
+    val p = os.proc(defaultSigint ++ Jvm.bankops(args)).spawn(env = SandboxFixture.env,
       stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
     CliProcess(p, out, err)
   }

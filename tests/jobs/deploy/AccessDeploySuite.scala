@@ -13,7 +13,7 @@ import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.KafkaClients
 import bankops.services.plan.TopicSync
-import bankops.support.{Repo, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{KafkaTools, Repo, SandboxFixture, TestShell, TopologyFixture}
 
 /** `plan`/`apply` of ACLs and SCRAM users on the sandbox's cluster, which runs the StandardAuthorizer; drift made
   * with Kafka's own AclCommand. Each topology is the bank's (so the bank's ACLs and users stay listed and
@@ -26,13 +26,7 @@ class AccessDeploySuite extends munit.CatsEffectSuite {
     SandboxFixture.connection >> TestShell.run(args.toList, SandboxFixture.env ++ env, Repo.root)
 
   /** Kafka's own AclCommand as the operator (a super user): an independent reader and writer of ACLs. */
-  private def aclCommand(args: String*): IO[String] = SandboxFixture.connection.flatMap(c =>
-    IO.blocking {
-      val cp = os.read(SandboxFixture.layout.kafkaClasspath)
-      os.proc(List("java", "-cp", cp, "org.apache.kafka.tools.AclCommand", "--bootstrap-server", c.bootstrapServers,
-        "--command-config", SandboxFixture.layout.clientProperties.toString) ++ args)
-        .call(stderr = os.Pipe).out.text()
-    })
+  private def aclCommand(args: String*): IO[String] = KafkaTools.run("org.apache.kafka.tools.AclCommand", args: _*)
 
   private def aclsOf(principal: String): IO[String] = aclCommand("--list", "--principal", principal)
 

@@ -6,7 +6,7 @@ import io.circe.parser.parse
 import scala.concurrent.duration._
 
 import bankops.services.contracts.TopologyFile
-import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.{KafkaTools, CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
 
 /** The test sandbox's three brokers: the bank's topics as the topology declares them, read back with Kafka's own tool,
   * and the jobs going on, losing and doubling nothing, while one broker is stopped and started again.
@@ -17,12 +17,8 @@ class ClusterSuite extends munit.CatsEffectSuite {
   private def cli(args: String*) = SandboxFixture.cli(args: _*)
 
   /** Kafka's own TopicCommand, as the operator. */
-  private def describe(topic: String): IO[String] = SandboxFixture.connection.flatMap(c =>
-    IO.blocking {
-      os.proc("java", "-cp", os.read(SandboxFixture.layout.kafkaClasspath), "org.apache.kafka.tools.TopicCommand", "--bootstrap-server",
-        c.bootstrapServers, "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic", topic)
-        .call(stderr = os.Pipe).out.text()
-    })
+  private def describe(topic: String): IO[String] =
+    KafkaTools.run("org.apache.kafka.tools.TopicCommand", "--describe", "--topic", topic)
 
   /** Stops brokers for the length of `during`, and starts them again whatever happened. */
   private def withBrokerStopped[A](brokers: String*)(during: IO[A]): IO[A] =

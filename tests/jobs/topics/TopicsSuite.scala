@@ -11,7 +11,7 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
-import bankops.support.{PythonClients, RefusedClient, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.{KafkaTools, PythonClients, RefusedClient, SandboxFixture, Setup, TestShell, TopologyFixture}
 
 class TopicsSuite extends munit.CatsEffectSuite {
   override val munitIOTimeout: Duration = 5.minutes
@@ -19,31 +19,21 @@ class TopicsSuite extends munit.CatsEffectSuite {
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)
 
   /** Kafka's own TopicCommand, through the sandbox's client properties: an independent reader. */
-  private def describe(topic: String): IO[String] = SandboxFixture.connection.flatMap(c =>
-    IO.blocking {
-      val cp = os.read(SandboxFixture.layout.kafkaClasspath)
-      os.proc("java", "-cp", cp, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", c.bootstrapServers,
-        "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic", topic)
-        .call(stderr = os.Pipe).out.text()
-    })
+  private def describe(topic: String): IO[String] =
+    KafkaTools.run("org.apache.kafka.tools.TopicCommand", "--describe", "--topic", topic)
 
   /** Kafka's own LogDirsCommand: each replica's size, by (partition, broker). */
-  private def logDirs(topic: String): IO[Map[(Int, Int), Long]] = SandboxFixture.connection.flatMap(c =>
-    IO.blocking {
-      val cp = os.read(SandboxFixture.layout.kafkaClasspath)
-      os.proc("java", "-cp", cp, "org.apache.kafka.tools.LogDirsCommand", "--bootstrap-server", c.bootstrapServers,
-        "--command-config", SandboxFixture.layout.clientProperties.toString, "--describe", "--topic-list", topic)
-        .call(stderr = os.Pipe).out.text()
-    }).map { out =>
-    val json = parse(out.linesIterator.filter(_.startsWith("{")).toList.last).fold(throw _, identity)
-    (for {
-      broker <- json.hcursor.downField("brokers").as[List[Json]].toOption.get
-      id = broker.hcursor.get[Int]("broker").toOption.get
-      dir <- broker.hcursor.downField("logDirs").as[List[Json]].toOption.get
-      p <- dir.hcursor.downField("partitions").as[List[Json]].toOption.get
-      name = p.hcursor.get[String]("partition").toOption.get if name.startsWith(topic + "-")
-    } yield (name.drop(topic.length + 1).toInt, id) -> p.hcursor.get[Long]("size").toOption.get).toMap
-  }
+  private def logDirs(topic: String): IO[Map[(Int, Int), Long]] =
+    KafkaTools.run("org.apache.kafka.tools.LogDirsCommand", "--describe", "--topic-list", topic).map { out =>
+      val json = parse(out.linesIterator.filter(_.startsWith("{")).toList.last).fold(throw _, identity)
+      (for {
+        broker <- json.hcursor.downField("brokers").as[List[Json]].toOption.get
+        id = broker.hcursor.get[Int]("broker").toOption.get
+        dir <- broker.hcursor.downField("logDirs").as[List[Json]].toOption.get
+        p <- dir.hcursor.downField("partitions").as[List[Json]].toOption.get
+        name = p.hcursor.get[String]("partition").toOption.get if name.startsWith(topic + "-")
+      } yield (name.drop(topic.length + 1).toInt, id) -> p.hcursor.get[Long]("size").toOption.get).toMap
+    }
 
   /** TopicCommand's partition lines: partition -> (leader, replicas, in-sync replicas). */
   private def kafkaPartitions(described: String): Map[Int, (String, String, String)] = {

@@ -1,0 +1,17 @@
+package bankops.support
+
+import bankops.base.{JvmOptions, ProjectDirectives}
+
+/** The CLI in a JVM of its own, with the options the launcher gives it: project.scala's, and for `bankops handler`
+  * the handler's own after those (as the sandbox runs it), so a spawned handler is the one operators run.
+  */
+object Jvm {
+  private lazy val cli: List[String] =
+    ProjectDirectives.parse(os.read(Repo.root / "project.scala")).fold(e => throw new IllegalStateException(e), _.javaOptions)
+
+  /** `java … bankops.Main args` on the tests' classpath. */
+  def bankops(args: Seq[String]): List[String] = {
+    val options = if (args.headOption.contains("handler")) cli ++ JvmOptions.Handler else cli
+    List("java") ++ options ++ List("-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
+  }
+}
