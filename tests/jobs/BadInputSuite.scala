@@ -6,7 +6,6 @@ import munit.CatsEffectSuite
 
 import scala.concurrent.duration._
 
-import bankops.services.kafka.{EndOffsets, KafkaClients}
 import bankops.support.{HttpStub, Repo, SandboxFixture, TestShell}
 
 /** One row per class of bad input an operator can fix, each run through the CLI against the sandbox,
@@ -201,8 +200,7 @@ class BadInputSuite extends CatsEffectSuite {
     )
   }
 
-  private def ends(topic: String): IO[Long] = SandboxFixture.settings.flatMap(s =>
-    KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, topic)).map(_.values.sum))
+  private def ends(topic: String): IO[Long] = SandboxFixture.written(topic)
 
   test("every class of bad input: its exit code and one line naming the file and key, flag or address; nothing sent or written") {
     HttpStub.resource(404, "<html><body>Not Found</body></html>").use { webServer =>

@@ -9,7 +9,6 @@ import java.util.UUID
 import scala.concurrent.duration._
 
 import bankops.services.bank.BankTables
-import bankops.services.kafka.{EndOffsets, KafkaClients}
 
 /** A bank of a test's own on the sandbox: its commands, feedback and balance topics, its own copy of `balancedb`
   * (so validation sees only its accounts), and command handlers run as real processes (to be killed for real).
@@ -49,9 +48,7 @@ final case class BankFixture(commands: String, feedback: String, balance: String
   }
 
   /** How far the handlers' answers have come: the feedback topic's end offsets, summed (it only grows). */
-  def answered: IO[Long] = SandboxFixture.settings.flatMap { s =>
-    KafkaClients.javaAdmin(s.kafka).use(a => EndOffsets.partitions(a, feedback).flatMap(EndOffsets.ends(a, _)).map(_.values.sum))
-  }
+  def answered: IO[Long] = SandboxFixture.written(feedback)
 
   /** Waits until `more` answers came beyond those there when called, so a fault that follows lands on a load being
     * applied: the answers' count (before, when reached).

@@ -3,6 +3,7 @@ package bankops.support
 import cats.effect.IO
 import cats.effect.unsafe.implicits.global
 
+import bankops.services.kafka.{EndOffsets, KafkaClients}
 import bankops.services.registry.RegistryClient
 import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, SandboxConnection}
@@ -73,6 +74,10 @@ object SandboxFixture {
   /** The settings every job resolves when nothing else is configured. */
   val settings: IO[ConnectionSettings] =
     connection >> Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
+
+  /** How far a topic has been written: its end offsets summed (records and transaction markers; it only grows). */
+  def written(topic: String): IO[Long] =
+    settings.flatMap(s => KafkaClients.javaAdmin(s.kafka).use(EndOffsets.of(_, topic)).map(_.values.sum))
 
   /** The sandbox's schema registry, as the jobs reach it. */
   val registry: IO[RegistryClient] = IO.blocking(sharedRegistry)

@@ -7,7 +7,6 @@ import io.circe.parser.parse
 
 import scala.concurrent.duration._
 
-import bankops.services.kafka.{EndOffsets, KafkaClients}
 import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
 
 /** `bankops produce` against the sandbox, checked with confluent-kafka for Python and with `inspect`. */
@@ -29,8 +28,7 @@ class ProduceSuite extends munit.CatsEffectSuite {
     applyOnce >> SandboxFixture.connection >>
       TestShell.run(List("produce", "--topology", topology.toString, "-o", "json") ++ args, SandboxFixture.env, Repo.root, stdin)
 
-  private def ends(topic: String): IO[Long] = SandboxFixture.settings.flatMap(s =>
-    KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, topic)).map(_.values.sum))
+  private def ends(topic: String): IO[Long] = SandboxFixture.written(topic)
 
   /** The record confluent-kafka read at a partition and offset. */
   private def at(python: List[Json], partition: Int, offset: Long): Option[Json] =

@@ -5,7 +5,7 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.Sandbox
-import bankops.services.kafka.{EndOffsets, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
+import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
 
 /** The sandbox broker is stopped and started while a replay runs on it. */
@@ -20,10 +20,6 @@ class ReplayRestartSuite extends munit.CatsEffectSuite {
       })
 
   /** Records on a topic so far: its end offsets, summed. */
-  private def written(topic: String): IO[Long] =
-    SandboxFixture.settings.flatMap(s =>
-      KafkaClients.javaAdmin(s.kafka).use(a => EndOffsets.partitions(a, topic).flatMap(EndOffsets.ends(a, _)).map(_.values.sum)))
-
   private val ResumeAt = """partition (\d+) from offset (\d+)""".r
 
   // Two outcomes are documented: the producer's retries carry the run through (exact counts), or the run
@@ -42,7 +38,7 @@ class ReplayRestartSuite extends munit.CatsEffectSuite {
       run <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--rate", "1000", "--timeout", "15").background.use {
         replay =>
           for {
-            at <- (IO.sleep(100.millis) >> written(dst)).iterateUntil(_ >= 2000).timeout(90.seconds)
+            at <- (IO.sleep(100.millis) >> SandboxFixture.written(dst)).iterateUntil(_ >= 2000).timeout(90.seconds)
             _ <- new Sandbox(SandboxFixture.layout, new TestShell(Map.empty, bankops.support.Repo.root).shell).restart("kafka-1")
             r <- replay.flatMap(_.embedNever)
           } yield (r, at)
