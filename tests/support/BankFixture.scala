@@ -174,6 +174,13 @@ object BankFixture {
   def appliedBy(log: os.Path): Long =
     os.read.lines(log).flatMap(l => parse(l).toOption.flatMap(_.hcursor.get[Long]("commands").toOption)).maxOption.getOrElse(0L)
 
+  /** Waits until the handler logging to `log` has applied commands: ready, it may still wait for the group to give
+    * it partitions.
+    */
+  def awaitApplying(log: os.Path, within: FiniteDuration = 90.seconds): IO[Unit] = (IO.sleep(200.millis) >> IO.blocking(appliedBy(log))).iterateUntil(
+    _ > 0).timeoutTo(within,
+    IO.raiseError(new AssertionError(s"no command applied within $within:\n${tail(log)}"))).void
+
   /** Where a handler spawned with `log` declares it consumes (`--ready-file`): beside the log. */
   def readyFile(log: os.Path): os.Path = log / os.up / s"${log.last}.ready"
 

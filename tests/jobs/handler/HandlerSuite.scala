@@ -271,8 +271,9 @@ class HandlerSuite extends munit.CatsEffectSuite {
         loaded <- load(bank, 12000, 2)
         (accounts, transfers) = loaded
         sending <- bank.load(transfers.map(_._2), rate = 300)
-        // Both consuming and the load being applied when B is stopped; stopped once A alone answered 300 more.
-        _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
+        // Both applying (B's partitions may come a moment after it consumes) and the load being applied when B is
+        // stopped; stopped once A alone answered 300 more.
+        _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB) >> BankFixture.awaitApplying(logB)
         atStop <- bank.whileApplying(300).map(_._2)
         loadOn <- sending.underWay
         stopped <- BankFixture.signal(b, "TERM")
