@@ -83,4 +83,14 @@ class LauncherSuite extends munit.FunSuite {
     assertEquals(r.exitCode, 2)
     assert(!os.exists(archives) || !os.list(archives).exists(_.last.startsWith("inspekt")), os.list(archives))
   }
+
+  test("./bankops test refuses a bad BANKOPS_TEST_SHARDS in one line, exit 2, before sbt starts") {
+    for (bad <- List("abc", "0", "9", " 3", "2.5")) {
+      val r = run(Seq("test", "--quick"), Map("BANKOPS_TEST_SHARDS" -> bad))
+      assertEquals(r.exitCode, 2, r.err.text())
+      assertEquals(r.err.lines().filter(_.nonEmpty).toList,
+        List(s"bankops: BANKOPS_TEST_SHARDS must be a number from 1 to 8, not '$bad'"))
+      assertEquals(r.out.text(), "")
+    }
+  }
 }
