@@ -1,6 +1,6 @@
 package bankops.support
 
-import cats.effect.{FiberIO, IO, Ref}
+import cats.effect.{Deferred, FiberIO, IO, Ref}
 import cats.syntax.all._
 import io.circe.Json
 import io.circe.parser.parse
@@ -40,10 +40,13 @@ final case class BankFixture(commands: String, feedback: String, balance: String
     */
   def load(lines: Seq[String], rate: Int): IO[BankFixture.Load] = {
     val chunks = lines.grouped(rate * 2).toList
-    (IO.ref(false), IO.ref(0)).flatMapN { (stopping, sent) =>
-      chunks.traverse_(c => stopping.get.flatMap(s => IO.unlessA(s)(send(c, Some(rate)) >> sent.update(_ + c.size)))).start.map { fiber =>
-        new BankFixture.Load(fiber, stopping, sent, lines.size)
-      }
+    (IO.ref(false), IO.ref(0), IO.deferred[Throwable], IO.ref(Option.empty[FiniteDuration])).flatMapN { (stopping, sent, failed, since) =>
+      val chunk =
+        (c: Seq[String]) => IO.monotonic.flatMap(t => since.set(Some(t))) >> send(c, Some(rate)) >> sent.update(_ + c.size) >> since.set(None)
+      chunks.traverse_(c => stopping.get.flatMap(s => IO.unlessA(s)(chunk(c))))
+        .onError(e => failed.complete(e).void).start.map { fiber =>
+          new BankFixture.Load(this, fiber, stopping, sent, failed, since, lines.size)
+        }
     }
   }
 
@@ -113,9 +116,26 @@ final case class BankFixture(commands: String, feedback: String, balance: String
 
 object BankFixture {
   /** A load under way (see [[BankFixture.load]]). */
-  final class Load(fiber: FiberIO[Unit], stopping: Ref[IO, Boolean], sent: Ref[IO, Int], total: Int) {
+  final class Load(bank: BankFixture, fiber: FiberIO[Unit], stopping: Ref[IO, Boolean], sent: Ref[IO, Int], failed: Deferred[IO, Throwable],
+                   since: Ref[IO, Option[FiniteDuration]], total: Int) {
     /** Whether lines are left to send: a fault test asserts its fault came while they were. */
     def underWay: IO[Boolean] = (stopping.get, sent.get).mapN((s, n) => !s && n < total)
+
+    /** [[BankFixture.whileApplying]], failing at once with the load's own error when a chunk's replay failed: the
+      * handlers, given nothing more to apply, would otherwise be blamed for the wait.
+      */
+    def whileApplying(more: Long): IO[(Long, Long)] =
+      IO.race(bank.whileApplying(more),
+        failed.get.flatMap(e => IO.raiseError[(Long, Long)](new AssertionError(s"the load stopped: ${e.getMessage}", e))))
+        .map(_.merge).handleErrorWith {
+          case e: AssertionError => state.flatMap(s => IO.raiseError(new AssertionError(s"${e.getMessage}\n$s", e)))
+          case e => IO.raiseError(e)
+        }
+
+    /** How far the load came; a chunk that has been sending for long, with where its replay's threads are. */
+    private def state: IO[String] = (sent.get, since.get, IO.monotonic).mapN { (n, t, now) =>
+      s"the load: $n of $total lines sent" + t.fold("")(t => s", a chunk sending for ${(now - t).toSeconds} s:\n" + BankFixture.replayThreads)
+    }
 
     /** Stops after the chunk being sent; how many lines were sent, the first of those given. */
     def stop: IO[Int] = stopping.set(true) >> fiber.joinWithNever >> sent.get
@@ -205,8 +225,27 @@ object BankFixture {
     (IO.sleep(100.millis) >> IO.blocking(os.read(log))).iterateUntil(_.contains(text)).timeoutTo(within,
       IO.raiseError(new AssertionError(s"no '$text' in the log within $within:\n${tail(log)}"))).void
 
+  /** The stacks of this JVM's threads that run a replay (the fixture's load runs in process) or a Kafka producer. */
+  def replayThreads: String = {
+    import scala.jdk.CollectionConverters._
+    Thread.getAllStackTraces.asScala.collect {
+      case (t, frames) if t.getName.contains("producer") || frames.exists(_.getClassName.startsWith("bankops.jobs.replay")) =>
+        (s"  ${t.getName} (${t.getState})" +: frames.take(25).map(f => s"    at $f")).mkString("\n")
+    }.mkString("\n")
+  }
+
+  /** `io`, a failed assertion of it told with the handlers' logs: what they did while it waited. */
+  def explained[A](logs: os.Path*)(io: IO[A]): IO[A] = io.adaptError { case e: AssertionError =>
+    new AssertionError((e.getMessage :: logs.toList.map(l => s"== ${l.last}:\n${tail(l)}")).mkString("\n"), e)
+  }
+
   /** Lines of a handler log, for assertion messages. */
-  def tail(log: os.Path): String = if (os.exists(log)) os.read.lines(log).takeRight(30).mkString("\n") else ""
+  def tail(log: os.Path): String = if (!os.exists(log)) ""
+  else {
+    // The once-a-second status lines would bury what matters: the handler's own lines (warnings, errors) are kept.
+    val (status, said) = os.read.lines(log).partition(l => parse(l).toOption.exists(_.hcursor.downField("commands").succeeded))
+    (said.takeRight(40) ++ status.takeRight(5)).mkString("\n")
+  }
 
   def all[A](ios: List[IO[A]]): IO[List[A]] = ios.sequence
 }

@@ -42,6 +42,9 @@ private[handler] object HandlerFaults {
                 log(s"handler: pausing $point until $file exists (BANKOPS_HANDLER_PAUSE)")
                 val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
                 while (!java.nio.file.Files.exists(file) && System.nanoTime() < deadline) Thread.sleep(50)
+                // Said, so a test that never released it reads why the handler went on.
+                if (!java.nio.file.Files.exists(file)) log(s"handler: $file still missing after 120 s; going on from $point (BANKOPS_HANDLER_PAUSE)")
+                else log(s"handler: released at $point (BANKOPS_HANDLER_PAUSE)")
             }
             if (lose.contains(point)) {
               log(s"handler: losing Kafka's answer $point (BANKOPS_HANDLER_LOSE)")

@@ -247,10 +247,11 @@ class HandlerSuite extends munit.CatsEffectSuite {
         kills <- Ref[IO].of(List.empty[(Long, Boolean)])
         last <- (1 to 3).toList.foldLeft(IO.pure(first)) { (running, _) =>
           running.flatMap(h =>
-            BankFixture.awaitReady(h, log) >> bank.whileApplying(100).flatMap(p => sending.underWay.flatMap(on => kills.update(_ :+ (p._2 -> on)))) >>
+            BankFixture.awaitReady(h, log) >>
+              sending.whileApplying(100).flatMap(p => sending.underWay.flatMap(on => kills.update(_ :+ (p._2 -> on)))) >>
               BankFixture.signal(h, "KILL") >> start)
         }
-        sent <- BankFixture.awaitReady(last, log) >> bank.whileApplying(100) >> sending.stop
+        sent <- BankFixture.awaitReady(last, log) >> sending.whileApplying(100) >> sending.stop
         _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(log)).guarantee(BankFixture.signal(last, "TERM").void)
         atKills <- kills.get
         total <- bank.answered
@@ -274,10 +275,10 @@ class HandlerSuite extends munit.CatsEffectSuite {
         // Both applying (B's partitions may come a moment after it consumes) and the load being applied when B is
         // stopped; stopped once A alone answered 300 more.
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB) >> BankFixture.awaitApplying(logB)
-        atStop <- bank.whileApplying(300).map(_._2)
+        atStop <- sending.whileApplying(300).map(_._2)
         loadOn <- sending.underWay
         stopped <- BankFixture.signal(b, "TERM")
-        sent <- bank.whileApplying(300) >> sending.stop
+        sent <- sending.whileApplying(300) >> sending.stop
         _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
           .guarantee(BankFixture.signal(a, "TERM").void)
         total <- bank.answered
@@ -296,7 +297,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
   test("a broker stopped mid-load and started again, one of two handlers killed meanwhile: nothing lost or doubled, balances exact") {
     BankFixture.create("broker").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "broker-a", suffix = ".log"), os.temp(prefix = "broker-b", suffix = ".log"))
-      for {
+      BankFixture.explained(logA, logB)(for {
         a <- IO.blocking(bank.spawnHandler("a", logA))
         b <- IO.blocking(bank.spawnHandler("b", logB))
         loaded <- load(bank, 9000, 4)
@@ -304,14 +305,14 @@ class HandlerSuite extends munit.CatsEffectSuite {
         // Up to 90 s of load, stopped once the broker is back and B answered 100 more.
         sending <- bank.load(transfers.map(_._2), rate = 100)
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
-        atStop <- bank.whileApplying(200).map(_._2)
+        atStop <- sending.whileApplying(200).map(_._2)
         _ <- Setup.cli("stop a broker", "sandbox", "stop", "kafka-3")
         // A is killed once the two brokers left have answered more of the load.
-        atKill <- bank.whileApplying(100).map(_._2)
+        atKill <- sending.whileApplying(100).map(_._2)
         loadOn <- sending.underWay
         killed <- BankFixture.signal(a, "KILL")
         _ <- Setup.cli("start the broker", "sandbox", "start", "kafka-3")
-        sent <- bank.whileApplying(100) >> sending.stop
+        sent <- sending.whileApplying(100) >> sending.stop
         _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
           .guarantee(BankFixture.signal(b, "TERM").void)
         total <- bank.answered
@@ -319,7 +320,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
         assertEquals(killed, 137)
         assert(loadOn && atKill < total,
           s"answers: $atStop at the broker's stop, $atKill at the kill, $total in all; the load ${if (loadOn) "still" else "no longer"} sent")
-      }
+      })
     }.guarantee(SandboxFixture.cli("sandbox", "start", "kafka-3").void)
   }
 
@@ -327,26 +328,26 @@ class HandlerSuite extends munit.CatsEffectSuite {
     test(s"$kind: a handler joins late under load, then its peer is killed with SIGKILL; nothing lost or doubled") {
       BankFixture.create(if (dynamic) "dynamic" else "static").flatMap { bank =>
         val (logA, logB) = (os.temp(prefix = "late-a", suffix = ".log"), os.temp(prefix = "late-b", suffix = ".log"))
-        for {
+        BankFixture.explained(logA, logB)(for {
           a <- IO.blocking(bank.spawnHandler("a", logA, dynamic = dynamic))
           loaded <- load(bank, 12000, 3)
           (accounts, transfers) = loaded
           // Up to 60 s of load, stopped once B alone answered 200 more after the kill.
           sending <- bank.load(transfers.map(_._2), rate = 200)
-          _ <- BankFixture.awaitReady(a, logA) >> bank.whileApplying(100)
+          _ <- BankFixture.awaitReady(a, logA) >> sending.whileApplying(100)
           b <- IO.blocking(bank.spawnHandler("b", logB, dynamic = dynamic))
           // B joined (the group rebalanced) and the two have answered more of the load.
-          atKill <- BankFixture.awaitReady(b, logB) >> bank.whileApplying(200).map(_._2)
+          atKill <- BankFixture.awaitReady(b, logB) >> sending.whileApplying(200).map(_._2)
           loadOn <- sending.underWay
           killed <- BankFixture.signal(a, "KILL")
-          sent <- bank.whileApplying(200) >> sending.stop
+          sent <- sending.whileApplying(200) >> sending.stop
           _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
             .guarantee(BankFixture.signal(b, "TERM").void)
           total <- bank.answered
         } yield {
           assertEquals(killed, 137)
           assert(loadOn && atKill < total, s"killed at $atKill answers of $total, the load ${if (loadOn) "still" else "no longer"} sent")
-        }
+        })
       }
     }
   }
