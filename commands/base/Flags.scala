@@ -1,5 +1,6 @@
 package bankops.base
 
+import cats.data.NonEmptyList
 import cats.syntax.all._
 import com.monovore.decline.{Argument, Opts}
 
@@ -17,6 +18,23 @@ object Flags {
   def nonNegative[A: Argument](name: String, help: String, metavar: String = "N")(implicit n: Numeric[A]): Opts[A] =
     Opts.option[A](name, help, metavar = metavar).mapValidated(v =>
       if (n.gteq(v, n.zero)) v.validNel else s"--$name must be 0 or more, not $v".invalidNel)
+
+  /** `--name VALUE`, read by the value type's own `Argument` (its syntax and metavar written once, beside the type).
+    * A refusal is told after the flag's name (decline's reader knows no name): the type's messages read on from it,
+    * e.g. `--from 'soon' is not a start position (...)`.
+    */
+  def option[A](name: String, help: String, short: String = "", metavar: String = "")(implicit arg: Argument[A]): Opts[A] =
+    Opts.option[String](name, help, short, if (metavar.nonEmpty) metavar else arg.defaultMetavar).mapValidated(named(name, _))
+
+  /** [[option]], repeatable. */
+  def options[A](name: String, help: String, short: String = "", metavar: String = "")(implicit arg: Argument[A]): Opts[NonEmptyList[A]] =
+    Opts.options[String](name, help, short, if (metavar.nonEmpty) metavar else arg.defaultMetavar).mapValidated(_.traverse(named(name, _)))
+
+  private def named[A](name: String, s: String)(implicit arg: Argument[A]) = arg.read(s).leftMap(_.map(e => s"--$name $e"))
+
+  /** An `Argument` from a type's parser: the parser's messages read on from a flag's name (see [[option]]). */
+  def argument[A](metavar: String)(parse: String => Either[String, A]): Argument[A] =
+    Argument.from(metavar)(s => parse(s).toValidatedNel)
 
   /** A duration above 0, or 0 too when `zero` says what 0 means. */
   def duration(name: String, help: String, zero: Boolean = false, short: String = ""): Opts[FiniteDuration] =

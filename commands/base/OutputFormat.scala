@@ -2,7 +2,7 @@ package bankops.base
 
 import cats.effect.IO
 import cats.syntax.all._
-import com.monovore.decline.Opts
+import com.monovore.decline.{Argument, Opts}
 
 /** How results are printed: tables for people, JSON lines for machines. */
 sealed trait OutputFormat
@@ -10,16 +10,15 @@ object OutputFormat {
   case object Table extends OutputFormat
   case object Json extends OutputFormat
 
+  implicit val argument: Argument[OutputFormat] = Flags.argument("table|json") {
+    case "table" => Right(Table)
+    case "json" => Right(Json)
+    case other => Left(s"must be table or json, not '$other'")
+  }
+
   /** `--output table|json`; without it, a table on a terminal and JSON lines elsewhere. */
   val opts: Opts[Option[OutputFormat]] =
-    Opts
-      .option[String]("output", "Output format: table (for people) or json (JSON lines). Default: table on a terminal, json otherwise.", "o",
-        "table|json")
-      .mapValidated {
-        case "table" => Table.validNel
-        case "json" => Json.validNel
-        case other => s"--output must be table or json, not '$other'".invalidNel
-      }
+    Flags.option[OutputFormat]("output", "Output format: table (for people) or json (JSON lines). Default: table on a terminal, json otherwise.", "o")
       .orNone
 
   def resolve(chosen: Option[OutputFormat], shell: Shell): OutputFormat =

@@ -35,6 +35,29 @@ class CliSuite extends munit.CatsEffectSuite {
     }
   }
 
+  test("a flag's value its type refuses is one line naming the flag, exit 2: the types' Argument instances, read by Flags.option") {
+    List(
+      List("inspect", "--topic", "t", "--from", "soon") -> "--from 'soon' is not a start position (beginning, end, offset:N",
+      List("inspect", "--topic", "t", "--to", "beginning") -> "--to 'beginning' is not a stop position",
+      List("inspect", "--topic", "t", "--from", "offset:-1") -> "--from '-1' is not an offset",
+      List("inspect", "--topic", "t", "--where", "amount") -> "--where 'amount' is not FIELD=VALUE",
+      List("inspect", "--topic", "t", "--header", "=x") -> "--header '=x' has no key before '='",
+      List("heartbeat", "--kind", "beats") -> "--kind must be heartbeat, commands or mixed, not 'beats'",
+      List("heartbeat", "--subject-strategy", "colour") -> "--subject-strategy 'colour' is not a subject name strategy",
+      List("latency", "--slo", "p99>1s") -> "--slo must look like p99<200ms",
+      List("latency", "--slo", "cpu:p99<1s") -> "--slo 'cpu:p99<1s': the measure must be feedback, balance or db, not 'cpu'",
+      List("config", "show", "-o", "xml") -> "--output must be table or json, not 'xml'",
+      List("capture", "--topic", "t", "--from", "soon", "--dry-run") -> "--from 'soon' is not a start position"
+    ).traverse_ { case (args, message) =>
+      TestShell.run(args).map { r =>
+        assertEquals(r.code, 2, s"${args.mkString(" ")}: ${r.err}")
+        assertEquals(r.err.linesIterator.size, 1, r.err)
+        assert(r.err.contains(message), s"${args.mkString(" ")}: ${r.err}")
+        assertEquals(r.out, "")
+      }
+    }
+  }
+
   test("a malformed --command-config is exit 2 naming the file; nothing on stdout") {
     val dir = os.temp.dir()
     os.write(dir / "bad.properties", "security.protocol\n")

@@ -44,7 +44,7 @@ object CaptureCommand {
     Flags.timeout(30.seconds)
   ).tupled.mapValidated { case (flags, topics, from, to, filter, groups, accounts, redact, out, overwrite, dryRun, topology, strategy, timeout) =>
     val now = java.time.Instant.now()
-    (StartAt.parse(from, now).toValidatedNel, StopAt.parse(to).toValidatedNel,
+    (StartAt.parse(from, now).leftMap(e => s"--from $e").toValidatedNel, StopAt.parse(to).leftMap(e => s"--to $e").toValidatedNel,
       out.orElse(Option.when(dryRun)(os.pwd / "dry-run.zip")).toValidNel("--out FILE: where to write the archive (or --dry-run)")).mapN {
       (start, stop, out) =>
         val filters = filter.records.map(r => s"--record $r") ++ filter.key.map(k => s"--key $k") ++

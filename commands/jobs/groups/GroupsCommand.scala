@@ -69,7 +69,7 @@ object GroupsCommand {
     Opts.option[String]("to",
       "Where to: earliest, latest, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m), shift:±N (from the committed " +
         "offset), file:PATH (offsets saved by --save-to).", metavar = "POSITION").mapValidated(s =>
-      ResetTarget.parse(s, Instant.now(), os.pwd).toValidatedNel),
+      ResetTarget.parse(s, Instant.now(), os.pwd).leftMap(e => s"--to $e").toValidatedNel),
     Opts.flag("execute", "Apply the plan (without it, print the plan and exit 1 when it would change something).").orFalse,
     Opts.option[String]("save-to", "First write the groups' current offsets of these partitions to FILE, for --to file:FILE to undo the move.",
       metavar = "FILE")

@@ -38,8 +38,7 @@ object HeartbeatCommand {
     Opts.flag("no-learn", "Commands among made-up accounts, learning nothing from the handler (for a commands topic no handler reads).").orFalse.map(
       !_),
     Opts.option[Long]("start-beat", "The first heartbeat's beat (default 1); each record adds one.", metavar = "N").withDefault(1L),
-    Opts.option[String]("kind", "heartbeat (default), commands, or mixed (one heartbeat per command).", metavar = "heartbeat|commands|mixed")
-      .mapValidated(k => LoadKind.parse(k).leftMap(e => s"--kind $e").toValidatedNel).withDefault(LoadKind.Heartbeats),
+    Flags.option[LoadKind]("kind", "heartbeat (default), commands, or mixed (one heartbeat per command).").withDefault(LoadKind.Heartbeats),
     Opts.option[Double]("fail-share", "Share of transfers that must fail by the bank's rules, 0 to 1 (default 0.1).", metavar = "SHARE")
       .mapValidated(s => if (s >= 0 && s <= 1) s.validNel else s"--fail-share must be between 0 and 1, not $s".invalidNel).withDefault(0.1),
     Opts.flag("register", "Register the records' schemas when their subjects are missing (otherwise exit 2).").orFalse,

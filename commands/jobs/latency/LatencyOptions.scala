@@ -1,6 +1,5 @@
 package bankops.jobs.latency
 
-import cats.data.NonEmptyList
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
@@ -75,17 +74,16 @@ object LatencyOptions {
     OutputFormat.opts,
     Opts.option[String]("chart", "Write the two figures to this .png or .svg file.", metavar = "FILE").map(os.Path(_, os.pwd)).orNone,
     Opts.flag("overwrite", "Replace the --chart file if it exists (only a regular file: never a directory, a link or a device).").orFalse,
-    Opts.options[String]("slo",
-      "A latency objective every step must meet, e.g. p99<200ms or balance:p99.9<1s; exit 1 when one is broken (repeatable).", metavar = "SLO")
-      .mapValidated(_.traverse(s => Slo.parse(s).toValidatedNel)).map((l: NonEmptyList[Slo]) => l.toList).withDefault(Nil)
+    Flags.options[Slo]("slo",
+      "A latency objective every step must meet, e.g. p99<200ms or balance:p99.9<1s; exit 1 when one is broken (repeatable).")
+      .map(_.toList).withDefault(Nil)
   ).mapN(LatencyReporting.apply)
 
   val opts: Opts[LatencyOptions] = (
     ConnectionFlags.opts,
     schedule,
-    Opts.option[String]("load-kind", "Background load: commands (default; accounts learned from the handler), heartbeat, or mixed.",
-      metavar = "commands|heartbeat|mixed")
-      .mapValidated(k => LoadKind.parse(k).leftMap(e => s"--load-kind $e").toValidatedNel).withDefault(D.loadKind),
+    Flags.option[LoadKind]("load-kind", "Background load: commands (default; accounts learned from the handler), heartbeat, or mixed.",
+      metavar = "commands|heartbeat|mixed").withDefault(D.loadKind),
     topics,
     Opts.option[String]("account", "Probe this existing account (iban) instead of opening one; only the probes should change it.", metavar = "IBAN")
       .mapValidated(i => if (BankRules.isValidIban(i)) i.validNel else s"--account '$i' is not a valid iban of the bank".invalidNel).orNone,

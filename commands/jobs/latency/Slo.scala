@@ -1,6 +1,10 @@
 package bankops.jobs.latency
 
+import com.monovore.decline.Argument
+
 import scala.concurrent.duration._
+
+import bankops.base.Flags
 
 /** A latency objective a step must meet: `p99<200ms`, `balance:p99.9<1s`, `db:max<2s`; the measure defaults to feedback. */
 private[latency] final case class Slo(measure: Measure, percentile: Double, limit: FiniteDuration, text: String) {
@@ -23,14 +27,16 @@ private[latency] object Slo {
       case Syntax(m, q, n, unit) =>
         for {
           measure <- Option(m).fold[Either[String, Measure]](Right(Measure.Feedback))(name =>
-            Measure.all.find(_.name == name).toRight(s"--slo '$text': the measure must be feedback, balance or db, not '$name'"))
+            Measure.all.find(_.name == name).toRight(s"'$text': the measure must be feedback, balance or db, not '$name'"))
           percentile <- if (q == "max") Right(100.0)
           else q.drop(1).toDoubleOption.filter(p => p > 0 && p < 100)
-            .toRight(s"--slo '$text': a percentile is above 0 and below 100 (p50, p99, p99.9) or max")
+            .toRight(s"'$text': a percentile is above 0 and below 100 (p50, p99, p99.9) or max")
           amount = BigDecimal(n)
           limit = if (unit == "s") (amount * 1000).toLong.millis else amount.toLong.millis
-          _ <- if (limit > Duration.Zero) Right(()) else Left(s"--slo '$text': the limit must be above 0")
+          _ <- if (limit > Duration.Zero) Right(()) else Left(s"'$text': the limit must be above 0")
         } yield Slo(measure, percentile, limit, text.trim)
-      case _ => Left(s"--slo must look like p99<200ms or balance:p99.9<1s (measure feedback, balance or db; p50..p99.9 or max; ms or s), not '$text'")
+      case _ => Left(s"must look like p99<200ms or balance:p99.9<1s (measure feedback, balance or db; p50..p99.9 or max; ms or s), not '$text'")
     }
+
+  implicit val argument: Argument[Slo] = Flags.argument("SLO")(parse)
 }

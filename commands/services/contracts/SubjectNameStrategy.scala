@@ -1,5 +1,9 @@
 package bankops.services.contracts
 
+import com.monovore.decline.Argument
+
+import bankops.base.Flags
+
 /** How a value's subject is named, as Confluent's serializers name it. */
 sealed abstract class SubjectNameStrategy(val name: String) {
   def subject(topic: String, recordFullName: String): String
@@ -25,6 +29,8 @@ object SubjectNameStrategy {
   def parse(s: String): Either[String, SubjectNameStrategy] = {
     val short = Map("topic-record" -> TopicRecord, "topicrecord" -> TopicRecord, "topic" -> Topic, "record" -> Record)
     all.find(st => st.name.equalsIgnoreCase(s) || s.endsWith("." + st.name)).orElse(short.get(s.toLowerCase))
-      .toRight(s"unknown subject name strategy '$s' (use ${all.map(_.name).mkString(", ")})")
+      .toRight(s"'$s' is not a subject name strategy (use ${all.map(_.name).mkString(", ")})")
   }
+
+  implicit val argument: Argument[SubjectNameStrategy] = Flags.argument(all.map(_.name).mkString("|"))(parse)
 }

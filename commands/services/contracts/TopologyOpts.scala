@@ -4,7 +4,7 @@ import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Failure, Shell}
+import bankops.base.{Failure, Flags, Shell}
 
 /** Which topology: its file, and the environment whose override its topics take (none: the topology's own). */
 final case class TopologyChoice(file: Option[os.Path], environment: Option[String])
@@ -23,10 +23,8 @@ object TopologyOpts {
   ).mapN(TopologyChoice.apply)
 
   val strategy: Opts[Option[SubjectNameStrategy]] =
-    Opts.option[String]("subject-strategy",
-      "Subject naming: TopicRecordNameStrategy (default), TopicNameStrategy or RecordNameStrategy; overrides the topology's.",
-      metavar = "TopicRecordNameStrategy|TopicNameStrategy|RecordNameStrategy")
-      .mapValidated(s => SubjectNameStrategy.parse(s).toValidatedNel).orNone
+    Flags.option[SubjectNameStrategy]("subject-strategy",
+      "Subject naming: TopicRecordNameStrategy (default), TopicNameStrategy or RecordNameStrategy; overrides the topology's.").orNone
 
   def load(choice: TopologyChoice, shell: Shell): IO[Topology] =
     IO.blocking(TopologyFile.load(choice.file.getOrElse(shell.home / "schemas" / "topology.json")))

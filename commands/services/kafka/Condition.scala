@@ -1,6 +1,9 @@
 package bankops.services.kafka
 
+import com.monovore.decline.Argument
 import io.circe.Json
+
+import bankops.base.Flags
 
 /** `--where` conditions: `field=value`, `field!=value`, and numeric `<`, `>`, `<=`, `>=`; a field may be a dotted path. */
 final case class Condition(path: List[String], op: String, operand: String) {
@@ -26,8 +29,10 @@ object Condition {
 
   def parse(s: String): Either[String, Condition] = s match {
     case Expr(field, op, operand) if Set("<", ">", "<=", ">=")(op) && scala.util.Try(BigDecimal(operand.trim)).isFailure =>
-      Left(s"--where '$s': $op needs a number, not '${operand.trim}'")
+      Left(s"'$s': $op needs a number, not '${operand.trim}'")
     case Expr(field, op, operand) => Right(Condition(field.split('.').toList, op, operand.trim))
-    case _ => Left(s"--where '$s' is not FIELD=VALUE, FIELD!=VALUE or FIELD<|>|<=|>=NUMBER")
+    case _ => Left(s"'$s' is not FIELD=VALUE, FIELD!=VALUE or FIELD<|>|<=|>=NUMBER")
   }
+
+  implicit val argument: Argument[Condition] = Flags.argument("EXPR")(parse)
 }

@@ -1,9 +1,11 @@
 package bankops.services.kafka
 
+import com.monovore.decline.Argument
+
 import java.time.Instant
 import scala.util.Try
 
-import bankops.base.DurationText
+import bankops.base.{DurationText, Flags}
 
 /** Where reading starts: `beginning`, `end`, `offset:N`, `timestamp:ISO-8601`, `ago:DURATION`. */
 sealed trait StartAt
@@ -24,6 +26,9 @@ object StartAt {
     case a if a.startsWith("ago:") => DurationText.parse(a.drop(4)).map(d => Time(now.minusMillis(d.toMillis)))
     case other => Left(s"'$other' is not a start position (beginning, end, offset:N, timestamp:ISO-8601, ago:DURATION)")
   }
+
+  /** `ago:` against the moment the flag is read. */
+  implicit val argument: Argument[StartAt] = Flags.argument("POSITION")(parse(_, Instant.now()))
 }
 
 /** Where reading stops (inclusive for offsets): `end` (the end when the run starts), `offset:N`, `timestamp:ISO-8601`. */
@@ -41,6 +46,8 @@ object StopAt {
     case t if t.startsWith("timestamp:") => Position.instant(t.drop(10)).map(Time(_))
     case other => Left(s"'$other' is not a stop position (end, offset:N, timestamp:ISO-8601)")
   }
+
+  implicit val argument: Argument[StopAt] = Flags.argument("POSITION")(parse)
 }
 
 /** The offsets one partition is read over: from `from`, up to but not including `until` (None: no end). */

@@ -4,7 +4,7 @@ import cats.data.NonEmptyList
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import java.time.Instant
+import bankops.base.Flags
 
 /** Where records come from: topics, partitions, start and stop, limit, follow. Shared by inspect and replay. */
 object SourceOpts {
@@ -19,13 +19,11 @@ object SourceOpts {
       .mapValidated(_.toList.flatTraverse(ints).toValidatedNel).orNone
 
   val from: Opts[StartAt] =
-    Opts.option[String]("from", "Start: beginning (default), end, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m).", metavar = "POSITION")
-      .mapValidated(s => StartAt.parse(s, Instant.now()).toValidatedNel).withDefault(StartAt.Beginning)
+    Flags.option[StartAt]("from", "Start: beginning (default), end, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m).")
+      .withDefault(StartAt.Beginning)
 
   val to: Opts[Option[StopAt]] =
-    Opts.option[String]("to", "Stop: end (default; the end offsets when the run starts), offset:N (inclusive), timestamp:ISO-8601.",
-      metavar = "POSITION")
-      .mapValidated(s => StopAt.parse(s).toValidatedNel).orNone
+    Flags.option[StopAt]("to", "Stop: end (default; the end offsets when the run starts), offset:N (inclusive), timestamp:ISO-8601.").orNone
 
   val follow: Opts[Boolean] = Opts.flag("follow", "Keep reading new records until interrupted (Ctrl-C exits 0).", "f").orFalse
 
@@ -47,9 +45,9 @@ object SourceOpts {
   val filter: Opts[RecordFilter] = (
     Opts.options[String]("record", "Only records of this type (simple or full name; repeatable).", metavar = "NAME").orEmpty,
     Opts.option[String]("key", "Only records with this key (UTF-8 text).", metavar = "TEXT").orNone,
-    Opts.options[String]("where", "Only records whose value matches: field=value, field!=value, field>N, <, <=, >= (repeatable).", metavar = "EXPR")
-      .mapValidated(_.traverse(Condition.parse).toValidatedNel).orNone.map(_.fold(List.empty[Condition])(_.toList)),
-    Opts.options[String]("header", "Only records with this header, its value as UTF-8 text (KEY=VALUE; repeatable: all must match).",
-      metavar = "KEY=VALUE").mapValidated(_.traverse(HeaderMatch.parse).toValidatedNel).orNone.map(_.fold(List.empty[HeaderMatch])(_.toList))
+    Flags.options[Condition]("where", "Only records whose value matches: field=value, field!=value, field>N, <, <=, >= (repeatable).")
+      .map(_.toList).withDefault(Nil),
+    Flags.options[HeaderMatch]("header", "Only records with this header, its value as UTF-8 text (KEY=VALUE; repeatable: all must match).")
+      .map(_.toList).withDefault(Nil)
   ).mapN(RecordFilter.apply)
 }

@@ -107,6 +107,6 @@ class TopologyFileSuite extends munit.FunSuite {
 
   test("an unknown subject name strategy is refused") {
     assert(error(s"""{"subjectNameStrategy": "ByColour", "topics": {"h": $heartbeat}}""").startsWith(
-        "subjectNameStrategy: unknown subject name strategy 'ByColour'"))
+        "subjectNameStrategy: 'ByColour' is not a subject name strategy"))
   }
 }

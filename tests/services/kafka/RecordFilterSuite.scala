@@ -24,8 +24,8 @@ class RecordFilterSuite extends munit.FunSuite {
   }
 
   test("parse errors say what is wrong") {
-    assertEquals(Condition.parse("amount>lots"), Left("--where 'amount>lots': > needs a number, not 'lots'"))
-    assertEquals(Condition.parse("no operator"), Left("--where 'no operator' is not FIELD=VALUE, FIELD!=VALUE or FIELD<|>|<=|>=NUMBER"))
+    assertEquals(Condition.parse("amount>lots"), Left("'amount>lots': > needs a number, not 'lots'"))
+    assertEquals(Condition.parse("no operator"), Left("'no operator' is not FIELD=VALUE, FIELD!=VALUE or FIELD<|>|<=|>=NUMBER"))
     assertEquals(Condition.parse("a.b >= 3"), Right(Condition(List("a", "b"), ">=", "3")))
   }
 
