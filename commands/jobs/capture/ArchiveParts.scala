@@ -8,21 +8,21 @@ import bankops.services.registry.SchemaReference
 /** A schema the records reference, by the id their frames carry, with the subject and version it has there, and the
   * topic whose records carry it (None for a schema only referenced by others). One id met on two topics is two entries.
   */
-final case class CapturedSchema(id: Int, subject: String, version: Int, schema: String, references: List[SchemaReference],
-                                topic: Option[String] = None)
+private[capture] final case class CapturedSchema(id: Int, subject: String, version: Int, schema: String, references: List[SchemaReference],
+                                                 topic: Option[String] = None)
 
 /** A group's committed offset on a partition, and its lag (end offset minus committed) when captured. */
-final case class CapturedOffset(group: String, topic: String, partition: Int, offset: Long, lag: Long)
+private[capture] final case class CapturedOffset(group: String, topic: String, partition: Int, offset: Long, lag: Long)
 
-final case class CapturedPartition(partition: Int, leader: Option[Int], replicas: List[Int], isr: List[Int])
+private[capture] final case class CapturedPartition(partition: Int, leader: Option[Int], replicas: List[Int], isr: List[Int])
 
 /** A topic as the cluster had it: partitions with leader and ISR, replication, and the configs set on it. */
-final case class CapturedTopic(name: String, partitions: Int, replicationFactor: Int, configs: Map[String, String],
-                               partitionStates: List[CapturedPartition])
+private[capture] final case class CapturedTopic(name: String, partitions: Int, replicationFactor: Int, configs: Map[String, String],
+                                                partitionStates: List[CapturedPartition])
 
-final case class CapturedCluster(brokers: Int, topics: List[CapturedTopic])
+private[capture] final case class CapturedCluster(brokers: Int, topics: List[CapturedTopic])
 
-object ArchiveParts {
+private[capture] object ArchiveParts {
   val ManifestFile = "manifest.json"
   val Schemas = "schemas.json"
   val Groups = "groups.json"

@@ -19,13 +19,13 @@ import bankops.services.kafka.{
 import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
 
 /** What a capture wrote, or would write with --dry-run. */
-final case class CaptureReport(manifest: ArchiveManifest, estimated: Long, estimatedBytes: Long, interrupted: Boolean)
+private[capture] final case class CaptureReport(manifest: ArchiveManifest, estimated: Long, estimatedBytes: Long, interrupted: Boolean)
 
 /** The effectful shell of `capture`: the cluster's shape and the groups' offsets first (at capture time), then each
   * topic's records read in turn into the archive, then the schemas their frames name, then the manifest. The archive is
   * written to a partial file and moved into place only when whole: Ctrl-C or an error leaves nothing under its name.
   */
-object CaptureRun {
+private[capture] object CaptureRun {
   import ArchiveParts._
 
   def apply(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, shell: Shell): IO[CaptureReport] = {

@@ -12,12 +12,12 @@ import bankops.services.bank.BankTables
 import bankops.services.config.{Database, DatabaseSettings}
 
 /** An account's `balance` row as the database had it. */
-final case class CapturedAccount(iban: String, token: String, amount: Long, `type`: String, lmt: Long)
+private[capture] final case class CapturedAccount(iban: String, token: String, amount: Long, `type`: String, lmt: Long)
 
 /** The accounts asked for: their rows, and the topic whose BalanceChanged chains were captured beside them. */
-final case class CapturedAccounts(balanceTopic: String, rows: List[CapturedAccount], missing: List[String])
+private[capture] final case class CapturedAccounts(balanceTopic: String, rows: List[CapturedAccount], missing: List[String])
 
-object CapturedAccounts {
+private[capture] object CapturedAccounts {
   val File = "accounts.json"
 
   /** Where the captured chains are kept: apart from the window's records, since they go back further. */

@@ -11,7 +11,7 @@ import bankops.services.config.KafkaSettings
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, RecordTimes}
 
 /** Reads groups for `list` and `describe`: descriptions, committed offsets, ends, and the age of the next record. */
-final class GroupReader(admin: Admin, kafka: KafkaSettings, timeout: FiniteDuration) {
+private[groups] final class GroupReader(admin: Admin, kafka: KafkaSettings, timeout: FiniteDuration) {
 
   def list: IO[List[GroupListing]] =
     ConsumerGroups.names(admin).flatMap { names =>
@@ -41,7 +41,7 @@ final class GroupReader(admin: Admin, kafka: KafkaSettings, timeout: FiniteDurat
     })
 }
 
-object GroupReader {
+private[groups] object GroupReader {
   /** The facts a reset plans from: the group's committed offsets and each partition's log bounds. */
   def facts(admin: Admin, group: String, partitions: List[TopicPartition]): IO[List[PartitionFacts]] =
     (ConsumerGroups.committed(admin, group), EndOffsets.beginnings(admin, partitions), EndOffsets.ends(admin, partitions)).mapN { (c, starts, ends) =>

@@ -9,7 +9,7 @@ import bankops.base.{Failure, OutputFile, OutputFormat, Shell, StepSummary, Tabl
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, GroupDescription}
 
 /** `groups reset`: facts from the cluster, the pure [[ResetPlan]], and (with --execute) one atomic commit per group. */
-object GroupReset {
+private[groups] object GroupReset {
 
   /** The exit code and the plan for the step summary. */
   def run(admin: Admin, groups: List[String], topics: List[String], only: Option[List[Int]], target: ResetTarget, execute: Boolean,

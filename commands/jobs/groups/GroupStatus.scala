@@ -10,12 +10,13 @@ import bankops.services.kafka.GroupDescription
 /** One partition of a group: committed offset (None: nothing committed yet), end, lag in records and in time
   * (now minus the timestamp of the next record the group will read; 0 when it is caught up).
   */
-final case class PartitionLag(tp: TopicPartition, committed: Option[Long], end: Long, lagMillis: Option[Long], member: Option[String]) {
+private[groups] final case class PartitionLag(tp: TopicPartition, committed: Option[Long], end: Long, lagMillis: Option[Long],
+                                              member: Option[String]) {
   def lag: Option[Long] = committed.map(c => (end - c) max 0L)
 }
 
 /** A group as `groups describe` shows it. */
-final case class GroupStatus(description: GroupDescription, partitions: List[PartitionLag]) {
+private[groups] final case class GroupStatus(description: GroupDescription, partitions: List[PartitionLag]) {
   def group: String = description.group
   def lag: Option[Long] = if (partitions.forall(_.lag.isEmpty)) None else Some(partitions.flatMap(_.lag).sum)
   def lagMillis: Option[Long] = partitions.flatMap(_.lagMillis).maxOption
@@ -59,7 +60,7 @@ final case class GroupStatus(description: GroupDescription, partitions: List[Par
               p.lag.fold("-")(_.toString), p.lagMillis.fold("-")(GroupStatus.age))), numeric = Set(1, 2, 3, 4, 5))))
 }
 
-object GroupStatus {
+private[groups] object GroupStatus {
   /** `12 ms`, `3.4 s`, `5 min 2 s`, `2 h 5 min`. */
   def age(ms: Long): String =
     if (ms < 1000) s"$ms ms"
@@ -73,11 +74,11 @@ object GroupStatus {
 }
 
 /** One row of `groups list`. */
-final case class GroupListing(group: String, state: String, members: Int, protocol: String, lag: Option[Long]) {
+private[groups] final case class GroupListing(group: String, state: String, members: Int, protocol: String, lag: Option[Long]) {
   def json: Json =
     Json.obj("group" -> group.asJson, "state" -> state.asJson, "members" -> members.asJson, "protocol" -> protocol.asJson, "lag" -> lag.asJson)
   def cells: List[String] = List(group, state, members.toString, if (protocol.isEmpty) "-" else protocol, lag.fold("-")(_.toString))
 }
-object GroupListing {
+private[groups] object GroupListing {
   val header: List[String] = List("group", "state", "members", "protocol", "lag")
 }

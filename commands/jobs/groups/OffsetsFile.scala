@@ -11,7 +11,7 @@ import bankops.base.{Failure, JsonInput}
 /** Committed offsets saved by `groups reset --save-to` and read back by `--to file:PATH`:
   * `{"saved": "...", "offsets": [{"group": "g", "topic": "t", "partition": 0, "offset": 42}, ...]}`.
   */
-object OffsetsFile {
+private[groups] object OffsetsFile {
   final case class Entry(group: String, topic: String, partition: Int, offset: Long)
 
   private implicit val entryDecoder: Decoder[Entry] = Decoder.forProduct4("group", "topic", "partition", "offset")(Entry.apply)

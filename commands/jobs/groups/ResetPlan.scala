@@ -7,11 +7,12 @@ import org.apache.kafka.common.TopicPartition
 /** What the cluster says about one partition a reset may move: the group's committed offset (None: it never committed
   * there) and the partition's log bounds (read_committed end).
   */
-final case class PartitionFacts(tp: TopicPartition, committed: Option[Long], logStart: Long, logEnd: Long)
+private[groups] final case class PartitionFacts(tp: TopicPartition, committed: Option[Long], logStart: Long, logEnd: Long)
 
 /** One partition of a reset: where the group is, where it goes (None: left as is), and why when not simply there. */
-final case class ResetRow(group: String, tp: TopicPartition, current: Option[Long], target: Option[Long], logStart: Long, logEnd: Long,
-                          note: Option[String]) {
+private[groups] final case class ResetRow(group: String, tp: TopicPartition, current: Option[Long], target: Option[Long], logStart: Long,
+                                          logEnd: Long,
+                                          note: Option[String]) {
   def changes: Boolean = target.exists(t => !current.contains(t))
   /** Records the group reads again (moving back). */
   def reread: Option[Long] = for (c <- current; t <- target) yield (c - t) max 0L
@@ -25,7 +26,7 @@ final case class ResetRow(group: String, tp: TopicPartition, current: Option[Lon
 }
 
 /** The rows of a reset, over one or more groups; pure, so every target kind is tested without a cluster. */
-final case class ResetPlan(rows: List[ResetRow]) {
+private[groups] final case class ResetPlan(rows: List[ResetRow]) {
   def changed: List[ResetRow] = rows.filter(_.changes)
   def isEmpty: Boolean = changed.isEmpty
   def reread: Long = changed.flatMap(_.reread).sum
@@ -39,7 +40,7 @@ final case class ResetPlan(rows: List[ResetRow]) {
   def current: List[(String, TopicPartition, Long)] = rows.flatMap(r => r.current.map(c => (r.group, r.tp, c)))
 }
 
-object ResetPlan {
+private[groups] object ResetPlan {
 
   /** The plan for one group: `timeOffsets` are the broker's answers for a `timestamp:`/`ago:` target (None: no record
     * that late), `fileOffsets` the file's offsets of this group for a `file:` target. A target outside the log is

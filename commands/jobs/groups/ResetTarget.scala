@@ -7,8 +7,8 @@ import bankops.services.kafka.StartAt
 /** Where `groups reset --to` moves a group: inspect's positions (`beginning`/`earliest`, `end`/`latest`, `offset:N`,
   * `timestamp:ISO-8601`, `ago:DURATION`), plus `shift:±N` from the committed offset and `file:PATH` written by `--save-to`.
   */
-sealed trait ResetTarget
-object ResetTarget {
+private[groups] sealed trait ResetTarget
+private[groups] object ResetTarget {
   case object Earliest extends ResetTarget
   case object Latest extends ResetTarget
   final case class Offset(n: Long) extends ResetTarget

@@ -7,13 +7,13 @@ import io.circe.Json
 /** `--fields a,b.c`: the parts of a decoded value to keep, each a path of field names; what is kept keeps its nesting
   * (`b.c` gives `{"b": {"c": ...}}`) and the value's field order.
   */
-final case class FieldSelection(paths: List[List[String]]) {
+private[inspect] final case class FieldSelection(paths: List[List[String]]) {
   def heads: Set[String] = paths.map(_.head).toSet
 
   def apply(value: Json): Json = value.asObject.fold(value)(_ => FieldSelection.keep(value, paths).getOrElse(Json.obj()))
 }
 
-object FieldSelection {
+private[inspect] object FieldSelection {
   private val Name = "[A-Za-z_][A-Za-z0-9_]*".r
 
   def parse(s: String): Either[String, FieldSelection] = {

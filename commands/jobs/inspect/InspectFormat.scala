@@ -9,8 +9,8 @@ import bankops.services.avro.AvroJson
 import bankops.services.kafka.{Decoded, Envelope, RecordLine}
 
 /** How inspect prints a record: JSON lines (plain values), a readable block, or Avro's own JSON encoding. */
-sealed trait InspectFormat
-object InspectFormat {
+private[inspect] sealed trait InspectFormat
+private[inspect] object InspectFormat {
   case object JsonLines extends InspectFormat
   case object Pretty extends InspectFormat
   case object AvroJsonLines extends InspectFormat

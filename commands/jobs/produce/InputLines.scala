@@ -12,7 +12,7 @@ import bankops.base.LineReader
   * number, and every line before it is read). They are read on a fiber that is never cancelled: a read blocked on a
   * terminal or a pipe cannot be, and Ctrl-C must end the stream without waiting for the next line.
   */
-object InputLines {
+private[produce] object InputLines {
   def of(in: InputStream): Stream[IO, Either[String, (String, Int)]] =
     Stream.eval(Queue.bounded[IO, Option[Either[String, (String, Int)]]](256)).flatMap { queue =>
       val reader = new LineReader(in, "stdin")

@@ -10,13 +10,14 @@ import java.util.Base64
 import scala.jdk.CollectionConverters._
 
 /** The schema a value is encoded with: its subject, the registry's id and the record's full name. */
-final case class WriterSchema(subject: String, id: Int, record: String)
+private[produce] final case class WriterSchema(subject: String, id: Int, record: String)
 
 /** One record ready to send, checked and encoded: what `--dry-run` shows and what is sent. `source` says where its value
   * came from (`--value`, a file, `stdin:LINE`); `value` is None for a tombstone.
   */
-final case class Outbound(source: String, topic: String, partition: Option[Int], key: Option[String], headers: List[(String, String)],
-                          schema: Option[WriterSchema], value: Option[Array[Byte]]) {
+private[produce] final case class Outbound(source: String, topic: String, partition: Option[Int], key: Option[String],
+                                           headers: List[(String, String)],
+                                           schema: Option[WriterSchema], value: Option[Array[Byte]]) {
 
   def toRecord: ProducerRecord[Array[Byte], Array[Byte]] =
     new ProducerRecord[Array[Byte], Array[Byte]](topic, partition.map(Integer.valueOf).orNull, null, key.map(_.getBytes(UTF_8)).orNull,
@@ -49,12 +50,12 @@ final case class Outbound(source: String, topic: String, partition: Option[Int],
   }
 }
 
-object Outbound {
+private[produce] object Outbound {
   def hex(bytes: Array[Byte]): String = bytes.map(b => f"${b & 0xff}%02x").mkString
 }
 
 /** A record the broker acknowledged (acks=all): where it landed. */
-final case class Acked(record: Outbound, partition: Int, offset: Long) {
+private[produce] final case class Acked(record: Outbound, partition: Int, offset: Long) {
   def json: Json = Json.obj(
     "source" -> Json.fromString(record.source),
     "topic" -> Json.fromString(record.topic),
@@ -72,9 +73,9 @@ final case class Acked(record: Outbound, partition: Int, offset: Long) {
   }
 }
 
-object Acked {
+private[produce] object Acked {
   val header: String = f"${"source"}%-10s ${"topic"}%-20s ${"partition"}%9s ${"offset"}%10s  ${"key"}%-36s  record"
 }
 
 /** What a run did: the records acknowledged (or, with `--dry-run`, those checked and not sent) and whether Ctrl-C ended it. */
-final case class ProduceReport(acked: List[Acked], checked: List[Outbound], interrupted: Boolean)
+private[produce] final case class ProduceReport(acked: List[Acked], checked: List[Outbound], interrupted: Boolean)

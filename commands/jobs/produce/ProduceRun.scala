@@ -22,7 +22,7 @@ import bankops.services.registry.{RegistryClient, RegistryError, SchemaResolver}
 /** The effectful shell of `produce`: the writer schema from the registry, the topic's partitions from Kafka, then each
   * value checked and encoded before it is sent; the first bad one stops the run (what was sent before it stays sent).
   */
-object ProduceRun {
+private[produce] object ProduceRun {
   private type Encoded = Either[String, (Outbound, Option[UUID])]
 
   def apply(o: Options, settings: ConnectionSettings, topology: Topology, shell: Shell, onAck: Acked => IO[Unit]): IO[ProduceReport] = {

@@ -5,9 +5,9 @@ import bankops.services.contracts.{RecordKey, Topology}
 /** The record type of the values sent to a topic: `--record` (a simple or full name), else the topology's only type for
   * the topic; with its key as the topology declares it, when the topic is declared.
   */
-final case class RecordChoice(fullName: String, key: Option[RecordKey])
+private[produce] final case class RecordChoice(fullName: String, key: Option[RecordKey])
 
-object RecordChoice {
+private[produce] object RecordChoice {
   def choose(topology: Topology, topic: String, record: Option[String]): Either[String, RecordChoice] = {
     val declared = topology.topic(topic).map(_.records).getOrElse(Nil)
     def names(all: Iterable[String]) = all.toList.sorted.map(n => if (all.count(m => simple(m) == simple(n)) == 1) simple(n) else n).mkString(", ")

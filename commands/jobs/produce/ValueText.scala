@@ -10,7 +10,7 @@ import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.contracts.RecordKey
 
 /** A value as a person writes it (plain JSON, as `inspect` prints it), before it meets its schema. */
-object ValueText {
+private[produce] object ValueText {
   def parse(text: String): Either[String, Json] = JsonInput.parse(text)
 
   /** The bank's commands, whose id a person should not have to invent: a missing one is made up. */
