@@ -47,8 +47,11 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     * One that cannot be settled yet is tried again before the next batch.
     */
   val listener: ConsumerRebalanceListener = new ConsumerRebalanceListener {
-    def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit = ()
+    // Said as they move: which handler holds which partitions is what an operator asks first when one stops answering.
+    def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit =
+      if (!partitions.isEmpty) log(s"handler: gave up ${HandlerLoop.partitionList(partitions.asScala)}")
     def onPartitionsAssigned(partitions: java.util.Collection[TopicPartition]): Unit = {
+      log(s"handler: holds ${HandlerLoop.partitionList(consumer.assignment().asScala)}")
       preparedBatches.require()
       try recover()
       catch {
@@ -251,6 +254,13 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
 
 object HandlerLoop {
   type Producer = KafkaProducer[Array[Byte], Array[Byte]]
+
+  /** `partitions 0, 2 of commands` (sorted; `no partition` when empty), for the log. */
+  def partitionList(ps: Iterable[TopicPartition]): String =
+    if (ps.isEmpty) "no partition"
+    else ps.groupBy(_.topic).toList.sortBy(_._1).map { case (t, tps) =>
+      s"partition${if (tps.size > 1) "s" else ""} ${tps.map(_.partition).toList.sorted.mkString(", ")} of $t"
+    }.mkString("; ")
 
   /** The loop with its clients: the producer and the database connection are replaced after failures; the offsets'
     * thread lives as long as the loop. Released in reverse: the thread, the producer, the connection.

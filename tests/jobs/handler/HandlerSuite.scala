@@ -289,6 +289,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
         assert(!os.exists(BankFixture.readyFile(logB)), "the ready file outlived the handler")
         // B applied part of the load before it stopped, and the load went on after it.
         assert(BankFixture.appliedBy(logB) > 0, BankFixture.tail(logB))
+        // Each said which partitions it held.
+        List(logA, logB).foreach(l => assert(os.read(l).contains("handler: holds partition"), BankFixture.tail(l)))
         assert(loadOn && atStop < total, s"stopped at $atStop answers of $total, the load ${if (loadOn) "still" else "no longer"} sent")
       }
     }
