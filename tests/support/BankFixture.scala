@@ -37,12 +37,22 @@ final case class BankFixture(commands: String, feedback: String, balance: String
 
   /** Sends `lines` in the background at `rate`, a few seconds' worth at a time, until they run out or the test stops
     * it: a fault test stops the load once its faults are done, so however slow the machine, each fault falls inside it.
+    *
+    * A chunk whose replay failed is sent once more, whole. A broker's controlled shutdown can leave an idempotent
+    * producer's later batches written on the new leader and its earlier ones refused there as out of order; the Java
+    * producer then retries them until its delivery timeout (seen in a CI run: 108 s of OutOfOrderSequenceException on
+    * the new leader). So the load's replays get a 10 s --timeout (a 40 s delivery timeout) and the chunk goes again: the
+    * commands sent twice are the same commands, ids included, which the handler must apply once, as the exactly-once
+    * checks assert.
     */
   def load(lines: Seq[String], rate: Int): IO[BankFixture.Load] = {
     val chunks = lines.grouped(rate * 2).toList
     (IO.ref(false), IO.ref(0), IO.deferred[Throwable], IO.ref(Option.empty[FiniteDuration])).flatMapN { (stopping, sent, failed, since) =>
-      val chunk =
-        (c: Seq[String]) => IO.monotonic.flatMap(t => since.set(Some(t))) >> send(c, Some(rate)) >> sent.update(_ + c.size) >> since.set(None)
+      val attempt = (c: Seq[String]) => send(c, Some(rate), timeout = Some(10.seconds))
+      val chunk = (c: Seq[String]) =>
+        IO.monotonic.flatMap(t => since.set(Some(t))) >> attempt(c).handleErrorWith(e =>
+          IO.println(s"BankFixture.load: a chunk of ${c.size} commands failed, sending it again: ${e.getMessage}") >> attempt(c)) >>
+          sent.update(_ + c.size) >> since.set(None)
       chunks.traverse_(c => stopping.get.flatMap(s => IO.unlessA(s)(chunk(c))))
         .onError(e => failed.complete(e).void).start.map { fiber =>
           new BankFixture.Load(this, fiber, stopping, sent, failed, since, lines.size)
@@ -67,10 +77,10 @@ final case class BankFixture(commands: String, feedback: String, balance: String
       answered.flatMap(n => IO.raiseError(new AssertionError(s"$n answers on $feedback, not $more beyond $before within $within")))).map(before -> _)
 
   /** Sends commands (JSON lines as `replay --from-file` reads them) to the commands topic. */
-  def send(lines: Seq[String], rate: Option[Int] = None, to: Option[String] = None): IO[Unit] =
+  def send(lines: Seq[String], rate: Option[Int] = None, to: Option[String] = None, timeout: Option[FiniteDuration] = None): IO[Unit] =
     IO.blocking(os.temp(lines.mkString("", "\n", "\n"), suffix = ".jsonl")).flatMap { f =>
       SandboxFixture.cli(List("replay", "--from-file", f.toString, "--to-topic", to.getOrElse(commands)) ++
-          rate.toList.flatMap(r => List("--rate", r.toString)): _*)
+          rate.toList.flatMap(r => List("--rate", r.toString)) ++ timeout.toList.flatMap(t => List("--timeout", t.toSeconds.toString)): _*)
     }.flatMap(Setup.succeeded("replay the commands")).void
 
   /** Values as they are (framed or not), keyed by a fresh id each, to the commands topic. */

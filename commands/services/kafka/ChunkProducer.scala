@@ -130,6 +130,7 @@ object ChunkProducer {
 
   def stallMessage(waiting: Long, stallAfter: FiniteDuration, firstError: Option[String]): String =
     s"Kafka answered none of the $waiting record(s) waiting for ${stallAfter.toSeconds} s (the delivery timeout, 4 × --timeout): " +
-      "no broker takes writes for them (a partition without a leader or below min.insync.replicas, or a cluster without its " +
-      s"controller quorum)${firstError.fold("")(e => s"; the first error: $e")}"
+      "no broker takes writes for them (a partition without a leader or below min.insync.replicas, a cluster without its " +
+      "controller quorum, or, just after a leader moved, a new leader refusing the producer's sequence: " +
+      s"OutOfOrderSequenceException in that broker's log)${firstError.fold("")(e => s"; the first error: $e")}"
 }
