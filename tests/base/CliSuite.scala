@@ -47,7 +47,10 @@ class CliSuite extends munit.CatsEffectSuite {
       List("latency", "--slo", "p99>1s") -> "--slo must look like p99<200ms",
       List("latency", "--slo", "cpu:p99<1s") -> "--slo 'cpu:p99<1s': the measure must be feedback, balance or db, not 'cpu'",
       List("config", "show", "-o", "xml") -> "--output must be table or json, not 'xml'",
-      List("capture", "--topic", "t", "--from", "soon", "--dry-run") -> "--from 'soon' is not a start position"
+      List("capture", "--topic", "t", "--from", "soon", "--dry-run") -> "--from 'soon' is not a start position",
+      List("inspect", "--topic", "t", "-o", "xml") -> "--output must be json, pretty or avro-json, not 'xml'",
+      List("groups", "reset", "g", "--topic", "t", "--to", "yesterday") -> "--to 'yesterday' is not a reset target (earliest, latest",
+      List("groups", "reset", "g", "--topic", "t", "--to", "shift:0") -> "--to '0' is not a shift"
     ).traverse_ { case (args, message) =>
       TestShell.run(args).map { r =>
         assertEquals(r.code, 2, s"${args.mkString(" ")}: ${r.err}")

@@ -6,7 +6,6 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 import org.apache.kafka.clients.admin.Admin
 
-import java.time.Instant
 import scala.concurrent.duration._
 
 import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Shell, StepSummary, Table}
@@ -66,10 +65,9 @@ object GroupsCommand {
     groups,
     TopicName.options("topic", "Move the group's offsets on this topic (repeatable).", "t"),
     SourceOpts.partitions,
-    Opts.option[String]("to",
+    Flags.option[ResetTarget]("to",
       "Where to: earliest, latest, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m), shift:±N (from the committed " +
-        "offset), file:PATH (offsets saved by --save-to).", metavar = "POSITION").mapValidated(s =>
-      ResetTarget.parse(s, Instant.now(), os.pwd).leftMap(e => s"--to $e").toValidatedNel),
+        "offset), file:PATH (offsets saved by --save-to)."),
     Opts.flag("execute", "Apply the plan (without it, print the plan and exit 1 when it would change something).").orFalse,
     Opts.option[String]("save-to", "First write the groups' current offsets of these partitions to FILE, for --to file:FILE to undo the move.",
       metavar = "FILE")

@@ -1,7 +1,10 @@
 package bankops.jobs.groups
 
+import com.monovore.decline.Argument
+
 import java.time.Instant
 
+import bankops.base.Flags
 import bankops.services.kafka.StartAt
 
 /** Where `groups reset --to` moves a group: inspect's positions (`beginning`/`earliest`, `end`/`latest`, `offset:N`,
@@ -37,4 +40,7 @@ private[groups] object ResetTarget {
         case Left(_) => Left(s"'$other' is not a reset target ($forms)")
       }
   }
+
+  /** `ago:` against the moment the flag is read, `file:` against the working directory. */
+  implicit val argument: Argument[ResetTarget] = Flags.argument("POSITION")(parse(_, Instant.now(), os.pwd))
 }

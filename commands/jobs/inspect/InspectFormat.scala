@@ -1,10 +1,9 @@
 package bankops.jobs.inspect
 
-import cats.syntax.all._
-import com.monovore.decline.Opts
+import com.monovore.decline.{Argument, Opts}
 import io.circe.Json
 
-import bankops.base.Shell
+import bankops.base.{Flags, Shell}
 import bankops.services.avro.AvroJson
 import bankops.services.kafka.{Decoded, Envelope, RecordLine}
 
@@ -15,16 +14,16 @@ private[inspect] object InspectFormat {
   case object Pretty extends InspectFormat
   case object AvroJsonLines extends InspectFormat
 
+  implicit val argument: Argument[InspectFormat] = Flags.argument("json|pretty|avro-json") {
+    case "json" => Right(JsonLines)
+    case "pretty" => Right(Pretty)
+    case "avro-json" => Right(AvroJsonLines)
+    case other => Left(s"must be json, pretty or avro-json, not '$other'")
+  }
+
   val opts: Opts[Option[InspectFormat]] =
-    Opts.option[String]("output",
-      "json (one JSON object per line; default when stdout is not a terminal), pretty (default on a terminal) or avro-json.", "o",
-      "json|pretty|avro-json")
-      .mapValidated {
-        case "json" => (JsonLines: InspectFormat).validNel
-        case "pretty" => (Pretty: InspectFormat).validNel
-        case "avro-json" => (AvroJsonLines: InspectFormat).validNel
-        case other => s"--output must be json, pretty or avro-json, not '$other'".invalidNel
-      }.orNone
+    Flags.option[InspectFormat]("output",
+      "json (one JSON object per line; default when stdout is not a terminal), pretty (default on a terminal) or avro-json.", "o").orNone
 
   def resolve(chosen: Option[InspectFormat], shell: Shell): InspectFormat = chosen.getOrElse(if (shell.stdoutIsTerminal) Pretty else JsonLines)
 
