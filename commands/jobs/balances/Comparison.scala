@@ -5,7 +5,7 @@ import scala.collection.parallel.CollectionConverters._
 import bankops.services.bank.BankRules
 
 /** Pure: the findings for two maps of accounts, compared in parallel (scala-parallel-collections). */
-object Comparison {
+private[balances] object Comparison {
 
   def findings(kafka: Map[String, AccountChain], db: Map[String, DbAccount]): List[Finding] = {
     val ibans = (kafka.keySet ++ db.keySet).toVector

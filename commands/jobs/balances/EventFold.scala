@@ -13,7 +13,7 @@ import bankops.services.config.KafkaSettings
 import bankops.services.kafka.{ReadPlan, ReadSpec, RecordDecoder, TopicReader}
 
 /** BalanceChanged events folded per account while they stream past: memory grows with accounts, not events. */
-final class EventFold {
+private[balances] final class EventFold {
   val chains: mutable.HashMap[String, AccountChain] = mutable.HashMap.empty
   var events = 0L
   val undecodable: mutable.ListBuffer[Finding] = mutable.ListBuffer.empty
@@ -24,7 +24,7 @@ final class EventFold {
   }
 }
 
-object EventFold {
+private[balances] object EventFold {
 
   /** Reads `spec` into `fold` (decoding in parallel, folding in order); returns the ranges read. */
   def read(kafka: KafkaSettings, spec: ReadSpec, decoder: RecordDecoder, fold: EventFold, timeout: FiniteDuration): IO[ReadPlan] =

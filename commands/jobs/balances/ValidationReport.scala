@@ -7,7 +7,8 @@ import bankops.base.{StepSummary, Table}
 
 /** The outcome of a validation: findings plus the counts and timings of the run. */
 final case class ValidationReport(findings: List[Finding], accountsKafka: Int, accountsDb: Int, accountsChecked: Int, events: Long,
-                                  partitions: List[Int], kafkaSeconds: Double, dbSeconds: Double, compareSeconds: Double, settled: Int) {
+                                  partitions: List[Int], kafkaSeconds: Double, dbSeconds: Double, compareSeconds: Double,
+                                  settled: Int) {
   def byKind: List[(String, Int)] = Finding.kinds.map(k => k -> findings.count(_.kind == k))
 
   def summaryJson: Json = Json.obj("summary" -> Json.obj(

@@ -5,7 +5,7 @@ import bankops.base.{CommandTree, FlagSpec}
 /** Completion scripts for bash, zsh and fish, generated from the command tree: job and subcommand names, flags, the
   * values a flag lists (`--output table|json`) and, for topic flags, the topology's topic names. Pure.
   */
-object CompletionScripts {
+private[completion] object CompletionScripts {
   val Shells: List[String] = List("bash", "zsh", "fish")
 
   /** The values offered after `flag`: its listed choices, else topic names for a flag whose value is a TOPIC. */

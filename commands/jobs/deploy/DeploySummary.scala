@@ -6,7 +6,7 @@ import bankops.services.plan.{AccessPlan, Outcome, SchemaPlan, TopicPlan, TopicS
 /** `plan` and `apply` in the job summary: the topic changes, the ACLs and users (when the topology declares them) and
   * the subjects, one table each, and what the gate said.
   */
-object DeploySummary {
+private[deploy] object DeploySummary {
 
   val NothingChanged = "nothing was changed, neither topics nor schemas (nor ACLs or users)"
 

@@ -30,7 +30,7 @@ import bankops.services.kafka.KafkaClients.await
   * alters, describe a transactional id). What no harmless probe can show (WRITE on a topic, READ on a group) is unknown
   * unless a weaker probe already shows it missing: WRITE and READ imply DESCRIBE.
   */
-final class AccessCheck(kafka: KafkaSettings, timeout: FiniteDuration) {
+private[doctor] final class AccessCheck(kafka: KafkaSettings, timeout: FiniteDuration) {
   private val identity = ClientIdentity.of(kafka.properties)
   private val principals = identity.principals.toSet
 
@@ -170,7 +170,7 @@ final class AccessCheck(kafka: KafkaSettings, timeout: FiniteDuration) {
       })
 }
 
-object AccessCheck {
+private[doctor] object AccessCheck {
   private sealed trait View
   private final case class FromAcls(acls: List[AclBinding]) extends View
   private final case class SuperUser(principal: String) extends View

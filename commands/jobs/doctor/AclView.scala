@@ -9,7 +9,7 @@ import org.apache.kafka.common.resource.PatternType
   * (READ, WRITE, DELETE, ALTER imply DESCRIBE; ALTER_CONFIGS implies DESCRIBE_CONFIGS). Hosts are not compared: doctor
   * cannot know from where the job will connect, so an ACL for another host counts as held.
   */
-object AclView {
+private[doctor] object AclView {
 
   private def implied(op: AclOperation): Set[AclOperation] = op match {
     case DESCRIBE => Set(DESCRIBE, READ, WRITE, DELETE, ALTER, ALL)

@@ -7,7 +7,7 @@ import bankops.services.bank.BankRules
   * description and an outside `to` of [[BankRules.MaxTextBytes]] each; the largest dead letter is
   * [[BankRules.MaxDeadLetterBytes]] and the dead-letter headers.
   */
-object BankLimits {
+private[doctor] object BankLimits {
   val BalanceChangedMax: Long = 2L * BankRules.MaxTextBytes + 1024
   val DeadLetterMax: Long = BankRules.MaxDeadLetterBytes.toLong + 16 * 1024
 

@@ -20,7 +20,7 @@ import bankops.services.registry.{RegistryClient, RegistryEndpoint}
   * name resolution, TCP, TLS (trust, expiry, hostname), then the protocol itself.
   * Every step runs (a later one may still pass and tell more), bounded in time.
   */
-final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
+private[doctor] final class Doctor(settings: ConnectionSettings, timeout: FiniteDuration) {
   private val props = settings.kafka.properties
 
   private def attempt(name: String)(body: IO[String]): IO[Check] =

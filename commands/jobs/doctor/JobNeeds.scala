@@ -9,7 +9,7 @@ import bankops.services.bank.BankNames
 /** One thing a job needs from Kafka's authorizer: an operation on a resource, by name or (`prefixed`) on every name
   * starting with it, as a transactional-id prefix is granted.
   */
-final case class Need(operation: AclOperation, resource: ResourceType, name: String, prefixed: Boolean = false) {
+private[doctor] final case class Need(operation: AclOperation, resource: ResourceType, name: String, prefixed: Boolean = false) {
   def kind: String = resource.name.toLowerCase.replace('_', '-')
   def text: String = s"${operation.name} $kind ${if (prefixed) s"$name*" else name}"
 }

@@ -13,7 +13,7 @@ import bankops.services.kafka.KafkaClients
   * Three listeners, all TLS: SSL with a client certificate required, SASL_SSL for SCRAM users, and the controllers'
   * own. The StandardAuthorizer allows nothing no ACL grants, except to the brokers and the operator (super users).
   */
-final class KafkaService(ctx: SandboxContext, node: Int) extends SandboxService {
+private[sandbox] final class KafkaService(ctx: SandboxContext, node: Int) extends SandboxService {
   val name: String = KafkaService.name(node)
   private val dir = ctx.layout.kafkaDir(node)
   private val log = ctx.layout.log(name)
@@ -127,7 +127,7 @@ final class KafkaService(ctx: SandboxContext, node: Int) extends SandboxService 
   def stop: IO[Unit] = process.stop(30.seconds)
 }
 
-object KafkaService {
+private[sandbox] object KafkaService {
   def name(node: Int): String = s"kafka-$node"
 
   /** Made once per sandbox: every node's storage is formatted with it, so they form one cluster. */

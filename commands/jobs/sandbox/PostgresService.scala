@@ -14,7 +14,7 @@ import bankops.services.config.{Database, DatabaseSettings, Source, Sourced}
   * (the schema registry's storage). PostgreSQL refuses to run as root, so as root
   * the server runs as the `postgres` user.
   */
-final class PostgresService(ctx: SandboxContext) extends SandboxService {
+private[sandbox] final class PostgresService(ctx: SandboxContext) extends SandboxService {
   import PostgresService._
 
   private val dir = ctx.layout.postgresDir
@@ -159,7 +159,7 @@ final class PostgresService(ctx: SandboxContext) extends SandboxService {
   }
 }
 
-object PostgresService {
+private[sandbox] object PostgresService {
   /** The command handler commits each batch in two phases (PREPARE TRANSACTION), which is off by default. */
   private val PreparedConf = "max_prepared_transactions = 20\n"
 

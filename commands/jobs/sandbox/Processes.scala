@@ -9,7 +9,7 @@ import scala.concurrent.duration._
   * shell that ran `sandbox up` does not reach them), found again by pid plus a
   * marker in their command line (so a reused pid is never mistaken for ours).
   */
-object Processes {
+private[sandbox] object Processes {
 
   def spawnDetached(cmd: Seq[String], cwd: os.Path, log: os.Path, env: Map[String, String] = Map.empty): IO[Long] =
     IO.blocking {

@@ -10,7 +10,7 @@ import bankops.services.registry.RegistryClient
 /** Apicurio Registry, whose Confluent-compatible API is at `/apis/ccompat/v7`,
   * storing its data in the sandbox's PostgreSQL so schemas and ids survive a restart.
   */
-final class RegistryService(ctx: SandboxContext) extends SandboxService {
+private[sandbox] final class RegistryService(ctx: SandboxContext) extends SandboxService {
   val name = "registry"
   private val dir = ctx.layout.registryDir
   private val log = ctx.layout.log(name)

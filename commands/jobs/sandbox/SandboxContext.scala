@@ -7,7 +7,8 @@ import scala.concurrent.duration._
 import bankops.base.{Failure, Shell}
 
 /** Everything a sandbox service needs to start, check and stop itself. */
-final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings, secrets: SandboxSecrets, artifacts: Artifacts, shell: Shell) {
+private[sandbox] final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings, secrets: SandboxSecrets, artifacts: Artifacts,
+                                                 shell: Shell) {
 
   /** Polls `check` until it succeeds; fails naming the service, with its log's tail, on timeout or when `alive` says it died. */
   def awaitReady(service: String, timeout: FiniteDuration, alive: IO[Boolean])(check: IO[Unit]): IO[Unit] = {
@@ -35,7 +36,7 @@ final case class SandboxContext(layout: SandboxLayout, settings: SandboxSettings
   def requirePortFree(service: String, port: Int): IO[Unit] = SandboxContext.requirePortFree(service, port)
 }
 
-object SandboxContext {
+private[sandbox] object SandboxContext {
   def requirePortFree(service: String, port: Int): IO[Unit] =
     IO.blocking(Processes.portFree(port)).ifM(
       IO.unit,

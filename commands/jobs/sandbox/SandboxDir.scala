@@ -5,7 +5,7 @@ import bankops.base.Failure
 /** `--sandbox-dir` is the sandbox's own: `up` makes it or takes one it made before (or an empty one), and `down --wipe`
   * deletes only a directory that holds a sandbox. A typo such as `--sandbox-dir ~` then never fills or deletes a home.
   */
-object SandboxDir {
+private[sandbox] object SandboxDir {
 
   /** What marks a directory as a sandbox's: the files `up` writes first. */
   def isSandbox(layout: SandboxLayout): Boolean = os.isFile(layout.secretsFile) || os.isFile(layout.dir / "state.json")

@@ -5,7 +5,7 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 /** One process of the sandbox, as `up`, `status`, `restart`, `stop`, `start`, `down` and `logs` see it. */
-trait SandboxService {
+private[sandbox] trait SandboxService {
   /** What the commands call it; also its log's and pid file's name. */
   def name: String
 

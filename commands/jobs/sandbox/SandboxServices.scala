@@ -6,7 +6,7 @@ import bankops.base.Failure
   * answers (the brokers must: a node is ready only once a quorum of controllers formed); the bank's services start
   * after the topology is set up on them. Stopping goes through the waves in reverse, each wave together.
   */
-final class SandboxServices(ctx: SandboxContext) {
+private[sandbox] final class SandboxServices(ctx: SandboxContext) {
   private val postgres = new PostgresService(ctx)
   val brokers: List[KafkaService] = ctx.settings.nodes.map(new KafkaService(ctx, _))
   private val registry = new RegistryService(ctx)

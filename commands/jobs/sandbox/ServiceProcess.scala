@@ -7,7 +7,7 @@ import scala.concurrent.duration.FiniteDuration
 /** A JVM service the sandbox spawned: its pid file, and the marker in its
   * command line that tells our process from an unrelated one with a reused pid.
   */
-final case class ServiceProcess(pidFile: os.Path, marker: String) {
+private[sandbox] final case class ServiceProcess(pidFile: os.Path, marker: String) {
 
   /** The live pid; a stale pid file is removed. */
   def pid: IO[Option[Long]] = IO.blocking {

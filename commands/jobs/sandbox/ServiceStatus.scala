@@ -1,4 +1,4 @@
 package bankops.jobs.sandbox
 
 /** What `sandbox status` shows per service. */
-final case class ServiceStatus(service: String, up: Boolean, address: String, pid: Option[Long], version: String)
+private[sandbox] final case class ServiceStatus(service: String, up: Boolean, address: String, pid: Option[Long], version: String)

@@ -7,7 +7,7 @@ import java.security.KeyStore
 import java.util.Base64
 
 /** One client identity's key material: a PKCS12 keystore for JVM clients, PEM copies for kcat and confluent-kafka. */
-final case class IdentityFiles(name: String, keystore: os.Path, certPem: os.Path, keyPem: os.Path) {
+private[sandbox] final case class IdentityFiles(name: String, keystore: os.Path, certPem: os.Path, keyPem: os.Path) {
   def all: List[os.Path] = List(keystore, certPem, keyPem)
 }
 
@@ -16,7 +16,7 @@ final case class IdentityFiles(name: String, keystore: os.Path, certPem: os.Path
   * (the brokers map that subject to the principal `User:<name>`).
   * Passwords go to keytool through the environment, never on a command line.
   */
-final case class TlsFiles(dir: os.Path) {
+private[sandbox] final case class TlsFiles(dir: os.Path) {
   val caP12: os.Path = dir / "ca.p12"
   val caPem: os.Path = dir / "ca.pem"
   val truststore: os.Path = dir / "truststore.p12"
@@ -25,7 +25,7 @@ final case class TlsFiles(dir: os.Path) {
   def complete: Boolean = (List(caP12, caPem, truststore, broker) ++ Identities.all.flatMap(identity(_).all)).forall(os.exists)
 }
 
-object Tls {
+private[sandbox] object Tls {
   private val PassEnv = "BANKOPS_TLS_PASSWORD"
 
   /** The brokers' certificate subject; `ssl.principal.mapping.rules` makes it the principal `User:bankops-broker`. */

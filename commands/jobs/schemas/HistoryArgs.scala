@@ -3,8 +3,8 @@ package bankops.jobs.schemas
 import cats.syntax.all._
 
 /** Which version of a subject: a number, or the latest. */
-sealed trait VersionRef { def text: String }
-object VersionRef {
+private[schemas] sealed trait VersionRef { def text: String }
+private[schemas] object VersionRef {
   case object Latest extends VersionRef { val text = "latest" }
   final case class Number(n: Int) extends VersionRef { def text: String = n.toString }
 
@@ -14,14 +14,14 @@ object VersionRef {
 }
 
 /** The side of a diff a version or a candidate file stands for. */
-sealed trait DiffSide
-object DiffSide {
+private[schemas] sealed trait DiffSide
+private[schemas] object DiffSide {
   final case class Registered(version: VersionRef) extends DiffSide
   final case class File(path: os.Path) extends DiffSide
 }
 
 /** Pure: the arguments of `show` and `diff` read into what they mean. */
-object HistoryArgs {
+private[schemas] object HistoryArgs {
 
   /** `SUBJECT[@VERSION]`: the latest without a version. A subject may hold `@` itself: text after the last `@` is part
     * of the subject when it holds a `-`, `.` or `_` (every subject a naming strategy makes does); anything else there is

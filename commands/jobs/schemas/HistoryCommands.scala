@@ -15,7 +15,7 @@ import bankops.services.registry.RegistryClient
 import HistoryReports._
 
 /** `schemas versions|show|diff`: a subject's history, read from the registry; nothing is changed. */
-object HistoryCommands {
+private[schemas] object HistoryCommands {
 
   private final case class Common(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)
   private val common: Opts[Common] = (ConnectionFlags.opts, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)

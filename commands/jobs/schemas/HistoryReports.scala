@@ -6,17 +6,17 @@ import io.circe.syntax._
 import bankops.services.registry.SchemaReference
 
 /** One version of a subject; `created` only where the registry says when. */
-final case class VersionInfo(subject: String, version: Int, id: Int, created: Option[String], references: List[SchemaReference])
+private[schemas] final case class VersionInfo(subject: String, version: Int, id: Int, created: Option[String], references: List[SchemaReference])
 
 /** A subject's versions, oldest first, and where their dates came from (None: the registry gives none). */
-final case class VersionsReport(subject: String, versions: List[VersionInfo], datesFrom: Option[String])
+private[schemas] final case class VersionsReport(subject: String, versions: List[VersionInfo], datesFrom: Option[String])
 
 /** The registry's verdict on a diff's new side against its old one, under the subject's level, with the reasons. */
-final case class Verdict(level: String, compatible: Boolean, reasons: List[String], reasonsFrom: Option[String])
+private[schemas] final case class Verdict(level: String, compatible: Boolean, reasons: List[String], reasonsFrom: Option[String])
 
-final case class DiffReport(subject: String, from: String, to: String, changes: List[SchemaChange], verdict: Verdict)
+private[schemas] final case class DiffReport(subject: String, from: String, to: String, changes: List[SchemaChange], verdict: Verdict)
 
-object HistoryReports {
+private[schemas] object HistoryReports {
   def referencesText(refs: List[SchemaReference]): String =
     if (refs.isEmpty) "none" else refs.map(r => s"${r.name} -> ${r.subject} v${r.version}").mkString(", ")
 

@@ -11,7 +11,7 @@ import bankops.services.avro.TypeText
   * alias the new field gives the old name); nested records are walked by path (`meta.source`, `items[]`, `values{}`).
   * Documentation is compared only when asked: it changes no data.
   */
-object SchemaDiff {
+private[schemas] object SchemaDiff {
 
   def apply(before: Schema, after: Schema, docs: Boolean = false): List[SchemaChange] = new Walk(docs).types("", before, after, Set.empty)
 

@@ -16,7 +16,7 @@ import bankops.services.registry.{RegisteredSchema, RegistryClient, RegistryErro
 private final case class Candidate(label: String, schema: Schema, registered: SubjectVersion)
 
 /** `schemas versions/show/diff`, the typed entry points: a subject's history as the registry holds it. */
-final class SchemaHistory(client: RegistryClient) {
+private[schemas] final class SchemaHistory(client: RegistryClient) {
   private val resolver = new SchemaResolver(client)
 
   /** The subject's version numbers, oldest first; exit 2 naming a subject the registry does not hold. */

@@ -17,7 +17,7 @@ object Difference {
 }
 
 /** Pure: a described topic against the topology, by the same planner `topics plan` uses, so the two never disagree. */
-object TopicDrift {
+private[topics] object TopicDrift {
   /** None when the topology does not declare the topic. */
   def of(topology: Topology, brokers: Int, t: TopicDetails): Option[List[Difference]] =
     topology.topic(t.name).map { spec =>

@@ -7,15 +7,15 @@ import bankops.base.Table
 import bankops.services.kafka.{ConfigSetting, PartitionDetails, TopicDetails, TopicOverview}
 
 /** A described topic with what the topology says of it: `differences` is None when the topology does not declare it. */
-final case class TopicReport(details: TopicDetails, differences: Option[List[Difference]]) {
+private[topics] final case class TopicReport(details: TopicDetails, differences: Option[List[Difference]]) {
   def declared: Boolean = differences.isDefined
 }
 
 /** A listed topic and whether the topology declares it. */
-final case class TopicLine(overview: TopicOverview, declared: Boolean)
+private[topics] final case class TopicLine(overview: TopicOverview, declared: Boolean)
 
 /** `topics list` and `topics describe` as JSON lines (one object per topic) and as tables. */
-object TopicViews {
+private[topics] object TopicViews {
   private def opt[A: Encoder](a: Option[A]): Json = a.fold(Json.Null)(_.asJson)
 
   implicit val partitionEncoder: Encoder[PartitionDetails] = Encoder.instance(p =>

@@ -10,9 +10,9 @@ import bankops.services.config.ConnectionFlags
 import bankops.services.contracts.{TopologyChoice, TopologyOpts}
 
 /** The flags every `topics` subcommand takes: connection, topology, output and timeout. */
-final case class TopicsFlags(flags: ConnectionFlags, topology: TopologyChoice, output: Option[OutputFormat], timeout: FiniteDuration)
+private[topics] final case class TopicsFlags(flags: ConnectionFlags, topology: TopologyChoice, output: Option[OutputFormat], timeout: FiniteDuration)
 
-object TopicsFlags {
+private[topics] object TopicsFlags {
   val common: Opts[TopicsFlags] =
     (ConnectionFlags.opts, TopologyOpts.choice, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(TopicsFlags.apply)
 }

@@ -15,7 +15,7 @@ import bankops.services.kafka.{ClusterTopics, KafkaClients, TopicName}
 /** `bankops topics list|describe`: what the cluster has, read-only; for debugging and for monitoring jobs
   * (`--fail-under-replicated`).
   */
-object TopicsReading {
+private[topics] object TopicsReading {
 
   /** The described topics, in the order asked, and what could not be read. */
   final case class Description(brokers: Int, topics: List[TopicReport], warnings: List[String]) {
