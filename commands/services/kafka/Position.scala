@@ -1,61 +1,9 @@
 package bankops.services.kafka
 
-import com.monovore.decline.Argument
-
 import java.time.Instant
 import scala.util.Try
 
-import bankops.base.{DurationText, Flags}
-
-/** Where reading starts: `beginning`, `end`, `offset:N`, `timestamp:ISO-8601`, `ago:DURATION`. */
-sealed trait StartAt
-object StartAt {
-  case object Beginning extends StartAt
-  case object End extends StartAt
-  final case class Offset(n: Long) extends StartAt
-  final case class Time(at: Instant) extends StartAt
-  /** Per partition, for resuming where an earlier read ended (not a command-line form). */
-  final case class Offsets(byPartition: Map[org.apache.kafka.common.TopicPartition, Long]) extends StartAt
-
-  /** `ago:15m` is resolved against `now` when parsed, so every partition uses the same instant. */
-  def parse(s: String, now: Instant): Either[String, StartAt] = s match {
-    case "beginning" => Right(Beginning)
-    case "end" => Right(End)
-    case o if o.startsWith("offset:") => Position.offset(o.drop(7)).map(Offset(_))
-    case t if t.startsWith("timestamp:") => Position.instant(t.drop(10)).map(Time(_))
-    case a if a.startsWith("ago:") => DurationText.parse(a.drop(4)).map(d => Time(now.minusMillis(d.toMillis)))
-    case other => Left(s"'$other' is not a start position (beginning, end, offset:N, timestamp:ISO-8601, ago:DURATION)")
-  }
-
-  /** `ago:` against the moment the flag is read. */
-  implicit val argument: Argument[StartAt] = Flags.argument("POSITION")(parse(_, Instant.now()))
-}
-
-/** Where reading stops (inclusive for offsets): `end` (the end when the run starts), `offset:N`, `timestamp:ISO-8601`. */
-sealed trait StopAt
-object StopAt {
-  case object End extends StopAt
-  final case class Offset(n: Long) extends StopAt
-  final case class Time(at: Instant) extends StopAt
-  /** `--follow`: until interrupted. */
-  case object Never extends StopAt
-
-  def parse(s: String): Either[String, StopAt] = s match {
-    case "end" => Right(End)
-    case o if o.startsWith("offset:") => Position.offset(o.drop(7)).map(Offset(_))
-    case t if t.startsWith("timestamp:") => Position.instant(t.drop(10)).map(Time(_))
-    case other => Left(s"'$other' is not a stop position (end, offset:N, timestamp:ISO-8601)")
-  }
-
-  implicit val argument: Argument[StopAt] = Flags.argument("POSITION")(parse)
-}
-
-/** The offsets one partition is read over: from `from`, up to but not including `until` (None: no end). */
-final case class PartitionRange(from: Long, until: Option[Long]) {
-  def isEmpty: Boolean = until.exists(_ <= from)
-  def size: Option[Long] = until.map(u => (u - from) max 0L)
-}
-
+/** The parsing StartAt and StopAt share, and the range a partition is read over. */
 object Position {
   private[kafka] def offset(s: String): Either[String, Long] =
     s.toLongOption.filter(_ >= 0).toRight(s"'$s' is not an offset (a whole number, 0 or more)")

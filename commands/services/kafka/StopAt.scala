@@ -1,0 +1,26 @@
+package bankops.services.kafka
+
+import com.monovore.decline.Argument
+
+import java.time.Instant
+
+import bankops.base.Flags
+
+/** Where reading stops (inclusive for offsets): `end` (the end when the run starts), `offset:N`, `timestamp:ISO-8601`. */
+sealed trait StopAt
+object StopAt {
+  case object End extends StopAt
+  final case class Offset(n: Long) extends StopAt
+  final case class Time(at: Instant) extends StopAt
+  /** `--follow`: until interrupted. */
+  case object Never extends StopAt
+
+  def parse(s: String): Either[String, StopAt] = s match {
+    case "end" => Right(End)
+    case o if o.startsWith("offset:") => Position.offset(o.drop(7)).map(Offset(_))
+    case t if t.startsWith("timestamp:") => Position.instant(t.drop(10)).map(Time(_))
+    case other => Left(s"'$other' is not a stop position (end, offset:N, timestamp:ISO-8601)")
+  }
+
+  implicit val argument: Argument[StopAt] = Flags.argument("POSITION")(parse)
+}
