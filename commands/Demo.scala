@@ -45,6 +45,9 @@ object Demo {
   private def step[A](name: String)(run: IO[A]): IO[A] =
     run.adaptError { case f: Failure.Unavailable => Failure.Unavailable(s"demo: $name: ${f.message}", f) }
 
+  /** The end offsets of the feedback and balance topics before the load: where its answers and changes start. */
+  private final case class LoadStart(feedback: Map[TopicPartition, Long], changes: Map[TopicPartition, Long])
+
   /** One answer of the handler: the command's id, the feedback record's simple name, its reason if it failed. */
   private final case class Answer(id: String, record: String, reason: Option[String])
 
@@ -137,20 +140,22 @@ object Demo {
       ours = answered.filter(a => want.contains(a.id))
       _ <- shell.info(s"demo: fixtures: ${ours.size} answers to ${want.size} commands, each as expected: ${kinds(ours)}")
       // 2. A learning command load through the handler.
-      feedbackFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, BankNames.Feedback))
-      changesFrom <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, BankNames.BalanceChanged))
+      // Where the load's answers start, both topics asked through one client.
+      from <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(a =>
+        (EndOffsets.of(a, BankNames.Feedback), EndOffsets.of(a, BankNames.BalanceChanged)).mapN(LoadStart.apply))
       load <-
         step("the command load")(Shell.captured(shell)(HeartbeatCommand.generate(HeartbeatCommand.Options.commands(loader, o.load.toLong, o.rate),
               _)))
       _ <- IO.raiseUnless(load.result.summary.errors == 0 && !load.result.interrupted)(
         Failure.Unavailable(s"demo: the command load failed: ${load.lastLines(3)}"))
       _ <-
-        awaitUntil(o.timeout, s"the handler's answers to the ${o.load} commands of the load")(countSince(settings, BankNames.Feedback, feedbackFrom))(
+        awaitUntil(o.timeout, s"the handler's answers to the ${o.load} commands of the load")(countSince(settings, BankNames.Feedback,
+            from.feedback))(
           _ >= o.load)
       lag <- awaitUntil(o.timeout, "the handler to catch up")(
         KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(ConsumerGroups.lag(_, BankNames.HandlerGroup)))(_.contains(0L))
-      feedback <- feedbackSince(settings, decoder, feedbackFrom)
-      changes <- countSince(settings, BankNames.BalanceChanged, changesFrom)
+      feedback <- feedbackSince(settings, decoder, from.feedback)
+      changes <- countSince(settings, BankNames.BalanceChanged, from.changes)
       _ <- shell.info(
         s"demo: command load: ${o.load} commands at ${o.rate}/s, ${feedback.size} answers (${kinds(feedback)}), $changes balance changes; " +
           s"handler lag ${lag.getOrElse(0L)}")

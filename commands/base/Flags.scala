@@ -24,11 +24,13 @@ object Flags {
     * e.g. `--from 'soon' is not a start position (...)`.
     */
   def option[A](name: String, help: String, short: String = "", metavar: String = "")(implicit arg: Argument[A]): Opts[A] =
-    Opts.option[String](name, help, short, if (metavar.nonEmpty) metavar else arg.defaultMetavar).mapValidated(named(name, _))
+    Opts.option[String](name, help, short, metavarOf(metavar)).mapValidated(named(name, _))
 
   /** [[option]], repeatable. */
   def options[A](name: String, help: String, short: String = "", metavar: String = "")(implicit arg: Argument[A]): Opts[NonEmptyList[A]] =
-    Opts.options[String](name, help, short, if (metavar.nonEmpty) metavar else arg.defaultMetavar).mapValidated(_.traverse(named(name, _)))
+    Opts.options[String](name, help, short, metavarOf(metavar)).mapValidated(_.traverse(named(name, _)))
+
+  private def metavarOf[A](chosen: String)(implicit arg: Argument[A]) = if (chosen.nonEmpty) chosen else arg.defaultMetavar
 
   private def named[A](name: String, s: String)(implicit arg: Argument[A]) = arg.read(s).leftMap(_.map(e => s"--$name $e"))
 
