@@ -39,7 +39,8 @@ object Cli {
   }
 
   private def usageError(help: Help, shell: Shell): IO[ExitCode] = {
-    shell.info(s"bankops: ${help.errors.mkString("; ")} (run with --help for usage)").as(Exit.BadInput)
+    // A value quoted in a refusal comes straight from the command line: its line breaks are shown, not printed.
+    shell.info(s"bankops: ${Failures.oneLine(help.errors.mkString("; "))} (run with --help for usage)").as(Exit.BadInput)
   }
 
   /** One line, the documented exit code, and the stack trace only when asked for. */

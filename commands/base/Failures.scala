@@ -6,6 +6,15 @@ import javax.net.ssl.SSLException
 /** Exit codes for exceptions that did not come from bankops' own checks. */
 object Failures {
 
+  /** `text` on one line: line breaks, tabs and other control characters written as escapes (`\n`, `\t`, `\u001b`). */
+  def oneLine(text: String): String = text.flatMap {
+    case '\n' => "\\n"
+    case '\r' => "\\r"
+    case '\t' => "\\t"
+    case c if Character.isISOControl(c) => f"\\u${c.toInt}%04x"
+    case c => c.toString
+  }
+
   /** An error and its causes, outermost first. */
   def chain(error: Throwable): List[Throwable] = Iterator.iterate(error)(_.getCause).takeWhile(_ != null).toList
 

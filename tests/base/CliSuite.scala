@@ -50,7 +50,9 @@ class CliSuite extends munit.CatsEffectSuite {
       List("capture", "--topic", "t", "--from", "soon", "--dry-run") -> "--from 'soon' is not a start position",
       List("inspect", "--topic", "t", "-o", "xml") -> "--output must be json, pretty or avro-json, not 'xml'",
       List("groups", "reset", "g", "--topic", "t", "--to", "yesterday") -> "--to 'yesterday' is not a reset target (earliest, latest",
-      List("groups", "reset", "g", "--topic", "t", "--to", "shift:0") -> "--to '0' is not a shift"
+      List("groups", "reset", "g", "--topic", "t", "--to", "shift:0") -> "--to '0' is not a shift",
+      // A line break or an escape sequence in a value is shown, never printed: the refusal stays one line.
+      List("inspect", "--topic", "t", "--from", "soon\nend\u001b[2J") -> "--from 'soon\\nend\\u001b[2J' is not a start position"
     ).traverse_ { case (args, message) =>
       TestShell.run(args).map { r =>
         assertEquals(r.code, 2, s"${args.mkString(" ")}: ${r.err}")
