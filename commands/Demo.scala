@@ -131,9 +131,10 @@ object Demo {
         }
       wrong = answered.filter(a => want.contains(a.id)).groupBy(_.id).toList.flatMap { case (id, as) =>
         val e = want(id)
-        val got = as.map(a => (a.record, a.reason))
-        if (got.distinct == List((e.record, e.reason)) && got.size == e.count) None
-        else Some(s"$id: expected ${e.record}${e.reason.fold("")(r => s" ($r)")} x${e.count}, got ${got.mkString(", ")}")
+        def said(record: String, reason: Option[String]) = record + reason.fold("")(r => s" ($r)")
+        val got = as.map(a => said(a.record, a.reason))
+        if (got.distinct == List(said(e.record, e.reason)) && got.size == e.count) None
+        else Some(s"$id: expected ${said(e.record, e.reason)} x${e.count}, got ${got.mkString(", ")}")
       }
       _ <- if (wrong.nonEmpty) fail("fixtures", s"${wrong.size} commands answered otherwise than expected, e.g. ${wrong.take(3).mkString("; ")}")
       else IO.unit

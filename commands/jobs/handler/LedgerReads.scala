@@ -25,7 +25,7 @@ private[handler] final class LedgerReads(queued: Iterator[Long] = Iterator.empty
   }
 
   // `queued`: numbers a test makes the handler draw first (a collision on purpose), then random ones.
-  private def draw(): String = BankRules.iban(if (queued.hasNext) queued.next() else random.nextInt(1000000000).toLong)
+  private def draw(): String = BankRules.iban(if (queued.hasNext) queued.next() else BankRules.accountNumber(random))
 
   /** An unused iban and a token per new account: the drawn numbers (`taken` those the table has), checked against
     * the accounts locked and one another, drawn again when taken (three rounds; then the original's failure reason).

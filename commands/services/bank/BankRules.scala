@@ -36,6 +36,24 @@ object BankRules {
     s"NL${checkDigits(digits)}OPEN$digits"
   }
 
+  /** Account numbers from here up (of the 10^9 the format allows) belong to other banks: the handler never draws them
+    * for a new account, so the fixtures, the loads and the tests can pay to and from them knowing no account of this
+    * bank holds one. Before this range was reserved a sandbox's handler could draw a fixture's outside account.
+    */
+  val OutsideFrom = 990000000L
+
+  /** The number of a new account of this bank: uniform below [[OutsideFrom]]. */
+  def accountNumber(random: java.util.Random): Long = random.nextInt(OutsideFrom.toInt).toLong
+
+  /** Another bank's account number, `n` of the reserved range (`0 <= n < 10^9 - OutsideFrom`). */
+  def outsideIban(n: Long): String = {
+    require(n >= 0 && OutsideFrom + n < 1000000000L, s"outside account $n is not in the reserved range")
+    iban(OutsideFrom + n)
+  }
+
+  /** Whether `s` is a valid account number in the reserved range: one no account of this bank can hold. */
+  def isOutside(s: String): Boolean = isValidIban(s) && s.substring(8).toLong >= OutsideFrom
+
   def token(random: Random): String = List.fill(20)(random.nextInt(10)).mkString
 
   /** The most UTF-8 bytes of a transfer's `description` and of its `to` (an outside account may be any text): both are

@@ -34,8 +34,8 @@ final class LearningGenerator(seed: Long, failShare: Double, pool: AccountPool) 
     else false
   }
 
-  /** A valid account number no account of the bank has (the bank draws below 10^9; these sit at the top). */
-  private def stranger(): String = BankRules.iban(999000000L + random.nextInt(1000000))
+  /** A valid account number no account of the bank has: one of the range the handler never draws. */
+  private def stranger(): String = BankRules.outsideIban(9000000L + random.nextInt(1000000))
 
   def next(): Either[ConfirmAccountCreation, ConfirmMoneyTransfer] = {
     val known = pool.accounts

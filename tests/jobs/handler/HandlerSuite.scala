@@ -31,7 +31,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
       withHandler(bank, "rules") { (_, log) =>
         val (a, b) = (id(), id())
         val seeded = BankRules.SeededIban
-        val outside = BankRules.iban(999999999L)
+        val outside = BankRules.outsideIban(9999999L)
         for {
           _ <- bank.send(List(creation(a, "AUTO"), creation(b, "MANUAL")))
           created <- bank.awaitFeedback(Set(a, b))
@@ -45,7 +45,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
             transfer(id(), ta, 100000, ia, ib) -> Some("insufficient funds"),
             transfer(id(), ta, 10, "nobody", ib) -> Some("from is invalid"),
             transfer(id(), ta, 10, ia, ia) -> Some("from and to can't be same for transfer"),
-            transfer(id(), "x", 10, outside, BankRules.iban(999999998L)) -> Some("both to and from not known at this bank"),
+            transfer(id(), "x", 10, outside, BankRules.outsideIban(9999998L)) -> Some("both to and from not known at this bank"),
             transfer(id(), "x", 50, outside, ib, "from outside") -> None,
             transfer(id(), ta, 100, ia, outside, "to outside") -> None,
             transfer(id(), "0" * 20, 5, seeded, ia, "from the seeded account") -> None,
@@ -195,7 +195,7 @@ class HandlerSuite extends munit.CatsEffectSuite {
       val transfers = List.fill(n) {
         val i = id()
         val (from, token) = list(random.nextInt(list.size))
-        val to = if (random.nextInt(10) == 0) BankRules.iban(900000000L + random.nextInt(1000)) else list(random.nextInt(list.size))._1
+        val to = if (random.nextInt(10) == 0) BankRules.outsideIban(random.nextInt(1000).toLong) else list(random.nextInt(list.size))._1
         val (f, t) = random.nextInt(20) match {
           case 0 => ("cash", "x")
           case 1 => (from, "9" * 20)
