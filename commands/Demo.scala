@@ -15,8 +15,8 @@ import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.latency.{LatencyReporting, LatencySchedule, LatencyCommand, LatencyOptions, Measure}
 import bankops.jobs.replay.ReplayCommand
 import bankops.jobs.sandbox.{ClientConfig, Identities, Sandbox, SandboxLayout, SandboxSettings}
-import bankops.services.bank.BankNames
-import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
+import bankops.services.bank.{BankNames, BankRules}
+import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
@@ -73,6 +73,26 @@ object Demo {
       loop(first)
     }
 
+  /** The fixtures' other banks' accounts that an account of this bank holds: a sandbox whose handler drew one before
+    * that range was reserved ([[BankRules.OutsideFrom]]). The fixtures' payments to and from it would be answered
+    * otherwise, so the demo says why before it sends them.
+    */
+  private def heldOutside(settings: ConnectionSettings, fixtures: os.Path): IO[List[String]] =
+    IO.blocking(os.read.lines(fixtures)).flatMap { lines =>
+      val outside = lines.flatMap(l => parse(l).toOption).flatMap { j =>
+        List("from", "to").flatMap(k => j.hcursor.downField("value").get[String](k).toOption)
+      }.filter(BankRules.isOutside).distinct
+      Database.session(settings.database, "demo", 30.seconds).use(c =>
+        IO.blocking {
+          val st = c.prepareStatement(s"SELECT DISTINCT iban FROM ${BankNames.BalanceTable} WHERE iban = ANY (?) ORDER BY iban")
+          st.setArray(1, c.createArrayOf("text", outside.toArray[AnyRef]))
+          val rs = st.executeQuery()
+          val held = Iterator.continually(rs).takeWhile(_.next()).map(_.getString(1)).toList
+          rs.close(); st.close()
+          held
+        })
+    }
+
   private def kinds(answers: List[Answer]): String =
     answers.groupBy(_.record).toList.sortBy(_._1).map { case (record, as) => s"$record ${as.size}" }.mkString(", ")
 
@@ -118,6 +138,12 @@ object Demo {
     val fixtures = shell.home / "fixtures" / "commands.jsonl"
     for {
       want <- expected(shell.home / "fixtures" / "expected-feedback.jsonl")
+      held <- step("reading the bank's accounts")(heldOutside(settings, fixtures))
+      _ <- if (held.isEmpty) IO.unit
+      else fail("fixtures",
+        s"this sandbox's bank holds ${held.mkString(", ")}, which the fixtures use as another bank's account " +
+          s"(its handler drew it before numbers from ${BankRules.iban(BankRules.OutsideFrom)} were reserved): " +
+          "start from a fresh sandbox with 'bankops sandbox down --wipe'")
       // 1. The fixtures: every command answered as the expected file says, as often as it was sent.
       before <- KafkaClients.javaAdmin(settings.kafka, 30.seconds).use(EndOffsets.of(_, BankNames.Feedback))
       sent <-

@@ -7,7 +7,8 @@ import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.HandlerService
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
-import bankops.support.{SandboxFixture, Setup, TestShell}
+import bankops.services.bank.BankRules
+import bankops.support.{BankFixture, SandboxFixture, Setup, TestShell}
 
 /** The living bank in the sandbox: its handler answers the fixtures as expected, a learning command load mostly
   * succeeds, the handler can be stopped and started alone, and `demo` runs twice in a row.
@@ -84,6 +85,27 @@ class DemoSuite extends munit.CatsEffectSuite {
       assert(start.err.contains("handler   started"), start.err)
       assert(answer.out.contains("AccountCreationConfirmed"), answer.out + answer.err)
       assertEquals(wrong.code, 2, wrong.err)
+    }
+  }
+
+  test("a bank holding a fixture's outside account (drawn before that range was reserved): exit 1 naming it and the fix, nothing sent") {
+    // The fixtures' first payment from another bank: planted as an account of this bank, as an older handler could draw it.
+    val held = os.read.lines(bankops.support.Repo.root / "fixtures" / "commands.jsonl").flatMap(l => parse(l).toOption)
+      .flatMap(_.hcursor.downField("value").get[String]("from").toOption).find(BankRules.isOutside).get
+    def commandsEnd = SandboxFixture.settings.flatMap(s => KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, "commands")))
+    val plant = (sql: String) =>
+      SandboxFixture.settings.flatMap(s => BankFixture.withDb(s.database.url.value)(_.createStatement().execute(sql)))
+    for {
+      before <- commandsEnd
+      run <- plant(s"INSERT INTO balance (iban, token, type) VALUES ('$held', 't', 'AUTO')").bracket(_ => SandboxFixture.cli("demo"))(_ =>
+        plant(s"DELETE FROM balance WHERE iban = '$held'").void)
+      after <- commandsEnd
+    } yield {
+      assertEquals(run.code, 1, run.err)
+      assert(
+        run.err.contains(s"demo: fixtures: this sandbox's bank holds $held, which the fixtures use as another bank's account") &&
+          run.err.contains("bankops sandbox down --wipe"), run.err)
+      assertEquals(after, before, "the demo sent fixtures to a bank it had found unfit for them")
     }
   }
 
