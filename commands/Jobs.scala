@@ -21,7 +21,7 @@ import bankops.jobs.topics.TopicsCommand
 
 /** Every job the CLI offers; a job is listed here only once it works. */
 object Jobs {
-  lazy val all: List[Job] = List(
+  lazy val all: List[Job[_, _]] = List(
     ConfigCommand.job,
     ContextCommand.job,
     SandboxCommand.job(SandboxProvision.applyTopology),

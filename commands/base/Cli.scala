@@ -16,7 +16,7 @@ object Cli {
   private case object PrintVersion extends Action
   private final case class RunJob(run: Shell => IO[ExitCode]) extends Action
 
-  private def command(jobs: List[Job]): Command[Action] = {
+  private def command(jobs: List[Job[_, _]]): Command[Action] = {
     val version = Opts.flag("version", "Print the version and exit.").as(PrintVersion: Action)
     val verbose = Opts.flag("verbose", "Log details and show stack traces on errors (also accepted after the subcommand).").orFalse
     val job = jobs.map(_.subcommand).reduce(_ orElse _).map(RunJob(_): Action)
@@ -24,9 +24,9 @@ object Cli {
   }
 
   /** The whole command line's shape, for shell completion. */
-  def tree(jobs: List[Job]): CommandTree = CommandTree.of(command(jobs))
+  def tree(jobs: List[Job[_, _]]): CommandTree = CommandTree.of(command(jobs))
 
-  def run(args: List[String], shell: Shell, jobs: List[Job]): IO[ExitCode] = {
+  def run(args: List[String], shell: Shell, jobs: List[Job[_, _]]): IO[ExitCode] = {
     // --verbose is global; take it wherever it appears.
     val rest = args.filterNot(_ == "--verbose")
     // No job at all is a question, not a mistake: the overview of jobs, as --help shows it.

@@ -18,16 +18,25 @@ object Rendered {
   final case class Result(json: List[Json], text: String) extends Part
   final case class Note(line: String) extends Part
   final case class Warning(line: String) extends Part
+  /** A line for people on stderr when the results go out as JSON lines (a table already says it). */
+  final case class JsonNote(line: String) extends Part
+  /** Markdown for the GitHub Actions job summary (a job's [[StepSummary]], a chart), appended when `GITHUB_STEP_SUMMARY` is set. */
+  final case class Summary(markdown: String) extends Part
 
   val empty: Rendered = Rendered(Nil)
   def result(json: List[Json], text: String): Rendered = Rendered(List(Result(json, text)))
   def note(line: String): Rendered = Rendered(List(Note(line)))
   def warning(line: String): Rendered = Rendered(List(Warning(line)))
+  def jsonNote(line: String): Rendered = Rendered(List(JsonNote(line)))
+  def summary(s: StepSummary): Rendered = Rendered(List(Summary(s.markdown)))
+  def summaryMarkdown(markdown: String): Rendered = Rendered(List(Summary(markdown)))
   def all(rs: List[Rendered]): Rendered = Rendered(rs.flatMap(_.parts))
 
   def show(r: Rendered, format: OutputFormat, shell: Shell): IO[Unit] = r.parts.traverse_ {
     case Result(json, text) => OutputFormat.emit(format, shell)(json, text)
     case Note(line) => shell.info(line)
     case Warning(line) => shell.warn(line)
+    case JsonNote(line) => shell.info(line).whenA(format == OutputFormat.Json)
+    case Summary(markdown) => StepSummary.append(shell, markdown)
   }
 }

@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Shell, StepSummary}
+import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{Doing, KafkaClients, KeyPartition, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
@@ -77,23 +77,21 @@ object BalancesCommand {
     }
   }
 
-  private def run(o: Options)(shell: Shell): IO[ExitCode] =
-    validate(o, shell).flatMap { report =>
-      val print =
-        OutputFormat.emit(OutputFormat.resolve(o.output, shell), shell)(report.findings.map(_.json) :+ report.summaryJson, report.table(o.show))
-      val github = StepSummary.write(shell, report.stepSummary(o.show))
-      print >> github >> shell.info(s"balances: ${report.summaryLine}").whenA(OutputFormat.resolve(o.output, shell) == OutputFormat.Json)
-        .as(if (report.findings.isEmpty) ExitCode.Success else Exit.Difference)
-    }
+  /** The one renderer: the findings and the summary, the job summary for GitHub, exit 1 on any finding. */
+  def render(o: Options, report: ValidationReport): Shown =
+    Shown(o.output,
+      Rendered.result(report.findings.map(_.json) :+ report.summaryJson, report.table(o.show)) ++
+        Rendered.summary(report.stepSummary(o.show)) ++ Rendered.jsonNote(s"balances: ${report.summaryLine}"),
+      if (report.findings.isEmpty) ExitCode.Success else Exit.Difference)
 
   private val validateCmd =
     Opts.subcommand("validate", "Check every account's BalanceChanged chain and compare its last balance with PostgreSQL; exit 1 on any finding.")(
-      opts.map(o => run(o) _))
+      opts)
 
-  val job: Job = Job(
+  val job: Job[Options, ValidationReport] = Job(
     "balances",
     "Prove the balances on Kafka (BalanceChanged chains) and in PostgreSQL (balance.amount) agree, or list how they differ.",
     "bankops balances validate --settle 10s --output json",
     validateCmd
-  )
+  )(validate, render)
 }

@@ -89,7 +89,7 @@ object CaptureCommand {
         }(a => IO.blocking(a.close())).as(ExitCode.Success)
       })
 
-  val job: Job = Job(
+  val job: Job.Actions = Job.actions(
     "capture",
     "One archive of an incident: a window's records with their schemas, the groups' offsets, the topics' shape and the topology; " +
       "`capture show` reads one, `restore` puts it back.",

@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Job, Shell, StepSummary}
+import bankops.base.{Failure, Flags, Job, Rendered, Shell, Shown, StepSummary}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.TopicName
 
@@ -42,25 +42,30 @@ object RestoreCommand {
     else Options(flags, archive, plan, nonEmpty, dbName, timeout).validNel
   }
 
-  def run(o: Options)(shell: Shell): IO[ExitCode] =
+  /** Restores the archive; its steps are said on stderr as they are done. */
+  def restore(o: Options, shell: Shell): IO[RestoreReport] =
     IO.blocking(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
       for {
         settings <- Connections.load(o.flags, shell)
         dbName = o.dbName.getOrElse("restored_" + o.plan.prefix.toLowerCase.replaceAll("[^a-z0-9]+", "_").stripSuffix("_"))
         report <- RestoreRun(archive, o.plan, o.intoNonEmpty, dbName, settings, o.timeout, shell)
-        _ <- shell.info(s"restore: ${report.records.values.sum} records into ${report.records.keys.toList.sorted.mkString(", ")}; " +
-          s"${report.groups.map(_._1).distinct.size} group(s) set: ${report.groups.map(_._1).distinct.mkString(", ")}")
-        _ <- StepSummary.write(shell,
-          StepSummary("restore", s"${report.records.values.sum} records restored from ${o.archive.last}",
-            StepSummary.Outcome.Ok, facts = report.records.toList.sorted.map { case (t, n) => t -> n.toString }))
-      } yield ExitCode.Success
+      } yield report
     }(a => IO.blocking(a.close()))
 
-  val job: Job = Job(
+  /** The one renderer: the records per topic and the groups set, and the job summary. */
+  def render(o: Options, report: RestoreReport): Shown =
+    Shown(None,
+      Rendered.note(s"restore: ${report.records.values.sum} records into ${report.records.keys.toList.sorted.mkString(", ")}; " +
+        s"${report.groups.map(_._1).distinct.size} group(s) set: ${report.groups.map(_._1).distinct.mkString(", ")}") ++
+        Rendered.summary(StepSummary("restore", s"${report.records.values.sum} records restored from ${o.archive.last}",
+            StepSummary.Outcome.Ok, facts = report.records.toList.sorted.map { case (t, n) => t -> n.toString })),
+      ExitCode.Success)
+
+  val job: Job[Options, RestoreReport] = Job(
     "restore",
     "Put a capture archive back: topics with the captured partitions and configs (under --topic-prefix, default restored.), " +
       "schemas with ids translated, records with partitions, keys, headers and timestamps, groups at the same positions.",
     "bankops restore incident.zip --topic-prefix incident42.",
-    opts.map(o => run(o) _)
-  )
+    opts
+  )(restore, render)
 }

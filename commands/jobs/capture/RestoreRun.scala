@@ -18,8 +18,8 @@ import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, End
 import bankops.services.registry.{RegistryClient, RegistryError, SchemaReference}
 
 /** What a restore did: records per target topic, schema ids as translated, group offsets set. */
-private[capture] final case class RestoreReport(records: Map[String, Long], ids: Map[Int, Int], groups: List[(String, TopicPartition, Long)],
-                                                accounts: Option[(String, String, Int)])
+final case class RestoreReport(records: Map[String, Long], ids: Map[Int, Int], groups: List[(String, TopicPartition, Long)],
+                               accounts: Option[(String, String, Int)])
 
 /** The effectful shell of `restore`: target topics checked (a topic that holds records is refused unless asked) or
   * created with the captured partitions and configs, schemas registered under the subjects of the new topic names

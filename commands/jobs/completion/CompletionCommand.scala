@@ -4,15 +4,25 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Cli, Job, Shell}
-import bankops.services.contracts.TopologyOpts
+import bankops.base.{Cli, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.services.contracts.{TopologyChoice, TopologyOpts}
 
 /** `bankops completion bash|zsh|fish`: the shell's completion script, generated from every job's options. The job list is
   * handed in by the top layer (a job never sees the others): a function, since this job is on that list itself.
   */
 object CompletionCommand {
 
-  def job(jobs: () => List[Job]): Job = Job(
+  /** The shell's name, and the topology whose topics it completes. */
+  final case class Options(shellName: String, topology: TopologyChoice)
+
+  /** The script: every job's flags and values from the job list, and the topology's topic names when it can be read. */
+  private def script(jobs: () => List[Job[_, _]])(o: Options, shell: Shell): IO[String] =
+    // Topic names are a convenience: without a readable topology the script still completes everything else.
+    TopologyOpts.load(o.topology, shell).map(_.topics.map(_.name)).handleError(_ => Nil).flatMap { topics =>
+      IO.fromOption(CompletionScripts.script(o.shellName, Cli.tree(jobs()), topics))(new IllegalStateException(o.shellName))
+    }
+
+  def job(jobs: () => List[Job[_, _]]): Job[Options, String] = Job(
     "completion",
     "Print a shell completion script (bash, zsh or fish) for every job, flag and listed value, and the topology's topics.",
     "source <(bankops completion bash)",
@@ -20,12 +30,7 @@ object CompletionCommand {
       Opts.argument[String]("bash|zsh|fish").mapValidated(s =>
         if (CompletionScripts.Shells.contains(s)) s.validNel else s"shell must be bash, zsh or fish, not '$s'".invalidNel),
       TopologyOpts.choice
-    ).mapN { (shellName, topology) => (shell: Shell) =>
-      // Topic names are a convenience: without a readable topology the script still completes everything else.
-      TopologyOpts.load(topology, shell).map(_.topics.map(_.name)).handleError(_ => Nil).flatMap { topics =>
-        val script = CompletionScripts.script(shellName, Cli.tree(jobs()), topics)
-        IO.fromOption(script)(new IllegalStateException(shellName)).flatMap(s => IO.blocking(shell.out.print(s)))
-      }.as(ExitCode.Success)
-    }
-  )
+    ).mapN(Options.apply)
+    // The script is the output whatever the terminal: never a JSON line.
+  )(script(jobs), (_, text) => Shown(Some(OutputFormat.Table), Rendered.result(Nil, text.stripSuffix("\n")), ExitCode.Success))
 }

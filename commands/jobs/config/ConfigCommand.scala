@@ -43,7 +43,7 @@ object ConfigCommand {
         table = Table.render(List("SETTING", "VALUE", "SOURCE"), rs.map(r => List(r.setting, r.value, r.source))))
     }.as(ExitCode.Success)
 
-  val job: Job = Job(
+  val job: Job.Actions = Job.actions(
     "config",
     "Show the effective connection settings and where each came from (secrets masked).",
     "bankops config show --output json",

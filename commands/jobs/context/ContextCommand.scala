@@ -93,7 +93,7 @@ object ContextCommand {
     }
   )
 
-  val job: Job = Job(
+  val job: Job.Actions = Job.actions(
     "context",
     "Named cluster settings: add, list, use, show, remove; every job takes --context NAME (or BANKOPS_CONTEXT).",
     "bankops context add prod --bootstrap-server kafka:9093 --command-config prod.properties --db-password-env DB_PASSWORD",

@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, StepSummary}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, StepSummary}
 import bankops.services.config.ClientIdentity
 import bankops.services.contracts.{DesiredSubject, Topology}
 import bankops.services.kafka.KafkaClients
@@ -69,27 +69,31 @@ object DeployCommand {
       else Exit.Difference
   }
 
-  /** `plan`, for the CLI and for callers in this process: the plan is printed to `shell` in the format `c` asks for. */
-  def planAll(c: SchemaFlow.Common, level: Option[String], shell: Shell, deleteUnlisted: Boolean = false, strict: Boolean = false)
-      : IO[PlanReport] =
-    session(c, level, deleteUnlisted, strict, shell) { s =>
-      for {
-        // Asked without --gate too: a change apply would have refused (an unknown config key) is not merely pending.
-        refused <- if (!s.tp.isEmpty) TopicSync.refusals(s.topics, s.tp) else IO.pure(Nil)
-        _ <- print(s, OutputFormat.resolve(c.output, shell), shell)
-        _ <- (refused.map(_.refusal) ++ s.access.refusals).traverse_(shell.info)
-        _ <- StepSummary.write(shell, DeploySummary.plan(s.tp, s.sp, refused, s.access))
-      } yield PlanReport(s.tp, s.sp, refused, s.access)
+  /** `plan`'s options: the topology and registry, the compatibility level, and which refusals fail it. */
+  final case class PlanOptions(common: SchemaFlow.Common, level: Option[String], gate: Boolean, deleteUnlisted: Boolean, strict: Boolean)
+
+  /** `plan`: what apply would do and what its gate would refuse, asked of the cluster and registry; nothing changes. */
+  def planAll(o: PlanOptions, shell: Shell): IO[PlanReport] =
+    session(o.common, o.level, o.deleteUnlisted, o.strict, shell) { s =>
+      // Asked without --gate too: a change apply would have refused (an unknown config key) is not merely pending.
+      (if (!s.tp.isEmpty) TopicSync.refusals(s.topics, s.tp) else IO.pure(Nil)).map(PlanReport(s.tp, s.sp, _, s.access))
     }
 
-  val plan: Job = Job(
+  /** The one renderer of a plan: its changes, what the gate would refuse, the job summary; exit 1 when pending. */
+  def renderPlan(o: PlanOptions, r: PlanReport): Shown =
+    Shown(o.common.output,
+      TopicSync.rendered(r.topics) ++ AccessSync.rendered(r.access) ++ SchemaFlow.rendered(r.schemas) ++
+        Rendered.all((r.refused.map(_.refusal) ++ r.access.refusals).map(Rendered.note)) ++
+        Rendered.summary(DeploySummary.plan(r.topics, r.schemas, r.refused, r.access)),
+      r.code(o.gate))
+
+  val plan: Job[PlanOptions, PlanReport] = Job(
     "plan",
     "Topics, ACLs, users and schemas together: what apply would do; exit 1 when anything is pending or incompatible " +
       "(--gate: only when apply would be refused).",
     "bankops plan --topology schemas/topology.json",
-    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly, deleteUnlisted, strictAccess).mapN((c, level, gate, delete, strict) =>
-      (shell: Shell) => planAll(c, level, shell, delete, strict).map(_.code(gate)))
-  )
+    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly, deleteUnlisted, strictAccess).mapN(PlanOptions.apply)
+  )(planAll, renderPlan)
 
   /** What an apply did: the plan it started from, what the gate refused, each topic change's outcome, its exit code. */
   final case class ApplyReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome], outcomes: List[Outcome], code: ExitCode,
@@ -158,7 +162,10 @@ object DeployCommand {
         }
     }
 
-  val apply: Job = Job(
+  /** `apply`'s options: the topology and registry, the compatibility level, whether unlisted access goes, --strict. */
+  final case class ApplyOptions(common: SchemaFlow.Common, level: Option[String], deleteUnlisted: Boolean, strict: Boolean)
+
+  val apply: Job[ApplyOptions, ApplyReport] = Job(
     "apply",
     "Create topics, ACLs and SCRAM users and register schemas in one step, gated: if any schema is incompatible, any topic " +
       "change refused or any password missing, nothing changes.",
@@ -167,8 +174,7 @@ object DeployCommand {
       .mapValidated { case (c, level, delete, yes, strict) =>
         if (delete && !yes) "--delete-unlisted deletes ACLs and SCRAM users: add --yes to confirm (or run plan --delete-unlisted to see which)"
           .invalidNel
-        else (c, level, delete, strict).validNel
+        else ApplyOptions(c, level, delete, strict).validNel
       }
-      .map { case (c, level, delete, strict) => (shell: Shell) => applyAll(c, level, shell, delete, strict).map(_.code) }
-  )
+  )((o, shell) => applyAll(o.common, o.level, shell, o.deleteUnlisted, o.strict), (_, r) => Shown.exit(r.code))
 }

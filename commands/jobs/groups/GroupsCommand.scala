@@ -100,7 +100,7 @@ object GroupsCommand {
           }.as(ExitCode.Success)
       })
 
-  val job: Job = Job(
+  val job: Job.Actions = Job.actions(
     "groups",
     "Consumer groups: list, describe (lag in records and time, members), reset committed offsets (plan first, " +
       "--execute, --save-to to undo), delete empty groups.",

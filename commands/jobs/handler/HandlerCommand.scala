@@ -7,7 +7,7 @@ import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell}
+import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell, Shown}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
 import bankops.services.kafka.{Denied, Doing, KafkaClients, TopicName}
@@ -159,11 +159,12 @@ object HandlerCommand {
   val OwnKeys: Set[String] = Set("group.id", "group.instance.id", "transactional.id", "isolation.level", "enable.auto.commit",
     "enable.idempotence")
 
-  val job: Job = Job(
+  /** The handler serves until it is stopped; it says what it does on stderr as it runs, and its report is how it stopped. */
+  val job: Job[Options, ExitCode] = Job(
     "handler",
     "The bank's command handler: applies commands to PostgreSQL and publishes feedback and balance changes, exactly " +
       "once; records it cannot read go to a dead-letter topic.",
     "bankops handler --group bankops-command-handler --instance handler-1",
-    opts.map(o => run(o) _)
-  )
+    opts
+  )((o, shell) => run(o)(shell), (_, code) => Shown.exit(code))
 }

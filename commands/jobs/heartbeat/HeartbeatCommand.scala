@@ -1,12 +1,12 @@
 package bankops.jobs.heartbeat
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Flags, Interrupt, Job, OutputFormat, Shell}
+import bankops.base.{Exit, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
@@ -66,24 +66,27 @@ object HeartbeatCommand {
       stopped <- interrupted.get
     } yield Report(summary, stopped)
 
-  def run(o: Options)(shell: Shell): IO[ExitCode] =
-    generate(o, shell).flatMap { case Report(summary, stopped) =>
-      val mark = if (stopped) "interrupted (Ctrl-C): " else ""
-      OutputFormat.print(o.output, shell)(
-        json = shell.println(summary.json.deepMerge(io.circe.Json.obj("interrupted" -> io.circe.Json.fromBoolean(stopped))).noSpaces) >>
-          shell.info(s"heartbeat: ${if (stopped) mark else "done: "}${summary.line}"),
-        table = shell.println(s"heartbeat: $mark${summary.line}")
-      ) >> summary.firstError.filter(_ => summary.errors > 0).traverse_(e =>
-        shell.warn(s"heartbeat: ${summary.errors} record(s) not written; the first error: $e")) >>
-        shell.warn(f"achieved ${summary.recordsPerSecond}%.1f records/s of the ${o.rate} asked for: the broker or this machine could not keep up")
-          .whenA(o.rate > 0 && summary.seconds >= 2 && summary.recordsPerSecond < o.rate * 0.98 && o.count.forall(_ > o.rate.toLong * 2))
-          .as(if (summary.errors > 0) Exit.Unavailable else if (stopped) Exit.Interrupted else Exit.Ok)
-    }
+  /** The one renderer: the figures (a JSON object, or a line for people), the records not written, a rate not reached. */
+  def render(o: Options, r: Report): Shown = {
+    val Report(summary, stopped) = r
+    val mark = if (stopped) "interrupted (Ctrl-C): " else ""
+    val json = summary.json.deepMerge(io.circe.Json.obj("interrupted" -> io.circe.Json.fromBoolean(stopped)))
+    val slow = o.rate > 0 && summary.seconds >= 2 && summary.recordsPerSecond < o.rate * 0.98 && o.count.forall(_ > o.rate.toLong * 2)
+    Shown(o.output,
+      Rendered.result(List(json), s"heartbeat: $mark${summary.line}") ++
+        Rendered.jsonNote(s"heartbeat: ${if (stopped) mark else "done: "}${summary.line}") ++
+        Rendered.all(summary.firstError.filter(_ => summary.errors > 0).toList.map(e =>
+            Rendered.warning(s"heartbeat: ${summary.errors} record(s) not written; the first error: $e"))) ++
+        Rendered.warning(
+          f"achieved ${summary.recordsPerSecond}%.1f records/s of the ${o.rate} asked for: the broker or this machine could not keep up")
+          .when(slow),
+      if (summary.errors > 0) Exit.Unavailable else if (stopped) Exit.Interrupted else Exit.Ok)
+  }
 
-  val job: Job = Job(
+  val job: Job[Options, Report] = Job(
     "heartbeat",
     "Heartbeats and bank commands at a set rate (Confluent wire format), reporting records/s, MB/s and acknowledgement latency percentiles.",
     "bankops heartbeat --rate 1000 --duration 60s --kind mixed",
-    opts.map(o => run(o) _)
-  )
+    opts
+  )(generate, render)
 }

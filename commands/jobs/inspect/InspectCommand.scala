@@ -7,7 +7,7 @@ import fs2.Stream
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Flags, Interrupt, Job, Shell, StepSummary}
+import bankops.base.{Exit, Flags, Interrupt, Job, Rendered, Shell, Shown}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{Decoded, KafkaClients, ReadPlan, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, StopAt, TopicReader}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -51,7 +51,11 @@ object InspectCommand {
           "(--all-partitions reads all)"
       })
 
-  def run(o: Options)(shell: Shell): IO[ExitCode] = {
+  /** What a read came to (its records went to stdout as they were read): the counts, and how many partitions were read. */
+  final case class Report(stats: InspectStats, partitions: Int)
+
+  /** Reads, decodes, filters and writes the records to stdout as they come, until the end asked for, the limit or Ctrl-C. */
+  def read(o: Options, shell: Shell): IO[Report] = {
     val format = InspectFormat.resolve(o.format, shell)
     for {
       settings <- Connections.load(o.flags, shell)
@@ -96,19 +100,27 @@ object InspectCommand {
             .as(plan)
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       s <- stats.get
-      partitions = plan.ranges.size
-      _ <- shell.info(s"inspect: ${s.summary}; $partitions partition${if (partitions == 1) "" else "s"} read")
-      _ <- shell.info(s"inspect: nothing matched in the key's partition; a producer with another partitioner (librdkafka's " +
-        "default hashes keys with CRC32) puts keys elsewhere: --all-partitions reads all").whenA(o.spec.byKey.isDefined && s.shown == 0)
-      _ <- s.filterWarnings(o.filter, o.fields).traverse_(shell.warn)
-      _ <- StepSummary.write(shell, s.stepSummary(o.spec.topics, o.strict, partitions))
-    } yield if (o.strict && s.undecodable > 0) Exit.Difference else ExitCode.Success
+    } yield Report(s, plan.ranges.size)
   }
 
-  val job: Job = Job(
+  /** The one renderer: after the records, the counts, a keyed read that found nothing, filters that matched no field,
+    * the job summary; exit 1 with --strict when a record did not decode.
+    */
+  def render(o: Options, r: Report): Shown = {
+    val Report(s, partitions) = r
+    Shown(None,
+      Rendered.note(s"inspect: ${s.summary}; $partitions partition${if (partitions == 1) "" else "s"} read") ++
+        Rendered.note(s"inspect: nothing matched in the key's partition; a producer with another partitioner (librdkafka's " +
+          "default hashes keys with CRC32) puts keys elsewhere: --all-partitions reads all").when(o.spec.byKey.isDefined && s.shown == 0) ++
+        Rendered.all(s.filterWarnings(o.filter, o.fields).map(Rendered.warning)) ++
+        Rendered.summary(s.stepSummary(o.spec.topics, o.strict, partitions)),
+      if (o.strict && s.undecodable > 0) Exit.Difference else ExitCode.Success)
+  }
+
+  val job: Job[Options, Report] = Job(
     "inspect",
     "Read and decode Avro records on topics (Confluent wire format) as JSON lines or readable blocks, with positions and filters.",
     "bankops inspect --topic commands --from ago:15m --where amount>1000",
-    opts.map(o => run(o) _)
-  )
+    opts
+  )(read, render)
 }

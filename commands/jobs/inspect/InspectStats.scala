@@ -11,8 +11,8 @@ import bankops.services.kafka.{Decoded, RecordFilter}
 /** Counts for the closing summary, and the top-level fields of each record type read (to say when a filter names
   * a field or type that none of them has).
   */
-private[inspect] final case class InspectStats(read: Long, shown: Long, undecodable: Long, byRecord: Map[String, Long],
-                                               fields: Map[String, Set[String]] = Map.empty) {
+final case class InspectStats(read: Long, shown: Long, undecodable: Long, byRecord: Map[String, Long],
+                              fields: Map[String, Set[String]] = Map.empty) {
   def add(d: Decoded, shownNow: Boolean): InspectStats =
     InspectStats(read + 1, if (shownNow) shown + 1 else shown, if (d.ok) undecodable else undecodable + 1,
       d.envelope.record.fold(byRecord)(r => byRecord.updated(r, byRecord.getOrElse(r, 0L) + 1)),

@@ -1,12 +1,12 @@
 package bankops.jobs.latency
 
-import cats.effect.{ExitCode, IO, Resource}
+import cats.effect.{IO, Resource}
 import cats.syntax.all._
 import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Interrupt, Job, OutputFormat, Shell, StepSummary}
+import bankops.base.{Exit, Interrupt, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.config.{ConnectionSettings, Connections, SandboxConnection, Source}
 import bankops.services.contracts.SubjectNameStrategy
@@ -60,40 +60,39 @@ object LatencyCommand {
       }
     } yield outcome
 
-  def run(o: LatencyOptions)(shell: Shell): IO[ExitCode] =
-    for {
-      outcome <- measure(o, shell)
-      floor = outcome.floor.toList.flatMap(f => f.warmUp.toList ++ f.steps)
-      steps = outcome.warmUp.toList ++ outcome.steps
-      // A run the floor ended shows the floor's steps alone.
-      _ <- OutputFormat.print(o.reporting.output, shell)(
-        json = (if (steps.isEmpty) floor.map(LatencyReport.floorJson) else steps.map(LatencyReport.json(_, floor))).traverse_(j =>
-          shell.println(j.noSpaces)),
-        table = shell.println(if (steps.isEmpty && floor.nonEmpty) "Kafka's exactly-once floor:\n" + LatencyReport.table(floor)
-          else LatencyReport.table(steps, floor)))
-      broken = for { s <- outcome.steps; slo <- o.reporting.slos; why <- slo.broken(s) } yield why
-      _ <- broken.traverse_(b => shell.info(s"latency: SLO $b"))
-      _ <- outcome.stoppedEarly.traverse_(why => shell.info(s"latency: $why"))
-      during = if (outcome.floor.exists(_.interrupted)) "Kafka's exactly-once floor (the handler was not measured)"
-      else if (outcome.steps.isEmpty) "the warm-up" else s"step ${outcome.steps.size}"
-      _ <- shell.info(s"latency: interrupted (Ctrl-C) during $during: the steps so far are reported, the probes in flight were waited for")
-        .whenA(outcome.interrupted)
-      _ <- StepSummary.write(shell,
-        LatencyReport.stepSummary(outcome.steps, broken, outcome.stoppedEarly, outcome.interrupted, o.reporting.slos,
-          o.reporting.chart, floor)) >>
-        StepSummary.append(shell, LatencyReport.mermaid(outcome.steps)).whenA(outcome.steps.nonEmpty)
-      short = (outcome.floor.toList.flatMap(_.steps).map("floor " -> _) ++ outcome.steps.map("" -> _)).filter { case (_, s) =>
-        s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98
-      }
-      _ <- short.traverse_ { case (of, s) =>
-        shell.warn(
-          f"${of}step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the " +
+  /** The one renderer: the steps (with the floor's beside them), broken SLOs, why a run stopped early, the job summary
+    * with its chart, and steps whose load fell short. A run the floor ended shows the floor's steps alone.
+    */
+  def render(o: LatencyOptions, outcome: LatencyOutcome): Shown = {
+    val floor = outcome.floor.toList.flatMap(f => f.warmUp.toList ++ f.steps)
+    val steps = outcome.warmUp.toList ++ outcome.steps
+    val results =
+      if (steps.isEmpty && floor.nonEmpty)
+        Rendered.result(floor.map(LatencyReport.floorJson), "Kafka's exactly-once floor:\n" + LatencyReport.table(floor))
+      else Rendered.result(steps.map(LatencyReport.json(_, floor)), LatencyReport.table(steps, floor))
+    val broken = for { s <- outcome.steps; slo <- o.reporting.slos; why <- slo.broken(s) } yield why
+    val during = if (outcome.floor.exists(_.interrupted)) "Kafka's exactly-once floor (the handler was not measured)"
+    else if (outcome.steps.isEmpty) "the warm-up" else s"step ${outcome.steps.size}"
+    val short = (outcome.floor.toList.flatMap(_.steps).map("floor " -> _) ++ outcome.steps.map("" -> _)).filter { case (_, s) =>
+      s.load.asked > 0 && s.seconds >= 2 && s.load.achieved < s.load.asked * 0.98
+    }
+    Shown(o.reporting.output,
+      results ++
+        Rendered.all(broken.map(b => Rendered.note(s"latency: SLO $b"))) ++
+        Rendered.all(outcome.stoppedEarly.toList.map(why => Rendered.note(s"latency: $why"))) ++
+        Rendered.note(s"latency: interrupted (Ctrl-C) during $during: the steps so far are reported, the probes in flight were waited for")
+          .when(outcome.interrupted) ++
+        Rendered.summary(LatencyReport.stepSummary(outcome.steps, broken, outcome.stoppedEarly, outcome.interrupted, o.reporting.slos,
+            o.reporting.chart, floor)) ++
+        Rendered.summaryMarkdown(LatencyReport.mermaid(outcome.steps)).when(outcome.steps.nonEmpty) ++
+        Rendered.all(short.map { case (of, s) =>
+          Rendered.warning(f"${of}step ${s.index + 1}: achieved ${s.load.achieved}%.0f of the ${s.load.asked} records/s asked for: the " +
             f"broker or this machine could not keep up")
-      }
-    } yield
+        }),
       if (outcome.interrupted) Exit.Interrupted
       else if (outcome.stoppedEarly.nonEmpty || broken.nonEmpty) Exit.Difference
-      else Exit.Ok
+      else Exit.Ok)
+  }
 
   private def experiment(o: LatencyOptions, settings: ConnectionSettings, plan: LatencyPlan, watched: List[(Long, String)], format: OutputFormat,
                          shell: Shell): IO[LatencyOutcome] = {
@@ -175,10 +174,10 @@ object LatencyCommand {
   /** The handler's default batch (`handler --max-batch`), so the floor's transactions are as large as its batches. */
   private val MaxBatch = 1000
 
-  val job: Job = Job(
+  val job: Job[LatencyOptions, LatencyOutcome] = Job(
     "latency",
     "The original experiment: end-to-end latency of a probe deposit every second while the background load rises step by step, with a chart.",
     "bankops latency --load 0,500,1000,2000 --step-duration 30s --chart latency.png --slo p99<100ms",
-    LatencyOptions.opts.map(o => run(o) _)
-  )
+    LatencyOptions.opts
+  )(measure, render)
 }

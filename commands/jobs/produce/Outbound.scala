@@ -78,4 +78,4 @@ private[produce] object Acked {
 }
 
 /** What a run did: the records acknowledged (or, with `--dry-run`, those checked and not sent) and whether Ctrl-C ended it. */
-private[produce] final case class ProduceReport(acked: List[Acked], checked: List[Outbound], interrupted: Boolean)
+final case class ProduceReport(acked: List[Acked], checked: List[Outbound], interrupted: Boolean)

@@ -1,13 +1,13 @@
 package bankops.jobs.produce
 
 import cats.data.ValidatedNel
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Flags, Job, OutputFormat, Shell}
+import bankops.base.{Exit, Flags, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyChoice, TopologyOpts}
 import bankops.services.kafka.TopicName
@@ -77,28 +77,32 @@ object ProduceCommand {
       report <- ProduceRun(o, settings, topology, shell, onAck)
     } yield report
 
-  def run(o: Options)(shell: Shell): IO[ExitCode] = {
-    val format = OutputFormat.resolve(o.output, shell)
+  /** The CLI's run: each record on stdout as the broker acknowledges it (a table's header before the first). */
+  def send(o: Options, shell: Shell): IO[ProduceReport] = {
     val printed = new java.util.concurrent.atomic.AtomicBoolean(false)
-    def onAck(a: Acked): IO[Unit] = format match {
+    def onAck(a: Acked): IO[Unit] = OutputFormat.resolve(o.output, shell) match {
       case OutputFormat.Json => shell.println(a.json.noSpaces)
       case OutputFormat.Table => shell.println(Acked.header).whenA(!printed.getAndSet(true)) >> shell.println(a.row)
     }
-    produce(o, shell, onAck).flatMap { report =>
-      val checked = OutputFormat.emit(format, shell)(report.checked.map(_.json), report.checked.map(_.text).mkString("\n\n"))
-      val summary =
-        if (o.dryRun) shell.info(s"produce: dry run: ${report.checked.size} record(s) checked and encoded; nothing sent")
-        else if (report.interrupted && report.acked.isEmpty) shell.info("produce: interrupted (Ctrl-C): 0 records acknowledged, nothing sent")
-        else if (report.interrupted) shell.info(s"produce: interrupted (Ctrl-C): ${report.acked.size} record(s) acknowledged")
-        else shell.info(s"produce: ${report.acked.size} record(s) acknowledged").whenA(report.acked.size != 1 || o.values == Values.Stdin)
-      (checked.whenA(o.dryRun) >> summary).as(if (report.interrupted) Exit.Interrupted else Exit.Ok)
-    }
+    produce(o, shell, onAck)
   }
 
-  val job: Job = Job(
+  /** The one renderer: a dry run's checked records, and how many records were acknowledged. */
+  def render(o: Options, report: ProduceReport): Shown = {
+    val summary =
+      if (o.dryRun) Rendered.note(s"produce: dry run: ${report.checked.size} record(s) checked and encoded; nothing sent")
+      else if (report.interrupted && report.acked.isEmpty) Rendered.note("produce: interrupted (Ctrl-C): 0 records acknowledged, nothing sent")
+      else if (report.interrupted) Rendered.note(s"produce: interrupted (Ctrl-C): ${report.acked.size} record(s) acknowledged")
+      else Rendered.note(s"produce: ${report.acked.size} record(s) acknowledged").when(report.acked.size != 1 || o.values == Values.Stdin)
+    Shown(o.output,
+      Rendered.result(report.checked.map(_.json), report.checked.map(_.text).mkString("\n\n")).when(o.dryRun) ++ summary,
+      if (report.interrupted) Exit.Interrupted else Exit.Ok)
+  }
+
+  val job: Job[Options, ProduceReport] = Job(
     "produce",
     "Produce records from JSON (--value, or JSON lines on stdin) in the Confluent wire format, checked against the subject's schema.",
     """bankops produce --topic commands --record ConfirmMoneyTransfer --value '{"token":"...","amount":500,...}'""",
-    opts.map(o => run(o) _)
-  )
+    opts
+  )(send, render)
 }

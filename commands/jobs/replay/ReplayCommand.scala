@@ -7,7 +7,7 @@ import fs2.{Chunk, Stream}
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, StepSummary, TextFile, Flags}
+import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, Shown, StepSummary, TextFile, Flags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
 import bankops.services.kafka.{Doing, KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicName, TopicReader}
@@ -254,10 +254,13 @@ object ReplayCommand {
       }
   }
 
-  val job: Job = Job(
+  /** Replay says what it did as it goes (progress and summary lines on stderr, resume offsets when it stops early): the
+    * report is its outcome, for the exit code and for callers that compose it.
+    */
+  val job: Job[Options, ReplayOutcome] = Job(
     "replay",
     "Replay records topic to topic (also across clusters and registries), file to topic, or topic to file, losslessly.",
     "bankops replay --from-topic commands --from ago:1h --to-file incident.jsonl",
-    opts.map(o => (shell: Shell) => replay(o, shell).map(_.code))
-  )
+    opts
+  )(replay, (_, outcome) => Shown.exit(outcome.code))
 }

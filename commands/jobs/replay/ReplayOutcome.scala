@@ -3,4 +3,4 @@ package bankops.jobs.replay
 import cats.effect.ExitCode
 
 /** How a replay ended: its exit code and, for a topic target that sent, what was read and acknowledged. */
-private[replay] final case class ReplayOutcome(code: ExitCode, delivered: Option[DeliveryReport])
+final case class ReplayOutcome(code: ExitCode, delivered: Option[DeliveryReport])

@@ -128,7 +128,7 @@ object SandboxCommand {
     )
 
   /** `provision` sets the bank up once the services answer (the job list passes `bankops apply`). */
-  def job(provision: Sandbox.Provision): Job = Job(
+  def job(provision: Sandbox.Provision): Job.Actions = Job.actions(
     "sandbox",
     "Run a living bank on this machine: real SSL Kafka, a Confluent-compatible schema registry, PostgreSQL and the command handler.",
     "bankops sandbox up && eval \"$(bankops sandbox env)\"",

@@ -61,7 +61,7 @@ object SchemasCommand {
         }
     )
 
-  val job: Job = Job(
+  val job: Job.Actions = Job.actions(
     "schemas",
     "Schemas as code: plan, register (compatibility-gated) and check the .avsc contracts under TopicRecordNameStrategy subjects; "
       + "a subject's history: versions, show, diff.",

@@ -82,7 +82,7 @@ object TopicsCommand {
     }.map { case (c, delete, dry) => apply(c, delete, dry) _ }
   )
 
-  val job: Job = Job(
+  val job: Job.Actions = Job.actions(
     "topics",
     "Topics as code: plan (exit 1 when changes are pending) and apply the topology's topics; list and describe what the cluster has.",
     "bankops topics describe commands --fail-under-replicated",
