@@ -15,11 +15,21 @@ final case class Job[O, R](name: String, header: String, example: String, opts: 
 }
 
 object Job {
-  /** A job of several subcommands whose runs are not yet split from their output: each subcommand's action prints as it
-    * goes and returns its exit code, the report it renders.
-    */
-  type Actions = Job[Shell => IO[ExitCode], ExitCode]
+  /** One subcommand of a job of several, at the same boundary as a job: options, a typed report, its renderer. */
+  final case class Sub[O, R](name: String, help: String, opts: Opts[O])(val run: (O, Shell) => IO[R], val render: (O, R) => Shown) {
+    def chosen: Opts[Chosen] = Opts.subcommand(name, help)(Job.chosen(opts)(run, render))
+  }
 
-  def actions(name: String, header: String, example: String, opts: Opts[Shell => IO[ExitCode]]): Actions =
-    Job(name, header, example, opts)((action, shell) => action(shell), (_, code) => Shown.exit(code))
+  /** Options of a job's form without a subcommand name (`capture --topic ...` beside `capture show`), typed as a [[Sub]]. */
+  def chosen[O, R](opts: Opts[O])(run: (O, Shell) => IO[R], render: (O, R) => Shown): Opts[Chosen] =
+    opts.map(o => Chosen(shell => run(o, shell).map(render(o, _))))
+
+  /** The subcommand the command line chose, with its options bound: its run comes to what its renderer shows. */
+  final case class Chosen(run: Shell => IO[Shown])
+
+  /** A job of several subcommands, each typed on its own: what the job shows is what the chosen one's renderer made. */
+  type Of = Job[Chosen, Shown]
+
+  def of(name: String, header: String, example: String)(subs: Opts[Chosen]*): Of =
+    Job(name, header, example, subs.reduce(_ orElse _))((chosen, shell) => chosen.run(shell), (_, shown) => shown)
 }

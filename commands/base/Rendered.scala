@@ -17,6 +17,8 @@ object Rendered {
   sealed trait Part
   final case class Result(json: List[Json], text: String) extends Part
   final case class Note(line: String) extends Part
+  /** Text for stdout as it is, whatever the format (a script, a log's end, `export` lines). */
+  final case class Text(text: String) extends Part
   final case class Warning(line: String) extends Part
   /** A line for people on stderr when the results go out as JSON lines (a table already says it). */
   final case class JsonNote(line: String) extends Part
@@ -26,6 +28,7 @@ object Rendered {
   val empty: Rendered = Rendered(Nil)
   def result(json: List[Json], text: String): Rendered = Rendered(List(Result(json, text)))
   def note(line: String): Rendered = Rendered(List(Note(line)))
+  def text(text: String): Rendered = Rendered(List(Text(text)))
   def warning(line: String): Rendered = Rendered(List(Warning(line)))
   def jsonNote(line: String): Rendered = Rendered(List(JsonNote(line)))
   def summary(s: StepSummary): Rendered = Rendered(List(Summary(s.markdown)))
@@ -35,6 +38,7 @@ object Rendered {
   def show(r: Rendered, format: OutputFormat, shell: Shell): IO[Unit] = r.parts.traverse_ {
     case Result(json, text) => OutputFormat.emit(format, shell)(json, text)
     case Note(line) => shell.info(line)
+    case Text(text) => shell.println(text)
     case Warning(line) => shell.warn(line)
     case JsonNote(line) => shell.info(line).whenA(format == OutputFormat.Json)
     case Summary(markdown) => StepSummary.append(shell, markdown)

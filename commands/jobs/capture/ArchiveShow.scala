@@ -8,7 +8,7 @@ import org.apache.avro.generic.GenericDatumReader
 
 import java.time.Instant
 
-import bankops.base.{Failure, OutputFormat, Shell, Table}
+import bankops.base.{Failure, Rendered, Shell, Table}
 import bankops.jobs.capture.ArchiveParts._
 import bankops.services.avro.{AvroJson, WireFormat}
 import bankops.services.kafka.RecordLine
@@ -16,7 +16,7 @@ import bankops.services.kafka.RecordLine
 /** `capture show`: the manifest for people or machines, and the records decoded with the archive's own schemas. */
 private[capture] object ArchiveShow {
 
-  def manifest(m: ArchiveManifest, format: OutputFormat, shell: Shell): IO[Unit] = {
+  def manifest(m: ArchiveManifest): Rendered = {
     def time(t: Option[Long]) = t.fold("")(Instant.ofEpochMilli(_).toString)
     val head = List(
       s"archive     ${m.format} version ${m.version}, written by bankops ${m.bankops} at ${m.created}",
@@ -31,7 +31,7 @@ private[capture] object ArchiveShow {
           List(t.topic, p.partition.toString, p.records.toString, p.firstOffset.fold("")(_.toString), p.lastOffset.fold("")(_.toString),
             time(p.firstTime), time(p.lastTime)))))
     val files = Table.render(List("FILE", "BYTES", "SHA-256"), m.files.map(f => List(f.name, f.bytes.toString, f.sha256)))
-    OutputFormat.emit(format, shell)(List(m.asJson), s"$head\n\n$spans\n\n$files")
+    Rendered.result(List(m.asJson), s"$head\n\n$spans\n\n$files")
   }
 
   /** Each record line of the archive, its value decoded from its raw bytes with the archive's schema of its id. */

@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Shell, StepSummary}
+import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, StepSummary}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.TopologyOpts
 import bankops.services.kafka.{SourceOpts, StartAt, StopAt, TopicName}
@@ -55,45 +55,50 @@ object CaptureCommand {
     }
   }
 
-  def run(o: CaptureOptions)(shell: Shell): IO[ExitCode] =
+  def run(o: CaptureOptions, shell: Shell): IO[CaptureReport] =
     for {
       settings <- Connections.load(o.flags, shell)
       topology <- TopologyOpts.load(o.topology, shell)
       report <- CaptureRun(o, settings, topology, shell)
-      code <-
-        if (report.interrupted) shell.info(s"capture: interrupted (Ctrl-C): nothing written to ${o.out} (it is written only when whole)")
-          .as(Exit.Interrupted)
-        else if (o.dryRun) shell.info(s"capture: dry run: nothing written").as(ExitCode.Success)
-        else {
-          val m = report.manifest
-          shell.info(s"capture: ${m.records} records from ${m.topics.size} topic(s), ${m.files.size} files, " +
-            s"${m.asked.groups.size} group(s) written to ${o.out}") >>
-            StepSummary.write(shell,
-              StepSummary("capture", s"${m.records} records captured to ${o.out.last}", StepSummary.Outcome.Ok,
-                facts = List("topics" -> m.asked.topics.mkString(", "), "window" -> s"${m.asked.from} to ${m.asked.to}",
-                  "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.out.toString)))
-              .as(ExitCode.Success)
-        }
-    } yield code
+    } yield report
 
-  private val show = Opts.subcommand("show",
+  /** The one renderer: what was written where, and the job summary; a dry run or Ctrl-C wrote nothing. */
+  def render(o: CaptureOptions, report: CaptureReport): Shown =
+    if (report.interrupted)
+      Shown(None, Rendered.note(s"capture: interrupted (Ctrl-C): nothing written to ${o.out} (it is written only when whole)"), Exit.Interrupted)
+    else if (o.dryRun) Shown(None, Rendered.note(s"capture: dry run: nothing written"), ExitCode.Success)
+    else {
+      val m = report.manifest
+      Shown(None,
+        Rendered.note(s"capture: ${m.records} records from ${m.topics.size} topic(s), ${m.files.size} files, " +
+          s"${m.asked.groups.size} group(s) written to ${o.out}") ++
+          Rendered.summary(StepSummary("capture", s"${m.records} records captured to ${o.out.last}", StepSummary.Outcome.Ok,
+              facts = List("topics" -> m.asked.topics.mkString(", "), "window" -> s"${m.asked.from} to ${m.asked.to}",
+                "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.out.toString))),
+        ExitCode.Success)
+    }
+
+  final case class ShowOptions(archive: os.Path, records: Boolean, topics: List[String], output: Option[OutputFormat])
+
+  /** The archive's manifest to show; with --records, None: the records went to stdout as they were decoded. */
+  private def read(o: ShowOptions, shell: Shell): IO[Option[ArchiveManifest]] =
+    IO.blocking(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
+      if (o.records) ArchiveShow.records(archive, o.topics, shell).as(None) else IO.pure(Some(archive.manifest))
+    }(a => IO.blocking(a.close()))
+
+  private val show = Job.Sub("show",
     "An archive's manifest as a table: what was asked, records per partition, files; " +
-      "--records: its records decoded with the archive's own schemas, no cluster needed.")(
+      "--records: its records decoded with the archive's own schemas, no cluster needed.",
     (Opts.argument[String]("ARCHIVE").map(os.Path(_, os.pwd)),
       Opts.flag("records", "Print the records (JSON lines as inspect prints them).")
         .orFalse, Opts.options[String]("topic", "With --records: only this topic (repeatable).", metavar = "TOPIC").orEmpty, OutputFormat.opts)
-      .mapN { (path, records, topics, output) => (shell: Shell) =>
-        IO.blocking(ArchiveReader.open(path)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
-          if (records) ArchiveShow.records(archive, topics, shell)
-          else ArchiveShow.manifest(archive.manifest, OutputFormat.resolve(output, shell), shell)
-        }(a => IO.blocking(a.close())).as(ExitCode.Success)
-      })
+      .mapN(ShowOptions.apply))(read,
+    (o, m: Option[ArchiveManifest]) => Shown(o.output, m.fold(Rendered.empty)(ArchiveShow.manifest), ExitCode.Success))
 
-  val job: Job.Actions = Job.actions(
+  val job: Job.Of = Job.of(
     "capture",
     "One archive of an incident: a window's records with their schemas, the groups' offsets, the topics' shape and the topology; " +
       "`capture show` reads one, `restore` puts it back.",
-    "bankops capture --topic commands --topic command_feedback --from ago:15m --out incident.zip",
-    show.orElse(capture.map(o => run(o) _))
-  )
+    "bankops capture --topic commands --topic command_feedback --from ago:15m --out incident.zip"
+  )(show.chosen, Job.chosen(capture)(run, render))
 }

@@ -19,7 +19,7 @@ import bankops.services.kafka.{
 import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
 
 /** What a capture wrote, or would write with --dry-run. */
-private[capture] final case class CaptureReport(manifest: ArchiveManifest, estimated: Long, estimatedBytes: Long, interrupted: Boolean)
+final case class CaptureReport(manifest: ArchiveManifest, estimated: Long, estimatedBytes: Long, interrupted: Boolean)
 
 /** The effectful shell of `capture`: the cluster's shape and the groups' offsets first (at capture time), then each
   * topic's records read in turn into the archive, then the schemas their frames name, then the manifest. The archive is

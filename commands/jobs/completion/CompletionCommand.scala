@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Cli, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.base.{Cli, Job, Rendered, Shell, Shown}
 import bankops.services.contracts.{TopologyChoice, TopologyOpts}
 
 /** `bankops completion bash|zsh|fish`: the shell's completion script, generated from every job's options. The job list is
@@ -31,6 +31,5 @@ object CompletionCommand {
         if (CompletionScripts.Shells.contains(s)) s.validNel else s"shell must be bash, zsh or fish, not '$s'".invalidNel),
       TopologyOpts.choice
     ).mapN(Options.apply)
-    // The script is the output whatever the terminal: never a JSON line.
-  )(script(jobs), (_, text) => Shown(Some(OutputFormat.Table), Rendered.result(Nil, text.stripSuffix("\n")), ExitCode.Success))
+  )(script(jobs), (_, text) => Shown(None, Rendered.text(text.stripSuffix("\n")), ExitCode.Success))
 }

@@ -1,11 +1,11 @@
 package bankops.jobs.config
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.ExitCode
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.Json
 
-import bankops.base.{Job, OutputFormat, Shell, Table}
+import bankops.base.{Job, OutputFormat, Rendered, Shown, Table}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Secrets, Source, Sourced}
 
 /** `bankops config show`: the effective settings and where each came from, secrets masked. */
@@ -34,21 +34,21 @@ object ConfigCommand {
       )
   }
 
-  private def show(flags: ConnectionFlags, output: Option[OutputFormat])(shell: Shell): IO[ExitCode] =
-    Connections.load(flags, shell, checked = false).flatMap { settings =>
-      val rs = rows(settings)
-      OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
-        json = rs.map(r =>
-          Json.obj("setting" -> Json.fromString(r.setting), "value" -> Json.fromString(r.value), "source" -> Json.fromString(r.source))),
-        table = Table.render(List("SETTING", "VALUE", "SOURCE"), rs.map(r => List(r.setting, r.value, r.source))))
-    }.as(ExitCode.Success)
+  final case class Options(flags: ConnectionFlags, output: Option[OutputFormat])
 
-  val job: Job.Actions = Job.actions(
+  /** The one renderer: a row per setting, secrets masked. */
+  def render(o: Options, rs: List[Row]): Shown =
+    Shown(o.output,
+      Rendered.result(
+        rs.map(r => Json.obj("setting" -> Json.fromString(r.setting), "value" -> Json.fromString(r.value), "source" -> Json.fromString(r.source))),
+        Table.render(List("SETTING", "VALUE", "SOURCE"), rs.map(r => List(r.setting, r.value, r.source)))),
+      ExitCode.Success)
+
+  val job: Job[Options, List[Row]] = Job(
     "config",
     "Show the effective connection settings and where each came from (secrets masked).",
     "bankops config show --output json",
     Opts.subcommand("show", "Print each connection setting, its value and its source: flag, env, context, file, sandbox or default.")(
-      (ConnectionFlags.opts, OutputFormat.opts).mapN((f, o) => show(f, o) _)
-    )
-  )
+      (ConnectionFlags.opts, OutputFormat.opts).mapN(Options.apply))
+  )((o, shell) => Connections.load(o.flags, shell, checked = false).map(rows), render)
 }

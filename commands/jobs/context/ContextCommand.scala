@@ -5,7 +5,7 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.Json
 
-import bankops.base.{Failure, Job, OutputFormat, Shell, Table}
+import bankops.base.{Failure, Job, OutputFormat, Rendered, Shell, Shown, Table}
 import bankops.services.config.{ConnectionContext, ContextFlags, ContextStore, Secrets}
 
 /** `bankops context add|list|use|show|remove`: named cluster settings, kept in the user's config directory. */
@@ -33,70 +33,82 @@ object ContextCommand {
 
   private def settingsJson(c: ConnectionContext): Json = Json.obj(rows(c).map { case (k, v) => k -> Json.fromString(v) }: _*)
 
-  private def saved(shell: Shell, line: String): IO[ExitCode] =
-    shell.info(s"$line (${ContextStore.file(shell.env).getOrElse("")})").as(ExitCode.Success)
+  /** A change to the contexts file: what was done, said with the file it was written to. */
+  final case class Saved(line: String, file: String)
 
-  private val add = Opts.subcommand("add", "Add (or with --replace, replace) a named context: the connection flags every job takes.")(
-    (nameArg, ContextFlags.opts, Opts.flag("replace", "Replace a context of that name.").orFalse).mapN { (name, context, replace) => (shell: Shell) =>
-      IO.blocking(context.missingFiles).flatMap {
+  private def saved(shell: Shell, line: String): Saved = Saved(line, ContextStore.file(shell.env).fold("")(_.toString))
+
+  private def renderSaved[O](o: O, s: Saved): Shown = Shown(None, Rendered.note(s"${s.line} (${s.file})"), ExitCode.Success)
+
+  final case class AddOptions(name: String, context: ConnectionContext, replace: Boolean)
+
+  private val add = Job.Sub("add", "Add (or with --replace, replace) a named context: the connection flags every job takes.",
+    (nameArg, ContextFlags.opts, Opts.flag("replace", "Replace a context of that name.").orFalse).mapN(AddOptions.apply))(
+    (o, shell) =>
+      IO.blocking(o.context.missingFiles).flatMap {
         case Nil => IO.unit
         case missing => IO.raiseError(Failure.BadInput(missing.mkString("; ")))
       } >> ContextStore.update(shell.env) { cs =>
-        if (cs.contexts.contains(name) && !replace) Left(s"context '$name' exists: remove it first, or add it again with --replace")
-        else Right(cs.updated(name, context) -> ())
-      } >> saved(shell, s"context $name ${if (replace) "saved" else "added"}")
-    }
-  )
+        if (cs.contexts.contains(o.name) && !o.replace) Left(s"context '${o.name}' exists: remove it first, or add it again with --replace")
+        else Right(cs.updated(o.name, o.context) -> ())
+      }.as(saved(shell, s"context ${o.name} ${if (o.replace) "saved" else "added"}")),
+    renderSaved).chosen
 
-  private val list = Opts.subcommand("list", "Every context, the current one marked *.")(OutputFormat.opts.map { output => (shell: Shell) =>
-    ContextStore.read(shell.env).flatMap { cs =>
+  /** One context of the list: its name, whether it is the one jobs use, its settings. */
+  final case class Entry(name: String, current: Boolean, context: ConnectionContext)
+
+  private def listed(shell: Shell): IO[List[Entry]] =
+    ContextStore.read(shell.env).map { cs =>
       val chosen = shell.env.get(ContextStore.Variable).filter(_.nonEmpty).orElse(cs.current)
-      val entries = cs.names.map(n => (n, chosen.contains(n), cs.contexts(n)))
-      OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
-        json = entries.map { case (n, cur, c) =>
-          Json.obj("name" -> Json.fromString(n), "current" -> Json.fromBoolean(cur), "settings" -> settingsJson(c))
-        },
-        table = Table.render(List("CURRENT", "NAME", "KAFKA", "REGISTRY", "DATABASE"),
-          entries.map { case (n, cur, c) =>
-            List(if (cur) "*" else "", n, c.bootstrapServer.getOrElse(""), c.registryUrl.fold("")(Secrets.maskUrl), c.dbUrl.fold("")(Secrets.maskUrl))
-          })
-      ).as(ExitCode.Success)
+      cs.names.map(n => Entry(n, chosen.contains(n), cs.contexts(n)))
     }
-  })
 
-  private val use = Opts.subcommand("use",
-    "Make a context the current one: every job then uses it unless --context or BANKOPS_CONTEXT says otherwise.")(
-    nameArg.map { name => (shell: Shell) =>
-      ContextStore.update(shell.env)(cs => cs.named(name).map(_ => cs.copy(current = Some(name)) -> ())) >> saved(shell, s"using context $name")
+  private def renderList(output: Option[OutputFormat], entries: List[Entry]): Shown =
+    Shown(output,
+      Rendered.result(
+        entries.map(e =>
+          Json.obj("name" -> Json.fromString(e.name), "current" -> Json.fromBoolean(e.current), "settings" -> settingsJson(e.context))),
+        Table.render(List("CURRENT", "NAME", "KAFKA", "REGISTRY", "DATABASE"),
+          entries.map { e =>
+            val c = e.context
+            List(if (e.current) "*" else "", e.name, c.bootstrapServer.getOrElse(""), c.registryUrl.fold("")(Secrets.maskUrl),
+              c.dbUrl.fold("")(Secrets.maskUrl))
+          })),
+      ExitCode.Success)
+
+  private val list = Job.Sub("list", "Every context, the current one marked *.", OutputFormat.opts)((_, shell) => listed(shell), renderList).chosen
+
+  private val use = Job.Sub("use", "Make a context the current one: every job then uses it unless --context or BANKOPS_CONTEXT says otherwise.",
+    nameArg)((name, shell) =>
+      ContextStore.update(shell.env)(cs => cs.named(name).map(_ => cs.copy(current = Some(name)) -> ())).as(saved(shell, s"using context $name")),
+    renderSaved).chosen
+
+  final case class ShowOptions(name: Option[String], output: Option[OutputFormat])
+
+  private def chosen(o: ShowOptions, shell: Shell): IO[Entry] =
+    ContextStore.read(shell.env).flatMap { cs =>
+      IO.fromEither(ContextStore.chosen(o.name, shell.env, cs).flatMap(_.toRight("no context is chosen: name one, or `bankops context use NAME`"))
+          .left.map(Failure.BadInput(_))).map { case (n, c) => Entry(n, current = true, c) }
     }
-  )
 
-  private val show = Opts.subcommand("show", "A context's settings (default: the chosen one), secrets only by reference.")(
-    (nameArg.orNone, OutputFormat.opts).mapN { (name, output) => (shell: Shell) =>
-      ContextStore.read(shell.env).flatMap { cs =>
-        IO.fromEither(ContextStore.chosen(name, shell.env, cs).flatMap(_.toRight("no context is chosen: name one, or `bankops context use NAME`"))
-            .left.map(Failure.BadInput(_))).flatMap { case (n, c) =>
-          OutputFormat.emit(OutputFormat.resolve(output, shell), shell)(
-            json = List(Json.obj("name" -> Json.fromString(n), "settings" -> settingsJson(c))),
-            table = s"context $n\n" + Table.render(List("SETTING", "VALUE"), rows(c).map { case (k, v) => List(k, v) })
-          ) >> c.check.swap.toOption.traverse_(why =>
-            shell.warn(s"context $n: $why; it was written by hand or by an older bankops, and jobs refuse it until it is fixed"))
-            .as(ExitCode.Success)
-        }
-      }
-    }
-  )
+  private def renderShow(o: ShowOptions, e: Entry): Shown =
+    Shown(o.output,
+      Rendered.result(List(Json.obj("name" -> Json.fromString(e.name), "settings" -> settingsJson(e.context))),
+        s"context ${e.name}\n" + Table.render(List("SETTING", "VALUE"), rows(e.context).map { case (k, v) => List(k, v) })) ++
+        Rendered.all(e.context.check.swap.toOption.toList.map(why =>
+            Rendered.warning(s"context ${e.name}: $why; it was written by hand or by an older bankops, and jobs refuse it until it is fixed"))),
+      ExitCode.Success)
 
-  private val remove = Opts.subcommand("remove", "Delete a context (when it is the current one, none is current afterwards).")(
-    nameArg.map { name => (shell: Shell) =>
-      ContextStore.update(shell.env)(cs => cs.named(name).map(_ => cs.removed(name) -> ())) >> saved(shell, s"context $name removed")
-    }
-  )
+  private val show = Job.Sub("show", "A context's settings (default: the chosen one), secrets only by reference.",
+    (nameArg.orNone, OutputFormat.opts).mapN(ShowOptions.apply))(chosen, renderShow).chosen
 
-  val job: Job.Actions = Job.actions(
+  private val remove = Job.Sub("remove", "Delete a context (when it is the current one, none is current afterwards).", nameArg)((name, shell) =>
+      ContextStore.update(shell.env)(cs => cs.named(name).map(_ => cs.removed(name) -> ())).as(saved(shell, s"context $name removed")),
+    renderSaved).chosen
+
+  val job: Job.Of = Job.of(
     "context",
     "Named cluster settings: add, list, use, show, remove; every job takes --context NAME (or BANKOPS_CONTEXT).",
-    "bankops context add prod --bootstrap-server kafka:9093 --command-config prod.properties --db-password-env DB_PASSWORD",
-    add orElse list orElse use orElse show orElse remove
-  )
+    "bankops context add prod --bootstrap-server kafka:9093 --command-config prod.properties --db-password-env DB_PASSWORD"
+  )(add, list, use, show, remove)
 }

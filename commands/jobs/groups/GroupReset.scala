@@ -12,8 +12,11 @@ import bankops.services.kafka.{ConsumerGroups, EndOffsets, GroupDescription}
 private[groups] object GroupReset {
 
   /** The exit code and the plan for the step summary. */
+  /** How a reset ended: its exit code, and its job summary (the plan, and whether it was applied). */
+  final case class Report(code: ExitCode, summary: StepSummary)
+
   def run(admin: Admin, groups: List[String], topics: List[String], only: Option[List[Int]], target: ResetTarget, execute: Boolean,
-          saveTo: Option[os.Path], overwrite: Boolean, format: OutputFormat, shell: Shell): IO[(ExitCode, StepSummary)] =
+          saveTo: Option[os.Path], overwrite: Boolean, format: OutputFormat, shell: Shell): IO[GroupReset.Report] =
     for {
       // A --save-to path that would be refused is named before the cluster is asked anything.
       _ <- saveTo.traverse_(OutputFile.check("--save-to", _, overwrite))
@@ -48,7 +51,7 @@ private[groups] object GroupReset {
         active.traverse_(d => shell.warn(s"consumer group ${d.group} has active members (${d.memberList}): --execute is refused until they stop")) >>
           save(plan, saveTo, overwrite, shell) >> shell.info(s"groups: ${describe(plan)}${if (plan.isEmpty) "" else "; --execute applies it"}")
             .as(ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference))
-    } yield (code, stepSummary(plan, executed = execute && code == ExitCode.Success))
+    } yield Report(code, stepSummary(plan, executed = execute && code == ExitCode.Success))
 
   /** Every partition an offsets file names for these groups and topics exists: one that does not is a file from
     * another topic's shape, never silently passed over.

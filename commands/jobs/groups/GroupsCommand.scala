@@ -8,7 +8,7 @@ import org.apache.kafka.clients.admin.Admin
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Shell, StepSummary, Table}
+import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown, StepSummary, Table}
 import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
 import bankops.services.kafka.{ConsumerGroups, Doing, KafkaClients, SourceOpts, TopicName}
 
@@ -26,20 +26,24 @@ object GroupsCommand {
         .adaptError(KafkaClients.unreachable(settings.kafka, c.timeout))
     }
 
-  private val listCmd = Opts.subcommand("list", "Every consumer group with its state, members, protocol and total lag.")(common.map {
-    c => (shell: Shell) =>
-      withAdmin(c, shell, Doing.describing(Nil))((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list).flatMap { rows =>
-        OutputFormat.emit(OutputFormat.resolve(c.output, shell), shell)(rows.map(_.json),
-          if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells))) >> StepSummary.write(shell,
-          StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
-            tables = List(StepSummary.Table(GroupListing.header, rows.map(_.cells), numeric = Set(2, 4))))).as(ExitCode.Success)
-      }
-  })
+  private def renderList(c: Common, rows: List[GroupListing]): Shown =
+    Shown(c.output,
+      Rendered.result(rows.map(_.json), if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells))) ++
+        Rendered.summary(StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
+            tables = List(StepSummary.Table(GroupListing.header, rows.map(_.cells), numeric = Set(2, 4))))),
+      ExitCode.Success)
+
+  private val listCmd = Job.Sub("list", "Every consumer group with its state, members, protocol and total lag.", common)(
+    (c, shell) => withAdmin(c, shell, Doing.describing(Nil))((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list), renderList).chosen
 
   private val watch: Opts[Option[FiniteDuration]] =
     Flags.duration("watch", "Refresh every DURATION (e.g. 5s) until Ctrl-C.", short = "w").orNone
 
-  private def describe(c: Common, names: List[String], every: Option[FiniteDuration])(shell: Shell): IO[ExitCode] = {
+  private final case class DescribeOptions(common: Common, groups: List[String], every: Option[FiniteDuration])
+
+  /** Describe shows each round as it is read (with --watch, until Ctrl-C): its report is the exit code. */
+  private def describe(o: DescribeOptions, shell: Shell): IO[ExitCode] = {
+    val DescribeOptions(c, names, every) = o
     val format = OutputFormat.resolve(c.output, shell)
     // On a terminal a refresh replaces the screen; elsewhere every round is more JSON lines (or tables) on stdout.
     val clear = shell.println("\u001b[H\u001b[2J").whenA(every.isDefined && format == OutputFormat.Table && shell.stdoutIsTerminal)
@@ -54,8 +58,8 @@ object GroupsCommand {
   }
 
   private val describeCmd =
-    Opts.subcommand("describe", "Per partition: committed offset, end, lag in records and in time; members with client id, host and assignment.")(
-      (common, groups, watch).mapN((c, gs, w) => describe(c, gs, w) _))
+    Job.Sub("describe", "Per partition: committed offset, end, lag in records and in time; members with client id, host and assignment.",
+      (common, groups, watch).mapN(DescribeOptions.apply))(describe, (_, code: ExitCode) => Shown.exit(code)).chosen
 
   private final case class ResetOptions(common: Common, groups: List[String], topics: NonEmptyList[String], partitions: Option[List[Int]],
                                         target: ResetTarget, execute: Boolean, saveTo: Option[os.Path], overwrite: Boolean)
@@ -75,36 +79,41 @@ object GroupsCommand {
     Opts.flag("overwrite", "With --save-to: replace the file when it exists (a directory, link or device is never replaced).").orFalse
   ).mapN(ResetOptions.apply)
 
+  /** Reset prints its plan, and with --execute each move, as it goes: its report is the exit code and the job summary. */
+  private def reset(o: ResetOptions, shell: Shell): IO[GroupReset.Report] =
+    withAdmin(o.common, shell, Doing.resettingGroups(o.topics.toList))((admin, _) =>
+      GroupReset.run(admin, o.groups, o.topics.toList.distinct, o.partitions, o.target, o.execute, o.saveTo, o.overwrite,
+        OutputFormat.resolve(o.common.output, shell), shell))
+
   private val resetCmd =
-    Opts.subcommand("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.")(
-      resetOpts.map(o =>
-        (shell: Shell) =>
-          withAdmin(o.common, shell, Doing.resettingGroups(o.topics.toList))((admin, _) =>
-            GroupReset.run(admin, o.groups, o.topics.toList.distinct, o.partitions,
-              o.target, o.execute, o.saveTo, o.overwrite, OutputFormat.resolve(o.common.output, shell), shell)).flatTap(r =>
-            StepSummary.write(shell, r._2)).map(_._1)))
+    Job.Sub("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.",
+      resetOpts)(reset, (_, r: GroupReset.Report) => Shown(None, Rendered.summary(r.summary), r.code)).chosen
+
+  private final case class DeleteOptions(common: Common, groups: List[String])
+
+  /** The groups named, deleted when none has members (otherwise none is); each said as it goes, so a failure part-way
+    * leaves no doubt which were.
+    */
+  private def delete(o: DeleteOptions, shell: Shell): IO[List[String]] =
+    withAdmin(o.common, shell, Doing.deletingGroups) { (admin, _) =>
+      ConsumerGroups.describe(admin, o.groups).flatMap { ds =>
+        ds.find(_.active).traverse_(d =>
+          IO.raiseError(
+            Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; nothing was deleted"))) >>
+          ds.traverse(d => ConsumerGroups.delete(admin, d.group) >> shell.info(s"groups: deleted ${d.group}").as(d.group))
+      }
+    }
 
   private val deleteCmd =
-    Opts.subcommand("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).")(
+    Job.Sub("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).",
       (common, groups, Opts.flag("yes", "Confirm the deletion.").orFalse).tupled.mapValidated { case (c, gs, yes) =>
-        if (yes) (c, gs).validNel else "groups delete removes the groups' committed offsets for good: add --yes to confirm".invalidNel
-      }.map { case (c, gs) =>
-        (shell: Shell) =>
-          withAdmin(c, shell, Doing.deletingGroups) { (admin, _) =>
-            ConsumerGroups.describe(admin, gs).flatMap { ds =>
-              ds.find(_.active).traverse_(d =>
-                IO.raiseError(
-                  Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; nothing was deleted"))) >>
-                ds.traverse_(d => ConsumerGroups.delete(admin, d.group) >> shell.info(s"groups: deleted ${d.group}"))
-            }
-          }.as(ExitCode.Success)
-      })
+        if (yes) DeleteOptions(c, gs).validNel else "groups delete removes the groups' committed offsets for good: add --yes to confirm".invalidNel
+      })(delete, (_, _: List[String]) => Shown.exit(ExitCode.Success)).chosen
 
-  val job: Job.Actions = Job.actions(
+  val job: Job.Of = Job.of(
     "groups",
     "Consumer groups: list, describe (lag in records and time, members), reset committed offsets (plan first, " +
       "--execute, --save-to to undo), delete empty groups.",
     "bankops groups reset bankops-command-handler --topic commands --to ago:15m --save-to before.json --execute",
-    listCmd orElse describeCmd orElse resetCmd orElse deleteCmd
-  )
+  )(listCmd, describeCmd, resetCmd, deleteCmd)
 }

@@ -9,9 +9,9 @@ import io.circe.syntax._
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Failure, Flags, OutputFormat, Shell, Table}
+import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, Table}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.registry.RegistryClient
+import bankops.services.registry.{RegistryClient, SubjectVersion}
 import HistoryReports._
 
 /** `schemas versions|show|diff`: a subject's history, read from the registry; nothing is changed. */
@@ -27,47 +27,54 @@ private[schemas] object HistoryCommands {
 
   private val subject = Opts.argument[String]("SUBJECT")
 
-  val versions: Opts[Shell => IO[ExitCode]] = Opts.subcommand("versions",
-    "A subject's versions, oldest first: version, id, when created (where the registry says), references.")(
-    (common, subject).mapN { (c, s) => (shell: Shell) =>
-      session(c, shell)(_.versions(s)).flatMap { r =>
-        OutputFormat.emit(OutputFormat.resolve(c.output, shell), shell)(r.versions.map(_.asJson),
-          Table.render(List("VERSION", "ID", "CREATED", "REFERENCES"),
-            r.versions.map(v => List(v.version.toString, v.id.toString, v.created.getOrElse("-"), referencesText(v.references))))) >>
-          shell.info(r.datesFrom.fold(s"$s: ${r.versions.size} versions; no dates: the registry's Confluent API gives none")(from =>
-              s"$s: ${r.versions.size} versions; dates from $from")).as(ExitCode.Success)
-      }
-    })
+  private final case class VersionsOptions(common: Common, subject: String)
 
-  val show: Opts[Shell => IO[ExitCode]] = Opts.subcommand("show",
+  private def renderVersions(o: VersionsOptions, r: VersionsReport): Shown =
+    Shown(o.common.output,
+      Rendered.result(r.versions.map(_.asJson),
+        Table.render(List("VERSION", "ID", "CREATED", "REFERENCES"),
+          r.versions.map(v => List(v.version.toString, v.id.toString, v.created.getOrElse("-"), referencesText(v.references))))) ++
+        Rendered.note(r.datesFrom.fold(s"${o.subject}: ${r.versions.size} versions; no dates: the registry's Confluent API gives none")(from =>
+            s"${o.subject}: ${r.versions.size} versions; dates from $from")),
+      ExitCode.Success)
+
+  val versions: Opts[Job.Chosen] = Job.Sub("versions",
+    "A subject's versions, oldest first: version, id, when created (where the registry says), references.",
+    (common, subject).mapN(VersionsOptions.apply))((o, shell) => session(o.common, shell)(_.versions(o.subject)), renderVersions).chosen
+
+  private final case class ShowOptions(common: Common, subjectAt: String)
+
+  private def renderShow(o: ShowOptions, v: SubjectVersion): Shown = {
+    val schema = parse(v.schema).getOrElse(Json.fromString(v.schema))
+    Shown(o.common.output,
+      Rendered.result(
+        List(Json.obj("subject" -> v.subject.asJson, "version" -> v.version.asJson, "id" -> v.id.asJson,
+            "references" -> v.references.asJson, "schema" -> schema)),
+        s"subject     ${v.subject}\nversion     ${v.version}\nid          ${v.id}\nreferences  ${referencesText(v.references)}\n" +
+          schema.spaces2),
+      ExitCode.Success)
+  }
+
+  val show: Opts[Job.Chosen] = Job.Sub("show",
     "One version of a subject (SUBJECT@VERSION, the latest without one): id, "
-      + "version, references and the schema, pretty-printed.")(
-    (common, Opts.argument[String]("SUBJECT[@VERSION]")).mapN { (c, arg) => (shell: Shell) =>
-      bad(HistoryArgs.subjectAt(arg)).flatMap { case (s, ref) =>
-        session(c, shell)(_.version(s, ref)).flatMap { v =>
-          val schema = parse(v.schema).getOrElse(Json.fromString(v.schema))
-          OutputFormat.emit(OutputFormat.resolve(c.output, shell), shell)(
-            List(Json.obj("subject" -> v.subject.asJson, "version" -> v.version.asJson, "id" -> v.id.asJson,
-                "references" -> v.references.asJson, "schema" -> schema)),
-            s"subject     ${v.subject}\nversion     ${v.version}\nid          ${v.id}\nreferences  ${referencesText(v.references)}\n" +
-              schema.spaces2).as(ExitCode.Success)
-        }
-      }
-    })
+      + "version, references and the schema, pretty-printed.",
+    (common, Opts.argument[String]("SUBJECT[@VERSION]")).mapN(ShowOptions.apply))(
+    (o, shell) => bad(HistoryArgs.subjectAt(o.subjectAt)).flatMap { case (s, ref) => session(o.common, shell)(_.version(s, ref)) },
+    renderShow).chosen
 
-  val diff: Opts[Shell => IO[ExitCode]] = Opts.subcommand("diff",
+  private final case class DiffOptions(common: Common, subject: String, versions: List[String], docs: Boolean)
+
+  val diff: Opts[Job.Chosen] = Job.Sub("diff",
     "Field-level changes between two versions of a subject, or a version "
       + "and a .avsc file, and whether the registry accepts the change under the subject's level (with the reasons). Without versions: "
-      + "the latest against the one before; with V1: V1 against the latest; exit 1 when the change is incompatible.")(
+      + "the latest against the one before; with V1: V1 against the latest; exit 1 when the change is incompatible.",
     (common, subject, Opts.arguments[String]("V1 [V2 | FILE.avsc]").orEmpty,
-      Opts.flag("doc", "Show documentation changes too (they change no data).").orFalse).mapN { (c, s, rest, docs) => (shell: Shell) =>
-      bad(HistoryArgs.diff(rest)).flatMap { case (old, to) =>
-        session(c, shell)(_.diff(s, old, to, docs)).flatMap { d =>
-          OutputFormat.emit(OutputFormat.resolve(c.output, shell), shell)(List(d.asJson), diffText(d))
-            .as(if (d.verdict.compatible) ExitCode.Success else Exit.Difference)
-        }
-      }
-    })
+      Opts.flag("doc", "Show documentation changes too (they change no data).").orFalse).mapN(DiffOptions.apply))(
+    (o, shell) =>
+      bad(HistoryArgs.diff(o.versions)).flatMap { case (old, to) => session(o.common, shell)(_.diff(o.subject, old, to, o.docs)) },
+    (o, d: DiffReport) =>
+      Shown(o.common.output, Rendered.result(List(d.asJson), diffText(d)), if (d.verdict.compatible) ExitCode.Success else Exit.Difference))
+    .chosen
 
   private def diffText(d: DiffReport): String = {
     val v = d.verdict

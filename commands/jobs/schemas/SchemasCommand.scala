@@ -1,10 +1,10 @@
 package bankops.jobs.schemas
 
-import cats.effect.IO
+import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.services.contracts.{DesiredSubjects, RecordKey, SchemaFiles, TopicRecord, TopicSpec}
 import bankops.services.kafka.TopicName
 import bankops.services.plan.{SchemaFlow, SchemaPlan}
@@ -14,58 +14,61 @@ import bankops.services.plan.{SchemaFlow, SchemaPlan}
   */
 object SchemasCommand {
 
-  private val planCmd = Opts.subcommand("plan",
-    "Per subject: new, unchanged, new-version (compatible) or incompatible (with the reason); exit 1 when anything is pending.")(
-    (SchemaFlow.common, SchemaFlow.levelOpt).mapN { (c, level) => (shell: Shell) =>
-      SchemaFlow.prepared(c, shell)((_, desired, sync) => sync.plan(desired, level))
-        .flatTap(p => Rendered.show(SchemaFlow.rendered(p), OutputFormat.resolve(c.output, shell), shell)).map(p => Exit.differsIf(!p.isEmpty))
-    }
-  )
+  final case class PlanOptions(common: SchemaFlow.Common, level: Option[String])
 
-  private val registerCmd =
-    Opts.subcommand("register", "Test every subject's compatibility, then register; registers nothing when any is incompatible.")(
-      (SchemaFlow.common, SchemaFlow.levelOpt, Opts.flag("dry-run", "Print the plan only.").orFalse).mapN { (c, level, dry) => (shell: Shell) =>
-        val format = OutputFormat.resolve(c.output, shell)
-        SchemaFlow.prepared(c, shell) { (_, desired, sync) =>
-          sync.plan(desired, level).flatMap { plan =>
-            val shown = Rendered.show(SchemaFlow.rendered(plan), format, shell)
-            if (dry || plan.isEmpty) shown.as(Exit.differsIf(dry && !plan.isEmpty))
-            else if (plan.incompatible.nonEmpty) shown >> shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
-            else SchemaFlow.register(sync, desired, plan, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell) >> r.failure)
-              .map(r => Exit.differsIf(!r.complete))
-          }
-        }
+  private val planCmd = Job.Sub("plan",
+    "Per subject: new, unchanged, new-version (compatible) or incompatible (with the reason); exit 1 when anything is pending.",
+    (SchemaFlow.common, SchemaFlow.levelOpt).mapN(PlanOptions.apply))(
+    (o, shell) => SchemaFlow.prepared(o.common, shell)((_, desired, sync) => sync.plan(desired, o.level)),
+    (o, p: SchemaPlan) => Shown(o.common.output, SchemaFlow.rendered(p), Exit.differsIf(!p.isEmpty))).chosen
+
+  final case class RegisterOptions(common: SchemaFlow.Common, level: Option[String], dryRun: Boolean)
+
+  /** Register shows the plan, then what it registered, as it goes: its report is the exit code. */
+  private def register(o: RegisterOptions, shell: Shell): IO[ExitCode] = {
+    val format = OutputFormat.resolve(o.common.output, shell)
+    SchemaFlow.prepared(o.common, shell) { (_, desired, sync) =>
+      sync.plan(desired, o.level).flatMap { plan =>
+        val shown = Rendered.show(SchemaFlow.rendered(plan), format, shell)
+        if (o.dryRun || plan.isEmpty) shown.as(Exit.differsIf(o.dryRun && !plan.isEmpty))
+        else if (plan.incompatible.nonEmpty) shown >> shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
+        else SchemaFlow.register(sync, desired, plan, o.level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell) >> r.failure)
+          .map(r => Exit.differsIf(!r.complete))
       }
-    )
+    }
+  }
 
-  private val checkCmd =
-    Opts.subcommand("check", "Is one candidate .avsc compatible with its subject on a topic? For CI of schema changes; exit 1 when not.")(
-      (SchemaFlow.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
-        .mapN { (c, file, topic) => (shell: Shell) =>
-          SchemaFlow.prepared(c, shell) { (topology, _, sync) =>
-            IO.blocking(SchemaFiles.loadOne(file, topology.schemaFiles)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).flatMap {
-              candidate =>
-                val strategy = c.strategy.getOrElse(topology.subjectNameStrategy)
-                // The candidate alone on its topic, with the subjects of whatever it imports.
-                val alone = topology.copy(topics = List(TopicSpec(topic, 1, 1, Map.empty, List(TopicRecord(candidate, RecordKey.Time)))),
-                  schemaFiles = topology.schemaFiles + (candidate.fullName -> candidate))
-                val subject = strategy.subject(topic, candidate.fullName)
-                DesiredSubjects.load(alone, Some(strategy)).flatMap(sync.plan(_, None))
-                  .flatMap { plan =>
-                    val mine = SchemaPlan(plan.subjects.filter(_.desired.subject == subject))
-                    Rendered.show(SchemaFlow.rendered(mine), OutputFormat.resolve(c.output, shell), shell).as(
-                      Exit.differsIf(mine.incompatible.nonEmpty))
-                  }
-            }
-          }
-        }
-    )
+  private val registerCmd = Job.Sub("register", "Test every subject's compatibility, then register; registers nothing when any is incompatible.",
+    (SchemaFlow.common, SchemaFlow.levelOpt, Opts.flag("dry-run", "Print the plan only.").orFalse).mapN(RegisterOptions.apply))(
+    register, (_, code: ExitCode) => Shown.exit(code)).chosen
 
-  val job: Job.Actions = Job.actions(
+  final case class CheckOptions(common: SchemaFlow.Common, file: os.Path, topic: String)
+
+  /** The candidate's subject only, planned against the registry. */
+  private def check(o: CheckOptions, shell: Shell): IO[SchemaPlan] =
+    SchemaFlow.prepared(o.common, shell) { (topology, _, sync) =>
+      IO.blocking(SchemaFiles.loadOne(o.file, topology.schemaFiles)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).flatMap {
+        candidate =>
+          val strategy = o.common.strategy.getOrElse(topology.subjectNameStrategy)
+          // The candidate alone on its topic, with the subjects of whatever it imports.
+          val alone = topology.copy(topics = List(TopicSpec(o.topic, 1, 1, Map.empty, List(TopicRecord(candidate, RecordKey.Time)))),
+            schemaFiles = topology.schemaFiles + (candidate.fullName -> candidate))
+          val subject = strategy.subject(o.topic, candidate.fullName)
+          DesiredSubjects.load(alone, Some(strategy)).flatMap(sync.plan(_, None)).map(plan =>
+            SchemaPlan(plan.subjects.filter(_.desired.subject == subject)))
+      }
+    }
+
+  private val checkCmd = Job.Sub("check", "Is one candidate .avsc compatible with its subject on a topic? For CI of schema changes; exit 1 when not.",
+    (SchemaFlow.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
+      .mapN(CheckOptions.apply))(check,
+    (o, mine: SchemaPlan) => Shown(o.common.output, SchemaFlow.rendered(mine), Exit.differsIf(mine.incompatible.nonEmpty)))
+    .chosen
+
+  val job: Job.Of = Job.of(
     "schemas",
     "Schemas as code: plan, register (compatibility-gated) and check the .avsc contracts under TopicRecordNameStrategy subjects; "
       + "a subject's history: versions, show, diff.",
-    "bankops schemas register --compatibility BACKWARD",
-    planCmd orElse registerCmd orElse checkCmd orElse HistoryCommands.versions orElse HistoryCommands.show orElse HistoryCommands.diff
-  )
+    "bankops schemas register --compatibility BACKWARD"
+  )(planCmd, registerCmd, checkCmd, HistoryCommands.versions, HistoryCommands.show, HistoryCommands.diff)
 }

@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Job, OutputFormat, Rendered, Shell}
+import bankops.base.{Exit, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.services.config.Connections
 import bankops.services.contracts.{Topology, TopologyOpts}
 import bankops.services.plan.{Outcome, TopicAdmin, TopicPlan, TopicSync}
@@ -23,20 +23,27 @@ object TopicsCommand {
       result <- TopicSync.session(settings.kafka, c.timeout)(f(topology, _))
     } yield result
 
-  private val planCmd = Opts.subcommand("plan",
-    "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.")(
-    (common, deleteUnlisted).mapN { (c, delete) => (shell: Shell) =>
-      // The broker checks the changes without making them: what apply would refuse is exit 2 or 3 here too, not "pending".
-      prepared(c, shell)((topology, admin) =>
-        TopicSync.plan(admin, topology, delete).flatMap(p =>
-          (if (p.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(admin, p)).map(p -> _))).flatMap { case (plan, refused) =>
-        Rendered.show(TopicSync.rendered(plan), OutputFormat.resolve(c.output, shell), shell) >> refused.traverse_(o => shell.info(o.refusal))
-          .as(if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused)) else Exit.differsIf(!plan.isEmpty))
-      }
-    }
-  )
+  final case class PlanOptions(common: TopicsFlags, deleteUnlisted: Boolean)
+  final case class ApplyOptions(common: TopicsFlags, deleteUnlisted: Boolean, dryRun: Boolean)
 
-  private def apply(c: TopicsFlags, delete: Boolean, dryRun: Boolean)(shell: Shell): IO[ExitCode] = {
+  /** What `plan` found: the changes pending, and those the broker would refuse (asked without making them). */
+  final case class PlanReport(plan: TopicPlan, refused: List[Outcome])
+
+  private def planned(o: PlanOptions, shell: Shell): IO[PlanReport] =
+    // The broker checks the changes without making them: what apply would refuse is exit 2 or 3 here too, not "pending".
+    prepared(o.common, shell)((topology, admin) =>
+      TopicSync.plan(admin, topology, o.deleteUnlisted).flatMap(p =>
+        (if (p.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(admin, p)).map(PlanReport(p, _))))
+
+  private def renderPlan(o: PlanOptions, r: PlanReport): Shown =
+    Shown(o.common.output, TopicSync.rendered(r.plan) ++ Rendered.all(r.refused.map(f => Rendered.note(f.refusal))),
+      if (r.refused.nonEmpty) ExitCode(TopicSync.exitCode(r.refused)) else Exit.differsIf(!r.plan.isEmpty))
+
+  private val planCmd = Job.Sub("plan", "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.",
+    (common, deleteUnlisted).mapN(PlanOptions.apply))(planned, renderPlan).chosen
+
+  private def apply(o: ApplyOptions)(shell: Shell): IO[ExitCode] = {
+    val ApplyOptions(c, delete, dryRun) = o
     val format = OutputFormat.resolve(c.output, shell)
     prepared(c, shell) { (topology, admin) =>
       TopicSync.plan(admin, topology, delete).flatMap { plan =>
@@ -69,8 +76,9 @@ object TopicsCommand {
         })
     }
 
-  private val applyCmd = Opts.subcommand("apply",
-    "Create topics, add partitions and set configs so the cluster matches the topology; never deletes unless told.")(
+  /** Apply says each step as it is taken (the plan before the changes, each change's outcome): its report is the exit code. */
+  private val applyCmd = Job.Sub("apply",
+    "Create topics, add partitions and set configs so the cluster matches the topology; never deletes unless told.",
     (
       common,
       deleteUnlisted,
@@ -78,14 +86,12 @@ object TopicsCommand {
       Opts.flag("dry-run", "Print the plan only.").orFalse
     ).tupled.mapValidated { case (c, delete, yes, dry) =>
       if (delete && !yes && !dry) "--delete-unlisted deletes topics: add --yes to confirm (or --dry-run to see which)".invalidNel
-      else (c, delete, dry).validNel
-    }.map { case (c, delete, dry) => apply(c, delete, dry) _ }
-  )
+      else ApplyOptions(c, delete, dry).validNel
+    })((o, shell) => apply(o)(shell), (_, code: ExitCode) => Shown.exit(code)).chosen
 
-  val job: Job.Actions = Job.actions(
+  val job: Job.Of = Job.of(
     "topics",
     "Topics as code: plan (exit 1 when changes are pending) and apply the topology's topics; list and describe what the cluster has.",
     "bankops topics describe commands --fail-under-replicated",
-    planCmd orElse applyCmd orElse TopicsReading.listCmd orElse TopicsReading.describeCmd
-  )
+  )(planCmd, applyCmd, TopicsReading.listCmd, TopicsReading.describeCmd)
 }

@@ -7,7 +7,7 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, OutputFormat, Shell}
+import bankops.base.{Exit, Job, Rendered, Shell, Shown}
 import bankops.services.config.{ClientIdentity, Connections, KafkaSettings}
 import bankops.services.contracts.{Topology, TopologyOpts}
 import bankops.services.kafka.{ClusterTopics, KafkaClients, TopicName}
@@ -35,46 +35,62 @@ private[topics] object TopicsReading {
     "Exit 1 when a partition has fewer in-sync replicas than replicas (or no leader): for monitoring jobs.").orFalse
 
   /** Under-replicated partitions (`where`: which, or which topics with how many) are a warning, or exit 1 when asked. */
-  private[topics] def verdict(count: Int, where: List[String], fail: Boolean, shell: Shell): IO[ExitCode] =
-    if (count == 0) IO.pure(Exit.Ok)
+  private[topics] def verdict(count: Int, where: List[String], fail: Boolean): (Rendered, ExitCode) =
+    if (count == 0) (Rendered.empty, Exit.Ok)
     else {
       val line = s"$count under-replicated partition${if (count == 1) "" else "s"}: ${where.mkString(", ")}"
-      if (fail) shell.info(s"topics: $line").as(Exit.Difference) else shell.warn(line).as(Exit.Ok)
+      if (fail) (Rendered.note(s"topics: $line"), Exit.Difference) else (Rendered.warning(line), Exit.Ok)
     }
 
-  val listCmd: Opts[Shell => IO[ExitCode]] = Opts.subcommand("list",
-    "Every topic: partitions, replication factor, whether the topology declares it, under-replicated and offline partitions.")(
-    (TopicsFlags.common, Opts.flag("internal", "Also list internal topics (Kafka's own, and names starting with '_').").orFalse,
-      failUnderReplicated).mapN { (c, internal, fail) => (shell: Shell) =>
-      for {
-        topology <- TopologyOpts.load(c.topology, shell)
-        settings <- Connections.load(c.flags, shell)
-        lines <- list(settings.kafka, topology, internal, c.timeout)
-        format = OutputFormat.resolve(c.output, shell)
-        _ <- OutputFormat.emit(format, shell)(lines.map(TopicViews.lineJson), TopicViews.listTable(lines))
-        missing = topology.topics.map(_.name).filterNot(n => lines.exists(_.overview.name == n))
-        // The cluster lists only the topics this identity may describe.
-        _ <- shell.warn(s"declared in the topology but not on the cluster: ${missing.mkString(", ")} (topics plan shows what apply would create; " +
-          s"a topic ${ClientIdentity.describe(settings.kafka)} may not DESCRIBE is not listed either)")
-          .whenA(missing.nonEmpty)
-        under = lines.filter(_.overview.underReplicated > 0)
-        code <- verdict(under.map(_.overview.underReplicated).sum, under.map(l => s"${l.overview.name} (${l.overview.underReplicated})"), fail, shell)
-      } yield code
-    })
+  final case class ListOptions(common: TopicsFlags, internal: Boolean, failUnderReplicated: Boolean)
 
-  val describeCmd: Opts[Shell => IO[ExitCode]] = Opts.subcommand("describe",
+  /** What `list` found: the cluster's topics, the declared ones it lacks, and who asked (the cluster lists only what
+    * that identity may describe).
+    */
+  final case class Listing(lines: List[TopicLine], missing: List[String], identity: String)
+
+  private def listing(o: ListOptions, shell: Shell): IO[Listing] =
+    for {
+      topology <- TopologyOpts.load(o.common.topology, shell)
+      settings <- Connections.load(o.common.flags, shell)
+      lines <- list(settings.kafka, topology, o.internal, o.common.timeout)
+    } yield Listing(lines, topology.topics.map(_.name).filterNot(n => lines.exists(_.overview.name == n)), ClientIdentity.describe(settings.kafka))
+
+  private def renderListing(o: ListOptions, l: Listing): Shown = {
+    val under = l.lines.filter(_.overview.underReplicated > 0)
+    val (said, code) =
+      verdict(under.map(_.overview.underReplicated).sum, under.map(t => s"${t.overview.name} (${t.overview.underReplicated})"), o.failUnderReplicated)
+    Shown(o.common.output,
+      Rendered.result(l.lines.map(TopicViews.lineJson), TopicViews.listTable(l.lines)) ++
+        Rendered.warning(s"declared in the topology but not on the cluster: ${l.missing.mkString(", ")} (topics plan shows what apply would " +
+          s"create; a topic ${l.identity} may not DESCRIBE is not listed either)").when(l.missing.nonEmpty) ++ said,
+      code)
+  }
+
+  val listCmd: Opts[Job.Chosen] = Job.Sub("list",
+    "Every topic: partitions, replication factor, whether the topology declares it, under-replicated and offline partitions.",
+    (TopicsFlags.common, Opts.flag("internal", "Also list internal topics (Kafka's own, and names starting with '_').").orFalse,
+      failUnderReplicated).mapN(ListOptions.apply))(listing, renderListing).chosen
+
+  final case class DescribeOptions(common: TopicsFlags, topics: NonEmptyList[String], failUnderReplicated: Boolean)
+
+  private def described(o: DescribeOptions, shell: Shell): IO[Description] =
+    for {
+      topology <- TopologyOpts.load(o.common.topology, shell)
+      settings <- Connections.load(o.common.flags, shell)
+      d <- describe(settings.kafka, topology, o.topics.toList.distinct, o.common.timeout)
+    } yield d
+
+  private def renderDescription(o: DescribeOptions, d: Description): Shown = {
+    val (said, code) = verdict(d.underReplicated.size, d.underReplicated, o.failUnderReplicated)
+    Shown(o.common.output,
+      Rendered.result(d.topics.map(TopicViews.reportJson), d.topics.map(TopicViews.describeTable).mkString("\n")) ++
+        Rendered.all(d.warnings.map(Rendered.warning)) ++ said,
+      code)
+  }
+
+  val describeCmd: Opts[Job.Chosen] = Job.Sub("describe",
     "Per partition leader, replicas, ISR, offsets, size on disk, first and last record times; configs with their source; " +
-      "differences from the topology.")(
-    (TopicsFlags.common, TopicName.arguments("TOPIC"), failUnderReplicated).mapN {
-      (c, topics: NonEmptyList[String], fail) => (shell: Shell) =>
-        for {
-          topology <- TopologyOpts.load(c.topology, shell)
-          settings <- Connections.load(c.flags, shell)
-          d <- describe(settings.kafka, topology, topics.toList.distinct, c.timeout)
-          format = OutputFormat.resolve(c.output, shell)
-          _ <- OutputFormat.emit(format, shell)(d.topics.map(TopicViews.reportJson), d.topics.map(TopicViews.describeTable).mkString("\n"))
-          _ <- d.warnings.traverse_(shell.warn)
-          code <- verdict(d.underReplicated.size, d.underReplicated, fail, shell)
-        } yield code
-    })
+      "differences from the topology.",
+    (TopicsFlags.common, TopicName.arguments("TOPIC"), failUnderReplicated).mapN(DescribeOptions.apply))(described, renderDescription).chosen
 }

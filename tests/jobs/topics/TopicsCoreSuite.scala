@@ -62,10 +62,12 @@ class TopicsCoreSuite extends munit.CatsEffectSuite {
 
   test("--fail-under-replicated: exit 1 naming the partitions; without it a warning and exit 0; none: exit 0, silent") {
     val (failing, warned, quiet) = (new TestShell(Map.empty, Repo.root), new TestShell(Map.empty, Repo.root), new TestShell(Map.empty, Repo.root))
+    def shown(v: (bankops.base.Rendered, cats.effect.ExitCode), shell: TestShell) =
+      bankops.base.Rendered.show(v._1, bankops.base.OutputFormat.Table, shell.shell).as(v._2)
     for {
-      f <- TopicsReading.verdict(2, List("t-1", "t-2"), fail = true, failing.shell)
-      w <- TopicsReading.verdict(1, List("t-1"), fail = false, warned.shell)
-      q <- TopicsReading.verdict(0, Nil, fail = true, quiet.shell)
+      f <- shown(TopicsReading.verdict(2, List("t-1", "t-2"), fail = true), failing)
+      w <- shown(TopicsReading.verdict(1, List("t-1"), fail = false), warned)
+      q <- shown(TopicsReading.verdict(0, Nil, fail = true), quiet)
     } yield {
       assertEquals((f.code, w.code, q.code), (1, 0, 0))
       assertEquals(failing.err.trim, "topics: 2 under-replicated partitions: t-1, t-2")
