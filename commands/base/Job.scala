@@ -8,16 +8,24 @@ import com.monovore.decline.Opts
   * that report to what is shown and the exit code. The top layer calls [[run]] and reads the report's fields; the CLI
   * calls both through [[subcommand]].
   */
-final case class Job[O, R](name: String, header: String, example: String, opts: Opts[O])(val run: (O, Shell) => IO[R],
-                                                                                         val render: (O, R) => Shown) {
+final class Job[O, R](val name: String, val header: String, val example: String, val opts: Opts[O])(val run: (O, Shell) => IO[R],
+                                                                                                    val render: (O, R) => Shown) {
   def subcommand: Opts[Shell => IO[ExitCode]] =
     Opts.subcommand(name, s"$header Example: $example")(opts.map(o => (shell: Shell) => run(o, shell).flatMap(r => Shown.show(render(o, r), shell))))
 }
 
 object Job {
+  def apply[O, R](name: String, header: String, example: String, opts: Opts[O])(run: (O, Shell) => IO[R], render: (O, R) => Shown): Job[O, R] =
+    new Job(name, header, example, opts)(run, render)
+
   /** One subcommand of a job of several, at the same boundary as a job: options, a typed report, its renderer. */
-  final case class Sub[O, R](name: String, help: String, opts: Opts[O])(val run: (O, Shell) => IO[R], val render: (O, R) => Shown) {
+  final class Sub[O, R](val name: String, val help: String, val opts: Opts[O])(val run: (O, Shell) => IO[R], val render: (O, R) => Shown) {
     def chosen: Opts[Chosen] = Opts.subcommand(name, help)(Job.chosen(opts)(run, render))
+  }
+
+  object Sub {
+    def apply[O, R](name: String, help: String, opts: Opts[O])(run: (O, Shell) => IO[R], render: (O, R) => Shown): Sub[O, R] =
+      new Sub(name, help, opts)(run, render)
   }
 
   /** Options of a job's form without a subcommand name (`capture --topic ...` beside `capture show`), typed as a [[Sub]]. */

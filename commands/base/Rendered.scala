@@ -1,5 +1,6 @@
 package bankops.base
 
+import cats.Eval
 import cats.effect.IO
 import cats.syntax.all._
 import io.circe.Json
@@ -15,9 +16,12 @@ final case class Rendered(parts: List[Rendered.Part]) {
 
 object Rendered {
   sealed trait Part
-  final case class Result(json: List[Json], text: String) extends Part
+  /** Both forms of a result, made only when shown, and only the one the format asks for (a findings table is not built
+    * for JSON lines).
+    */
+  final case class Result(json: Eval[List[Json]], text: Eval[String]) extends Part
   final case class Note(line: String) extends Part
-  /** Text for stdout as it is, whatever the format (a script, a log's end, `export` lines). */
+  /** Text for stdout byte for byte, whatever the format (a script, a log's end, `export` lines). */
   final case class Text(text: String) extends Part
   final case class Warning(line: String) extends Part
   /** A line for people on stderr when the results go out as JSON lines (a table already says it). */
@@ -26,9 +30,11 @@ object Rendered {
   final case class Summary(markdown: String) extends Part
 
   val empty: Rendered = Rendered(Nil)
-  def result(json: List[Json], text: String): Rendered = Rendered(List(Result(json, text)))
+  def result(json: => List[Json], text: => String): Rendered = Rendered(List(Result(Eval.later(json), Eval.later(text))))
   def note(line: String): Rendered = Rendered(List(Note(line)))
   def text(text: String): Rendered = Rendered(List(Text(text)))
+  /** Lines for stdout as they are, each ended with a line break. */
+  def lines(lines: List[String]): Rendered = text(lines.map(_ + "\n").mkString)
   def warning(line: String): Rendered = Rendered(List(Warning(line)))
   def jsonNote(line: String): Rendered = Rendered(List(JsonNote(line)))
   def summary(s: StepSummary): Rendered = Rendered(List(Summary(s.markdown)))
@@ -36,9 +42,9 @@ object Rendered {
   def all(rs: List[Rendered]): Rendered = Rendered(rs.flatMap(_.parts))
 
   def show(r: Rendered, format: OutputFormat, shell: Shell): IO[Unit] = r.parts.traverse_ {
-    case Result(json, text) => OutputFormat.emit(format, shell)(json, text)
+    case Result(json, text) => OutputFormat.emit(format, shell)(json.value, text.value)
     case Note(line) => shell.info(line)
-    case Text(text) => shell.println(text)
+    case Text(text) => shell.print(text)
     case Warning(line) => shell.warn(line)
     case JsonNote(line) => shell.info(line).whenA(format == OutputFormat.Json)
     case Summary(markdown) => StepSummary.append(shell, markdown)

@@ -21,6 +21,7 @@ final case class Shell(
     stdinIsTerminal: Boolean = false
 ) {
   def println(line: String): IO[Unit] = IO.blocking(out.println(line))
+  def print(text: String): IO[Unit] = IO.blocking(out.print(text))
   // What goes to stderr quotes settings and library messages: secrets are masked there ([[Redact]]).
   def info(line: String): IO[Unit] = IO.blocking(err.println(Redact(line)))
   def warn(line: String): IO[Unit] = IO.blocking(err.println(s"warning: ${Redact(line)}"))

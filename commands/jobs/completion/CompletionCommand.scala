@@ -31,5 +31,5 @@ object CompletionCommand {
         if (CompletionScripts.Shells.contains(s)) s.validNel else s"shell must be bash, zsh or fish, not '$s'".invalidNel),
       TopologyOpts.choice
     ).mapN(Options.apply)
-  )(script(jobs), (_, text) => Shown(None, Rendered.text(text.stripSuffix("\n")), ExitCode.Success))
+  )(script(jobs), (_, text) => Shown(None, Rendered.text(text), ExitCode.Success))
 }

@@ -38,7 +38,7 @@ object ContextCommand {
 
   private def saved(shell: Shell, line: String): Saved = Saved(line, ContextStore.file(shell.env).fold("")(_.toString))
 
-  private def renderSaved[O](o: O, s: Saved): Shown = Shown(None, Rendered.note(s"${s.line} (${s.file})"), ExitCode.Success)
+  private def renderSaved(s: Saved): Shown = Shown(None, Rendered.note(s"${s.line} (${s.file})"), ExitCode.Success)
 
   final case class AddOptions(name: String, context: ConnectionContext, replace: Boolean)
 
@@ -52,7 +52,7 @@ object ContextCommand {
         if (cs.contexts.contains(o.name) && !o.replace) Left(s"context '${o.name}' exists: remove it first, or add it again with --replace")
         else Right(cs.updated(o.name, o.context) -> ())
       }.as(saved(shell, s"context ${o.name} ${if (o.replace) "saved" else "added"}")),
-    renderSaved).chosen
+    (_, saved: Saved) => renderSaved(saved))
 
   /** One context of the list: its name, whether it is the one jobs use, its settings. */
   final case class Entry(name: String, current: Boolean, context: ConnectionContext)
@@ -76,22 +76,25 @@ object ContextCommand {
           })),
       ExitCode.Success)
 
-  private val list = Job.Sub("list", "Every context, the current one marked *.", OutputFormat.opts)((_, shell) => listed(shell), renderList).chosen
+  private val list = Job.Sub("list", "Every context, the current one marked *.", OutputFormat.opts)((_, shell) => listed(shell), renderList)
 
   private val use = Job.Sub("use", "Make a context the current one: every job then uses it unless --context or BANKOPS_CONTEXT says otherwise.",
     nameArg)((name, shell) =>
       ContextStore.update(shell.env)(cs => cs.named(name).map(_ => cs.copy(current = Some(name)) -> ())).as(saved(shell, s"using context $name")),
-    renderSaved).chosen
+    (_, saved: Saved) => renderSaved(saved))
 
   final case class ShowOptions(name: Option[String], output: Option[OutputFormat])
 
-  private def chosen(o: ShowOptions, shell: Shell): IO[Entry] =
+  /** A context by its name. */
+  final case class Named(name: String, context: ConnectionContext)
+
+  private def chosen(o: ShowOptions, shell: Shell): IO[Named] =
     ContextStore.read(shell.env).flatMap { cs =>
       IO.fromEither(ContextStore.chosen(o.name, shell.env, cs).flatMap(_.toRight("no context is chosen: name one, or `bankops context use NAME`"))
-          .left.map(Failure.BadInput(_))).map { case (n, c) => Entry(n, current = true, c) }
+          .left.map(Failure.BadInput(_))).map { case (n, c) => Named(n, c) }
     }
 
-  private def renderShow(o: ShowOptions, e: Entry): Shown =
+  private def renderShow(o: ShowOptions, e: Named): Shown =
     Shown(o.output,
       Rendered.result(List(Json.obj("name" -> Json.fromString(e.name), "settings" -> settingsJson(e.context))),
         s"context ${e.name}\n" + Table.render(List("SETTING", "VALUE"), rows(e.context).map { case (k, v) => List(k, v) })) ++
@@ -100,15 +103,15 @@ object ContextCommand {
       ExitCode.Success)
 
   private val show = Job.Sub("show", "A context's settings (default: the chosen one), secrets only by reference.",
-    (nameArg.orNone, OutputFormat.opts).mapN(ShowOptions.apply))(chosen, renderShow).chosen
+    (nameArg.orNone, OutputFormat.opts).mapN(ShowOptions.apply))(chosen, renderShow)
 
   private val remove = Job.Sub("remove", "Delete a context (when it is the current one, none is current afterwards).", nameArg)((name, shell) =>
       ContextStore.update(shell.env)(cs => cs.named(name).map(_ => cs.removed(name) -> ())).as(saved(shell, s"context $name removed")),
-    renderSaved).chosen
+    (_, saved: Saved) => renderSaved(saved))
 
   val job: Job.Of = Job.of(
     "context",
     "Named cluster settings: add, list, use, show, remove; every job takes --context NAME (or BANKOPS_CONTEXT).",
     "bankops context add prod --bootstrap-server kafka:9093 --command-config prod.properties --db-password-env DB_PASSWORD"
-  )(add, list, use, show, remove)
+  )(add.chosen, list.chosen, use.chosen, show.chosen, remove.chosen)
 }

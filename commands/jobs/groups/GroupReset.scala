@@ -11,10 +11,10 @@ import bankops.services.kafka.{ConsumerGroups, EndOffsets, GroupDescription}
 /** `groups reset`: facts from the cluster, the pure [[ResetPlan]], and (with --execute) one atomic commit per group. */
 private[groups] object GroupReset {
 
-  /** The exit code and the plan for the step summary. */
   /** How a reset ended: its exit code, and its job summary (the plan, and whether it was applied). */
   final case class Report(code: ExitCode, summary: StepSummary)
 
+  /** The plan printed; with --execute (and --save-to first) the moves made; the exit code and the plan for the summary. */
   def run(admin: Admin, groups: List[String], topics: List[String], only: Option[List[Int]], target: ResetTarget, execute: Boolean,
           saveTo: Option[os.Path], overwrite: Boolean, format: OutputFormat, shell: Shell): IO[GroupReset.Report] =
     for {

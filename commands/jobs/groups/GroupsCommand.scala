@@ -34,7 +34,7 @@ object GroupsCommand {
       ExitCode.Success)
 
   private val listCmd = Job.Sub("list", "Every consumer group with its state, members, protocol and total lag.", common)(
-    (c, shell) => withAdmin(c, shell, Doing.describing(Nil))((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list), renderList).chosen
+    (c, shell) => withAdmin(c, shell, Doing.describing(Nil))((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list), renderList)
 
   private val watch: Opts[Option[FiniteDuration]] =
     Flags.duration("watch", "Refresh every DURATION (e.g. 5s) until Ctrl-C.", short = "w").orNone
@@ -59,7 +59,7 @@ object GroupsCommand {
 
   private val describeCmd =
     Job.Sub("describe", "Per partition: committed offset, end, lag in records and in time; members with client id, host and assignment.",
-      (common, groups, watch).mapN(DescribeOptions.apply))(describe, (_, code: ExitCode) => Shown.exit(code)).chosen
+      (common, groups, watch).mapN(DescribeOptions.apply))(describe, (_, code: ExitCode) => Shown.exit(code))
 
   private final case class ResetOptions(common: Common, groups: List[String], topics: NonEmptyList[String], partitions: Option[List[Int]],
                                         target: ResetTarget, execute: Boolean, saveTo: Option[os.Path], overwrite: Boolean)
@@ -87,7 +87,7 @@ object GroupsCommand {
 
   private val resetCmd =
     Job.Sub("reset", "Plan moving the committed offsets of inactive groups (exit 1 when it would change something); --execute applies it.",
-      resetOpts)(reset, (_, r: GroupReset.Report) => Shown(None, Rendered.summary(r.summary), r.code)).chosen
+      resetOpts)(reset, (_, r: GroupReset.Report) => Shown(None, Rendered.summary(r.summary), r.code))
 
   private final case class DeleteOptions(common: Common, groups: List[String])
 
@@ -108,12 +108,12 @@ object GroupsCommand {
     Job.Sub("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).",
       (common, groups, Opts.flag("yes", "Confirm the deletion.").orFalse).tupled.mapValidated { case (c, gs, yes) =>
         if (yes) DeleteOptions(c, gs).validNel else "groups delete removes the groups' committed offsets for good: add --yes to confirm".invalidNel
-      })(delete, (_, _: List[String]) => Shown.exit(ExitCode.Success)).chosen
+      })(delete, (_, _: List[String]) => Shown.exit(ExitCode.Success))
 
   val job: Job.Of = Job.of(
     "groups",
     "Consumer groups: list, describe (lag in records and time, members), reset committed offsets (plan first, " +
       "--execute, --save-to to undo), delete empty groups.",
     "bankops groups reset bankops-command-handler --topic commands --to ago:15m --save-to before.json --execute",
-  )(listCmd, describeCmd, resetCmd, deleteCmd)
+  )(listCmd.chosen, describeCmd.chosen, resetCmd.chosen, deleteCmd.chosen)
 }

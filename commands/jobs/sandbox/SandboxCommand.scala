@@ -31,7 +31,7 @@ object SandboxCommand {
       }
     },
     (_, context: Rendered) =>
-      Shown(None, context ++ Rendered.note("sandbox ready: `bankops sandbox env` prints the settings for other clients"), ExitCode.Success)).chosen
+      Shown(None, context ++ Rendered.note("sandbox ready: `bankops sandbox env` prints the settings for other clients"), ExitCode.Success))
 
   /** The sandbox's context follows the sandbox; a contexts file that cannot be written only costs a warning. */
   private def register(shell: Shell, dir: os.Path, context: Option[ConnectionContext], done: String): IO[Rendered] =
@@ -56,7 +56,7 @@ object SandboxCommand {
       if (services.forall(_.up)) Exit.Ok else Exit.Unavailable)
 
   private val status = Job.Sub("status", "Per service: up or down, address, pid, version. Exit 3 when any is down.",
-    (dirOpt, OutputFormat.opts).mapN(StatusOptions.apply))((o, shell) => sandbox(o.dir, shell).status, renderStatus).chosen
+    (dirOpt, OutputFormat.opts).mapN(StatusOptions.apply))((o, shell) => sandbox(o.dir, shell).status, renderStatus)
 
   final case class DownOptions(dir: Option[os.Path], wipe: Boolean)
 
@@ -74,7 +74,7 @@ object SandboxCommand {
       val wiped = if (o.wipe) "; data wiped" else ""
       Shown(None, Rendered.note(if (s.services.isEmpty) s"nothing was running$wiped" else s"stopped ${s.services.mkString(", ")}$wiped") ++ s.context,
         ExitCode.Success)
-    }).chosen
+    })
 
   // Checked against the sandbox's list of services when the command runs (exit 2 naming them).
   private val serviceArg: Opts[String] = Opts.argument[String]("SERVICE")
@@ -86,7 +86,6 @@ object SandboxCommand {
     "Stop one service (a broker kafka-N, registry, postgres or handler) and start it on the same data: see what clients do meanwhile.",
     (dirOpt, serviceArg).mapN(ServiceOptions.apply))((o, shell) => sandbox(o.dir, shell).restart(o.service),
     (_, _: Unit) => Shown.exit(ExitCode.Success))
-    .chosen
 
   final case class AloneOptions(dir: Option[os.Path], services: List[String])
 
@@ -96,7 +95,6 @@ object SandboxCommand {
     (dirOpt, Opts.arguments[String]("SERVICE").map(_.toList)).mapN(AloneOptions.apply))(
     (o, shell) => sandbox(o.dir, shell).alone(o.services, start),
     (_, done: List[(String, String)]) => Shown(None, Rendered.all(done.map { case (s, r) => Rendered.note(f"$s%-9s $r") }), ExitCode.Success))
-    .chosen
 
   final case class LogsOptions(dir: Option[os.Path], service: String, lines: Int)
 
@@ -113,7 +111,7 @@ object SandboxCommand {
           IO.raiseError(Failure.BadInput(s"no ${o.service} log at $log: the sandbox has not run here"))
         )
       },
-    (_, tail: String) => Shown(None, Rendered.text(tail), ExitCode.Success)).chosen
+    (_, tail: String) => Shown(None, Rendered.lines(List(tail)), ExitCode.Success))
 
   private val identityOpt: Opts[String] =
     Opts.option[String]("as", s"The identity whose settings to print: ${Identities.all.mkString(", ")} (default ${Identities.Operator}).",
@@ -149,12 +147,13 @@ object SandboxCommand {
       (dirOpt, identityOpt, Opts.flag("scram", "Authenticate as the identity's SCRAM user (SASL_SSL listener) instead of its certificate.").orFalse)
         .mapN(EnvOptions.apply))(variables,
       (_, vars: List[(String, String)]) =>
-        Shown(None, Rendered.all(vars.map { case (k, v) => Rendered.text(s"export $k='${v.replace("'", "'\\''")}'") }), ExitCode.Success)).chosen
+        Shown(None, Rendered.lines(vars.map { case (k, v) => s"export $k='${v.replace("'", "'\\''")}'" }), ExitCode.Success))
 
   /** `provision` sets the bank up once the services answer (the job list passes `bankops apply`). */
   def job(provision: Sandbox.Provision): Job.Of = Job.of(
     "sandbox",
     "Run a living bank on this machine: real SSL Kafka, a Confluent-compatible schema registry, PostgreSQL and the command handler.",
     "bankops sandbox up && eval \"$(bankops sandbox env)\""
-  )(up(provision), status, down, restart, alone("stop", start = false), alone("start", start = true), logs, env)
+  )(up(provision).chosen, status.chosen, down.chosen, restart.chosen, alone("stop", start = false).chosen, alone("start", start = true).chosen,
+    logs.chosen, env.chosen)
 }

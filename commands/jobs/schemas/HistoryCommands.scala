@@ -17,7 +17,7 @@ import HistoryReports._
 /** `schemas versions|show|diff`: a subject's history, read from the registry; nothing is changed. */
 private[schemas] object HistoryCommands {
 
-  private final case class Common(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)
+  final case class Common(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)
   private val common: Opts[Common] = (ConnectionFlags.opts, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
 
   private def session[A](c: Common, shell: Shell)(f: SchemaHistory => IO[A]): IO[A] =
@@ -27,7 +27,7 @@ private[schemas] object HistoryCommands {
 
   private val subject = Opts.argument[String]("SUBJECT")
 
-  private final case class VersionsOptions(common: Common, subject: String)
+  final case class VersionsOptions(common: Common, subject: String)
 
   private def renderVersions(o: VersionsOptions, r: VersionsReport): Shown =
     Shown(o.common.output,
@@ -38,11 +38,11 @@ private[schemas] object HistoryCommands {
             s"${o.subject}: ${r.versions.size} versions; dates from $from")),
       ExitCode.Success)
 
-  val versions: Opts[Job.Chosen] = Job.Sub("versions",
+  val versions = Job.Sub("versions",
     "A subject's versions, oldest first: version, id, when created (where the registry says), references.",
-    (common, subject).mapN(VersionsOptions.apply))((o, shell) => session(o.common, shell)(_.versions(o.subject)), renderVersions).chosen
+    (common, subject).mapN(VersionsOptions.apply))((o, shell) => session(o.common, shell)(_.versions(o.subject)), renderVersions)
 
-  private final case class ShowOptions(common: Common, subjectAt: String)
+  final case class ShowOptions(common: Common, subjectAt: String)
 
   private def renderShow(o: ShowOptions, v: SubjectVersion): Shown = {
     val schema = parse(v.schema).getOrElse(Json.fromString(v.schema))
@@ -55,16 +55,16 @@ private[schemas] object HistoryCommands {
       ExitCode.Success)
   }
 
-  val show: Opts[Job.Chosen] = Job.Sub("show",
+  val show = Job.Sub("show",
     "One version of a subject (SUBJECT@VERSION, the latest without one): id, "
       + "version, references and the schema, pretty-printed.",
     (common, Opts.argument[String]("SUBJECT[@VERSION]")).mapN(ShowOptions.apply))(
     (o, shell) => bad(HistoryArgs.subjectAt(o.subjectAt)).flatMap { case (s, ref) => session(o.common, shell)(_.version(s, ref)) },
-    renderShow).chosen
+    renderShow)
 
-  private final case class DiffOptions(common: Common, subject: String, versions: List[String], docs: Boolean)
+  final case class DiffOptions(common: Common, subject: String, versions: List[String], docs: Boolean)
 
-  val diff: Opts[Job.Chosen] = Job.Sub("diff",
+  val diff = Job.Sub("diff",
     "Field-level changes between two versions of a subject, or a version "
       + "and a .avsc file, and whether the registry accepts the change under the subject's level (with the reasons). Without versions: "
       + "the latest against the one before; with V1: V1 against the latest; exit 1 when the change is incompatible.",
@@ -74,7 +74,6 @@ private[schemas] object HistoryCommands {
       bad(HistoryArgs.diff(o.versions)).flatMap { case (old, to) => session(o.common, shell)(_.diff(o.subject, old, to, o.docs)) },
     (o, d: DiffReport) =>
       Shown(o.common.output, Rendered.result(List(d.asJson), diffText(d)), if (d.verdict.compatible) ExitCode.Success else Exit.Difference))
-    .chosen
 
   private def diffText(d: DiffReport): String = {
     val v = d.verdict

@@ -20,7 +20,7 @@ object SchemasCommand {
     "Per subject: new, unchanged, new-version (compatible) or incompatible (with the reason); exit 1 when anything is pending.",
     (SchemaFlow.common, SchemaFlow.levelOpt).mapN(PlanOptions.apply))(
     (o, shell) => SchemaFlow.prepared(o.common, shell)((_, desired, sync) => sync.plan(desired, o.level)),
-    (o, p: SchemaPlan) => Shown(o.common.output, SchemaFlow.rendered(p), Exit.differsIf(!p.isEmpty))).chosen
+    (o, p: SchemaPlan) => Shown(o.common.output, SchemaFlow.rendered(p), Exit.differsIf(!p.isEmpty)))
 
   final case class RegisterOptions(common: SchemaFlow.Common, level: Option[String], dryRun: Boolean)
 
@@ -40,7 +40,7 @@ object SchemasCommand {
 
   private val registerCmd = Job.Sub("register", "Test every subject's compatibility, then register; registers nothing when any is incompatible.",
     (SchemaFlow.common, SchemaFlow.levelOpt, Opts.flag("dry-run", "Print the plan only.").orFalse).mapN(RegisterOptions.apply))(
-    register, (_, code: ExitCode) => Shown.exit(code)).chosen
+    register, (_, code: ExitCode) => Shown.exit(code))
 
   final case class CheckOptions(common: SchemaFlow.Common, file: os.Path, topic: String)
 
@@ -63,12 +63,11 @@ object SchemasCommand {
     (SchemaFlow.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
       .mapN(CheckOptions.apply))(check,
     (o, mine: SchemaPlan) => Shown(o.common.output, SchemaFlow.rendered(mine), Exit.differsIf(mine.incompatible.nonEmpty)))
-    .chosen
 
   val job: Job.Of = Job.of(
     "schemas",
     "Schemas as code: plan, register (compatibility-gated) and check the .avsc contracts under TopicRecordNameStrategy subjects; "
       + "a subject's history: versions, show, diff.",
     "bankops schemas register --compatibility BACKWARD"
-  )(planCmd, registerCmd, checkCmd, HistoryCommands.versions, HistoryCommands.show, HistoryCommands.diff)
+  )(planCmd.chosen, registerCmd.chosen, checkCmd.chosen, HistoryCommands.versions.chosen, HistoryCommands.show.chosen, HistoryCommands.diff.chosen)
 }

@@ -40,7 +40,7 @@ object TopicsCommand {
       if (r.refused.nonEmpty) ExitCode(TopicSync.exitCode(r.refused)) else Exit.differsIf(!r.plan.isEmpty))
 
   private val planCmd = Job.Sub("plan", "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.",
-    (common, deleteUnlisted).mapN(PlanOptions.apply))(planned, renderPlan).chosen
+    (common, deleteUnlisted).mapN(PlanOptions.apply))(planned, renderPlan)
 
   private def apply(o: ApplyOptions)(shell: Shell): IO[ExitCode] = {
     val ApplyOptions(c, delete, dryRun) = o
@@ -87,11 +87,11 @@ object TopicsCommand {
     ).tupled.mapValidated { case (c, delete, yes, dry) =>
       if (delete && !yes && !dry) "--delete-unlisted deletes topics: add --yes to confirm (or --dry-run to see which)".invalidNel
       else ApplyOptions(c, delete, dry).validNel
-    })((o, shell) => apply(o)(shell), (_, code: ExitCode) => Shown.exit(code)).chosen
+    })((o, shell) => apply(o)(shell), (_, code: ExitCode) => Shown.exit(code))
 
   val job: Job.Of = Job.of(
     "topics",
     "Topics as code: plan (exit 1 when changes are pending) and apply the topology's topics; list and describe what the cluster has.",
     "bankops topics describe commands --fail-under-replicated",
-  )(planCmd, applyCmd, TopicsReading.listCmd, TopicsReading.describeCmd)
+  )(planCmd.chosen, applyCmd.chosen, TopicsReading.listCmd.chosen, TopicsReading.describeCmd.chosen)
 }

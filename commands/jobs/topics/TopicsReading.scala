@@ -67,10 +67,10 @@ private[topics] object TopicsReading {
       code)
   }
 
-  val listCmd: Opts[Job.Chosen] = Job.Sub("list",
+  val listCmd = Job.Sub("list",
     "Every topic: partitions, replication factor, whether the topology declares it, under-replicated and offline partitions.",
     (TopicsFlags.common, Opts.flag("internal", "Also list internal topics (Kafka's own, and names starting with '_').").orFalse,
-      failUnderReplicated).mapN(ListOptions.apply))(listing, renderListing).chosen
+      failUnderReplicated).mapN(ListOptions.apply))(listing, renderListing)
 
   final case class DescribeOptions(common: TopicsFlags, topics: NonEmptyList[String], failUnderReplicated: Boolean)
 
@@ -89,8 +89,8 @@ private[topics] object TopicsReading {
       code)
   }
 
-  val describeCmd: Opts[Job.Chosen] = Job.Sub("describe",
+  val describeCmd = Job.Sub("describe",
     "Per partition leader, replicas, ISR, offsets, size on disk, first and last record times; configs with their source; " +
       "differences from the topology.",
-    (TopicsFlags.common, TopicName.arguments("TOPIC"), failUnderReplicated).mapN(DescribeOptions.apply))(described, renderDescription).chosen
+    (TopicsFlags.common, TopicName.arguments("TOPIC"), failUnderReplicated).mapN(DescribeOptions.apply))(described, renderDescription)
 }

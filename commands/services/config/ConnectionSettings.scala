@@ -1,47 +1,5 @@
 package bankops.services.config
 
-/** Where a setting's value came from, in precedence order. */
-sealed abstract class Source(val describe: String)
-object Source {
-  final case class Flag(name: String) extends Source(s"flag --$name")
-  final case class Env(name: String) extends Source(s"env $name")
-  final case class Context(name: String) extends Source(s"context $name")
-  final case class File(path: os.Path) extends Source(s"file $path")
-  case object Sandbox extends Source("sandbox")
-  case object Default extends Source("default")
-}
-
-final case class Sourced[A](value: A, source: Source)
-
-/** The chosen context with its secrets read ([[Connections.load]] reads them; [[ConnectionSettings.resolve]] stays pure). */
-final case class ChosenContext(name: String, context: ConnectionContext, registryUserInfo: Option[String] = None, dbPassword: Option[String] = None)
-
-final case class KafkaSettings(
-    bootstrapServers: Sourced[String],
-    commandConfig: Option[Sourced[os.Path]],
-    properties: Map[String, String]
-) {
-
-  /** Everything the Java clients take: bankops' defaults, the file's properties over them, and the bootstrap servers. */
-  def clientProperties: Map[String, String] =
-    KafkaSettings.defaults ++ properties.filter { case (k, _) => ClientProperties.kafkaKeys(k) } + ("bootstrap.servers" -> bootstrapServers.value)
-}
-
-object KafkaSettings {
-  /** No JMX reporter: its MBean server is ~180 classes (about 1 MiB of the handler's memory) and a job's figures are its
-    * own output. A command-config with `auto.include.jmx.reporter=true` brings it back.
-    */
-  val defaults: Map[String, String] = Map("auto.include.jmx.reporter" -> "false")
-}
-
-final case class RegistrySettings(
-    url: Sourced[String],
-    userInfo: Option[Sourced[String]],
-    caFile: Option[Sourced[os.Path]]
-)
-
-final case class DatabaseSettings(url: Sourced[String], user: Sourced[String], password: Option[Sourced[String]])
-
 /** The one description of how bankops reaches Kafka, the registry and PostgreSQL. */
 final case class ConnectionSettings(kafka: KafkaSettings, registry: RegistrySettings, database: DatabaseSettings)
 

@@ -1,26 +1,5 @@
 package bankops.services.contracts
 
-/** What keys a record on a topic: one of its fields, or the time it was produced. */
-sealed trait RecordKey
-object RecordKey {
-  final case class Field(name: String) extends RecordKey
-  case object Time extends RecordKey
-}
-
-/** A record type a topic carries, with its `.avsc` contract. */
-final case class TopicRecord(schema: SchemaFile, key: RecordKey) {
-  def fullName: String = schema.fullName
-}
-
-/** A declared topic. `config` values are already in Kafka's canonical form (see [[ConfigValues]]). */
-final case class TopicSpec(
-    name: String,
-    partitions: Int,
-    replicationFactor: Int,
-    config: Map[String, String],
-    records: List[TopicRecord]
-)
-
 /** The declared topics, the subject naming of their records and every `.avsc` next to the file, and who may do what:
   * the one model topics, schemas, ACLs and SCRAM users plan from. `access`/`users` absent (None) means bankops does
   * not manage ACLs/users on this cluster at all; present but empty means it manages them and wants none.
