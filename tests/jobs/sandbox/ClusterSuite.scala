@@ -66,13 +66,14 @@ class ClusterSuite extends munit.CatsEffectSuite {
       // next one can reach the new leader first, and the first is refused as out of order until it expires (exit 3).
       _ <- follow.await(60.seconds, "the load under way")(IO.blocking(followed(follow).size > 300))
       stopped <- withBrokerStopped("kafka-2")(for {
-        _ <- IO.sleep(3.seconds)
         status <- cli("sandbox", "status", "-o", "json")
-        flagged <- cli("topics", "describe", source, "--topology", file.toString, "-o", "json", "--fail-under-replicated")
+        // Asked until the cluster has taken the stopped broker out of the ISRs (a minute at most), then checked below.
+        underReplicated = cli("topics", "describe", source, "--topology", file.toString, "-o", "json", "--fail-under-replicated")
+        flagged <- (IO.sleep(500.millis) >> underReplicated).iterateUntil(_.code == 1).timeoutTo(60.seconds, underReplicated)
         sent <- sending.joinWithNever
-        // Paced to take ~10 s: the broker comes back while it runs.
+        // Paced to take ~10 s: the broker comes back while it runs, once it has copied a first second's records.
         replaying <- cli("replay", "--from-topic", source, "--to-topic", target, "--rate", "300").start
-        _ <- IO.sleep(2.seconds)
+        _ <- (IO.sleep(500.millis) >> PythonClients.consume(target)).iterateUntil(_.size >= 300).timeout(90.seconds)
       } yield (status, flagged, replaying, sent))
       (status, flagged, replaying, sent) = stopped
       replay <- replaying.joinWithNever
