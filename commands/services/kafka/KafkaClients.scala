@@ -173,6 +173,9 @@ object KafkaClients {
   /** The settings' properties as the Java clients' constructors take them. */
   def javaProperties(props: Map[String, String]): java.util.Map[String, AnyRef] = props.map { case (k, v) => k -> (v: AnyRef) }.asJava
 
+  /** How long an unknown topic is asked for again before it is reported missing (see [[partitionCounts]]). */
+  val UnknownGrace: FiniteDuration = 2.seconds
+
   /** The partition count of a topic; exit 2 naming it when it does not exist. `doing`: what the job will do with the
     * topic, which a refusal names (WRITE implies the DESCRIBE asked here, and is what the operator must grant).
     */
@@ -182,14 +185,20 @@ object KafkaClients {
   /** Partition counts of several topics through one admin client; exit 2 naming the first that does not exist. */
   def partitionCounts(kafka: KafkaSettings, topics: List[String], timeout: FiniteDuration, doing: Option[Doing] = None): IO[Map[String, Int]] =
     javaAdmin(kafka, timeout).use { a =>
-      val described = a.describeTopics(topics.asJava).topicNameValues().asScala
-      topics.traverse { topic =>
-        await(described(topic)).map(d => topic -> d.partitions.size).adaptError {
-          case e
-              if Option(e.getCause).getOrElse(e).isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] ||
-                e.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException] =>
-            bankops.base.Failure.BadInput(s"topic $topic does not exist")
-        }
-      }.map(_.toMap)
+      def unknown(e: Throwable) = (e :: Option(e.getCause).toList).exists(
+        _.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException])
+      // A topic created a moment ago (by `apply`, a step before) can be unknown to the broker asked until it has read
+      // the controller's record of it: an unknown topic is asked again for a short while before it is called missing.
+      IO.monotonic.map(_ + UnknownGrace.min(timeout)).flatMap { until =>
+        def count(topic: String): IO[Int] =
+          await(a.describeTopics(List(topic).asJava).topicNameValues().get(topic)).map(_.partitions.size).handleErrorWith {
+            case e if unknown(e) =>
+              IO.monotonic.flatMap(now =>
+                if (now < until) IO.sleep(250.millis) >> count(topic)
+                else IO.raiseError(bankops.base.Failure.BadInput(s"topic $topic does not exist")))
+            case e => IO.raiseError(e)
+          }
+        topics.traverse(t => count(t).map(t -> _)).map(_.toMap)
+      }
     }.adaptError(denied(kafka, doing.getOrElse(Doing.describing(topics)))).adaptError(unreachable(kafka, timeout))
 }

@@ -41,6 +41,22 @@ class TopicsSuite extends munit.CatsEffectSuite {
     described.linesIterator.collect { case line(p, l, r, i) => p.toInt -> (l, r, i) }.toMap
   }
 
+  test("a topic unknown when first asked and created a moment later is counted, not called missing; one never created is exit 2") {
+    val (late, never) = (TopologyFixture.unique("late"), TopologyFixture.unique("never"))
+    for {
+      s <- SandboxFixture.settings
+      // As a job asks a broker that has not yet read the controller's record of a topic `apply` just created.
+      counting <- KafkaClients.partitionCount(s.kafka, late, 30.seconds).start
+      _ <- IO.sleep(300.millis)
+      _ <- KafkaClients.admin(s.kafka).use(_.createTopic(new org.apache.kafka.clients.admin.NewTopic(late, 3, 1.toShort)))
+      counted <- counting.joinWithNever
+      missing <- KafkaClients.partitionCount(s.kafka, never, 30.seconds).attempt
+    } yield {
+      assertEquals(counted, 3)
+      assertEquals(missing.left.map(_.getMessage), Left(s"topic $never does not exist"))
+    }
+  }
+
   test("describe agrees with Kafka's TopicCommand and LogDirsCommand; offsets, record times, config sources, drift from the topology") {
     val t = TopologyFixture.unique("described")
     val file = TopologyFixture.write(TopologyFixture.topology((t, 3, Map("retention.ms" -> "2d"), "ConfirmAccountCreation", "id")))
