@@ -9,9 +9,14 @@ object Jvm {
   private lazy val cli: List[String] =
     ProjectDirectives.parse(os.read(Repo.root / "project.scala")).fold(e => throw new IllegalStateException(e), _.javaOptions)
 
+  /** A test's process lives seconds and applies tens of commands: C2's compiling would cost it more CPU than its code
+    * ever runs, on cores the other suites share. The JIT's tier changes how fast, never what, the process does.
+    */
+  val TestOnly: List[String] = List("-XX:TieredStopAtLevel=1")
+
   /** `java … bankops.Main args` on the tests' classpath. */
   def bankops(args: Seq[String]): List[String] = {
     val options = if (args.headOption.contains("handler")) cli ++ JvmOptions.Handler else cli
-    List("java") ++ options ++ List("-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
+    List("java") ++ options ++ TestOnly ++ List("-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
   }
 }
