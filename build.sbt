@@ -40,6 +40,10 @@ lazy val root = (project in file("."))
           Tests.SubProcess(fork.withRunJVMOptions(fork.runJVMOptions :+ s"-Dbankops.test.shard=$i")))
       }
     },
+    // Within a shard's JVM, suites run as many at once as it has processors (sbt's ForkMain): they share its sandbox, each
+    // test holding it shared or alone (tests/support/OnSandbox.scala). Most of a test's time is spent waiting on timeouts,
+    // consumer groups and paced loads, so another suite's work fills the cores meanwhile.
+    Test / testForkedParallel := true,
     // sbt's default runs one forked group at a time, and no more tasks at once than there are processors.
     Global / concurrentRestrictions := {
       val shards = TestShards.count(sys.env.get("BANKOPS_TEST_SHARDS"))

@@ -9,11 +9,15 @@ import bankops.jobs.sandbox.HandlerService
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 import bankops.services.bank.BankRules
 import bankops.support.{BankFixture, SandboxFixture, Setup, TestShell}
+import bankops.support.OnSandbox
 
 /** The living bank in the sandbox: its handler answers the fixtures as expected, a learning command load mostly
   * succeeds, the handler can be stopped and started alone, and `demo` runs twice in a row.
   */
-class DemoSuite extends munit.CatsEffectSuite {
+class DemoSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: the demo brings the sandbox up again, sends to its own bank and stops its handler.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 6.minutes
 
   private def lag: IO[Option[Long]] = SandboxFixture.settings.flatMap(s =>

@@ -7,13 +7,14 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration._
 
 import bankops.support.{HttpStub, Repo, SandboxFixture, TestShell}
+import bankops.support.OnSandbox
 
 /** One row per class of bad input an operator can fix, each run through the CLI against the sandbox,
   * with the exit code, a fragment of the one line expected, and that nothing was written where a topic or file is
   * involved. Never "unexpected error" (that is for bugs), never a stack trace or a library log line without --verbose,
   * never a secret.
   */
-class BadInputSuite extends CatsEffectSuite {
+class BadInputSuite extends CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   /** `lines`: a file's checks name each bad line (up to 10), then say nothing was sent. */
@@ -202,7 +203,8 @@ class BadInputSuite extends CatsEffectSuite {
 
   private def ends(topic: String): IO[Long] = SandboxFixture.written(topic)
 
-  test("every class of bad input: its exit code and one line naming the file and key, flag or address; nothing sent or written") {
+  test(
+    "every class of bad input: its exit code and one line naming the file and key, flag or address; nothing sent or written".tag(OnSandbox.Alone)) {
     HttpStub.resource(404, "<html><body>Not Found</body></html>").use { webServer =>
       for {
         _ <- SandboxFixture.connection

@@ -6,11 +6,15 @@ import munit.CatsEffectSuite
 import scala.concurrent.duration._
 
 import bankops.support.{Repo, SandboxFixture, SilentListener, TestShell}
+import bankops.support.OnSandbox
 
 /** Services that fail slowly: one that accepts connections and never answers. `--timeout` is a deadline for the whole
   * operation, retries included: exit 3 within the timeout plus a second, naming the address.
   */
-class FaultsSuite extends CatsEffectSuite {
+class FaultsSuite extends CatsEffectSuite with OnSandbox {
+  // Alone: each asserts an exit within a second of its --timeout.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 3.minutes
 
   private val sandboxEnv = SandboxFixture.env

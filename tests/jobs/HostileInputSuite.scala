@@ -10,13 +10,14 @@ import scala.concurrent.duration._
 
 import bankops.services.registry.RegistryClient
 import bankops.support.{Setup, CliProcess, Repo, SandboxFixture, TestShell}
+import bankops.support.OnSandbox
 
 /** The fourth hostile-input pass, one row per case: secrets that must stay secret, JSON read strictly and within bounds,
   * files named as what they are, flag combinations refused while parsing, errors naming the true cause and source. Each
   * row asserts its exit code, the one line's cause, that no secret is shown, and that nothing changed: no record on the
   * bank's topics, no subject on the registry, no file written.
   */
-class HostileInputSuite extends CatsEffectSuite {
+class HostileInputSuite extends CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   /** `lines`: how many lines stderr holds (None: the row's cause is enough, other lines may come with it). */
@@ -145,7 +146,7 @@ class HostileInputSuite extends CatsEffectSuite {
     SandboxFixture.settings.flatMap(s => RegistryClient.resource(s, 30.seconds).use(_.subjects))
       .map(_.filter(s => List("heartbeat-", "commands-", "command_feedback-", "balance_changed-").exists(s.startsWith)))
 
-  test("every hostile input: its exit code, one line naming the cause and source, no secret shown, nothing changed") {
+  test("every hostile input: its exit code, one line naming the cause and source, no secret shown, nothing changed".tag(OnSandbox.Alone)) {
     for {
       _ <- SandboxFixture.connection
       // Heartbeats for the dry run to read (this shard's sandbox may have none yet): it resolves their schema ids.
@@ -171,7 +172,7 @@ class HostileInputSuite extends CatsEffectSuite {
     }
   }
 
-  test("produce: a line of stdin that is not UTF-8 is named by its own number, and the 1,000 lines before it were sent") {
+  test("produce: a line of stdin that is not UTF-8 is named by its own number, and the 1,000 lines before it were sent".tag(OnSandbox.Alone)) {
     val lines = (1 to 1000).map(i => s"""{"beat":$i}\n""").mkString.getBytes("UTF-8") ++ Array[Byte]('{', 0xff.toByte, '}', '\n') ++
       """{"beat":1}""".getBytes("UTF-8")
     for {
@@ -185,7 +186,7 @@ class HostileInputSuite extends CatsEffectSuite {
     }
   }
 
-  test("produce: Ctrl-C while the registry has not answered says nothing was sent, exit 130") {
+  test("produce: Ctrl-C while the registry has not answered says nothing was sent, exit 130".tag(OnSandbox.Alone)) {
     // A registry that takes the connection and never answers: the run waits on it when Ctrl-C comes.
     val accepted = new AtomicInteger()
     val silent = new ServerSocket(0)

@@ -9,11 +9,12 @@ import scala.concurrent.duration._
 
 import bankops.services.bank.BankNames
 import bankops.support.{Repo, SandboxFixture, Strangers, TestShell}
+import bankops.support.OnSandbox
 
 /** "Denied is a clear line", on the three-broker sandbox with its authorizer: every refusal is exit 4 and one line
   * naming the operation, the resource and the identity with where it came from; fast, never a stack trace or a hang.
   */
-class NotAuthorizedSuite extends munit.CatsEffectSuite {
+class NotAuthorizedSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 10.minutes
 
   private val identities = SandboxFixture.layout.identitiesDir
@@ -78,7 +79,7 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("latency --floor as an identity that may not read the commands topic's configs: named, exit 4, no scratch topic made") {
+  test("latency --floor as an identity that may not read the commands topic's configs: named, exit 4, no scratch topic made".tag(OnSandbox.Alone)) {
     as(identities / "loader.properties", "latency", "--floor", "--load", "0", "--step-duration", "2s", "--warm-up", "0").map { r =>
       refused(r, "not authorized to DESCRIBE_CONFIGS topic commands as CN=loader (from BANKOPS_COMMAND_CONFIG)")
       assert(!r._1.err.contains("bankops-floor-"), r._1.err)
@@ -130,7 +131,7 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
     file
   }
 
-  test("topics as code: a change the identity may not make is refused by name, plan's gate and apply alike; nothing changes") {
+  test("topics as code: a change the identity may not make is refused by name, plan's gate and apply alike; nothing changes".tag(OnSandbox.Alone)) {
     // Topics alone (its access would need DESCRIBE on the cluster first).
     val topology = heartbeatRetentionChanged(_.mapObject(_.remove("access").remove("users")))
     (Strangers.certificate("planner"), Strangers.grant("planner", bankTopics, DESCRIBE, DESCRIBE_CONFIGS), topology).mapN((config, _, file) =>
@@ -146,7 +147,8 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
     }.guarantee(Strangers.revoke("planner"))
   }
 
-  test("access as code: ACL changes the identity may not make (no ALTER on the cluster) refuse plan's gate and apply before any topic changes") {
+  test("access as code: ACL changes the identity may not make (no ALTER on the cluster) refuse plan's gate and apply before any topic changes".tag(
+      OnSandbox.Alone)) {
     // One principal more in access (its SCRAM users left out: they need no change).
     val auditor = io.circe.parser.parse("""[{"role": "consumer", "topics": ["heartbeat"], "groupPrefix": "bankops-auditor-"}]""").toOption.get
     val topology = heartbeatRetentionChanged(_.mapObject(_.remove("users")).hcursor.downField("access")
@@ -193,7 +195,7 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite {
     }.guarantee(Strangers.revoke("stranger"))
   }
 
-  test("doctor names the identity and, per job, what is missing; --require a job it cannot do is exit 4") {
+  test("doctor names the identity and, per job, what is missing; --require a job it cannot do is exit 4".tag(OnSandbox.Alone)) {
     Strangers.certificate("nobody").flatMap { config =>
       as(config, "doctor", "-o", "json").flatMap { case (r, _) =>
         val lines = r.outLines.map(l => io.circe.parser.parse(l).toOption.get.hcursor)

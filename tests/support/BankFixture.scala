@@ -177,12 +177,13 @@ object BankFixture {
     } yield BankFixture(commands, feedback, balance, url, s"$prefix-handler")
   }
 
-  def withDb[A](url: String)(f: java.sql.Connection => A): IO[A] = SandboxFixture.settings.flatMap { s =>
-    IO.blocking {
-      val c = java.sql.DriverManager.getConnection(url, s.database.user.value, s.database.password.map(_.value).orNull)
-      try f(c)
-      finally c.close()
-    }
+  def withDb[A](url: String)(f: java.sql.Connection => A): IO[A] = SandboxFixture.settings.flatMap(withDb(_, url)(f))
+
+  /** With the credentials of `s`, which need not have reached the sandbox through [[SandboxFixture.connection]]. */
+  def withDb[A](s: bankops.services.config.ConnectionSettings, url: String)(f: java.sql.Connection => A): IO[A] = IO.blocking {
+    val c = java.sql.DriverManager.getConnection(url, s.database.user.value, s.database.password.map(_.value).orNull)
+    try f(c)
+    finally c.close()
   }
 
   def id(): String = UUID.randomUUID().toString

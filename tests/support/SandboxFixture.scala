@@ -61,23 +61,44 @@ object SandboxFixture {
       sys.addShutdownHook { sandbox.down(wipe = false).unsafeRunSync(); () }
       c
     }
+    startedHere = Some(!running)
     conn
   }
 
-  /** Starts (or finds) the sandbox once per test JVM. */
-  val connection: IO[SandboxConnection] = IO.blocking(started)
+  @volatile private var startedHere: Option[Boolean] = None
+
+  /** Whether this JVM has reached the sandbox yet (so there is something to clean up). */
+  def isStarted: Boolean = startedHere.isDefined
+
+  /** Starts (or finds) the sandbox once per test JVM. A sandbox this JVM started has no other test run on it: what
+    * earlier runs' tests left there is removed first.
+    */
+  val connection: IO[SandboxConnection] = IO.blocking(started).flatTap(_ => IO.blocking(cleaned))
+
+  private lazy val cleaned: Unit = if (startedHere.contains(true)) loadSettings.flatMap(Leftovers.removeAll).unsafeRunSync()
 
   /** The CLI as an operator in the checkout runs it against this sandbox. */
   def cli(args: String*): IO[TestShell.Result] =
     connection >> TestShell.run(args.toList, env, Repo.root)
 
   /** The settings every job resolves when nothing else is configured. */
-  val settings: IO[ConnectionSettings] =
-    connection >> Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
+  val settings: IO[ConnectionSettings] = connection >> loadSettings
+
+  private def loadSettings: IO[ConnectionSettings] = Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
 
   /** How far a topic has been written: its end offsets summed (records and transaction markers; it only grows). */
-  def written(topic: String): IO[Long] =
-    settings.flatMap(s => KafkaClients.javaAdmin(s.kafka).use(EndOffsets.of(_, topic)).map(_.values.sum))
+  def written(topic: String): IO[Long] = admin.flatMap(EndOffsets.of(_, topic)).map(_.values.sum)
+
+  /** One admin client for the test JVM (asked every 100 ms while a fault test waits: one client each time was a TLS
+    * handshake with every broker each time), closed as the JVM exits.
+    */
+  val admin: IO[org.apache.kafka.clients.admin.Admin] = IO.blocking(sharedAdmin)
+
+  private lazy val sharedAdmin: org.apache.kafka.clients.admin.Admin = {
+    val (client, close) = settings.flatMap(s => KafkaClients.javaAdmin(s.kafka).allocated).unsafeRunSync()
+    sys.addShutdownHook(close.unsafeRunSync())
+    client
+  }
 
   /** The sandbox's schema registry, as the jobs reach it. */
   val registry: IO[RegistryClient] = IO.blocking(sharedRegistry)

@@ -12,8 +12,12 @@ object TopologyFixture {
     dir / "topology.json"
   }
 
-  /** A unique prefix so each test's topics cannot meet another test's. */
-  def unique(name: String): String = s"t${java.util.UUID.randomUUID().toString.take(8)}-$name"
+  /** A unique prefix so each test's topics cannot meet another test's; removed when its suite ends (Leftovers). */
+  def unique(name: String): String = {
+    val prefix = s"t${java.util.UUID.randomUUID().toString.take(8)}-$name"
+    Leftovers.madePrefix(prefix)
+    prefix
+  }
 
   /** One topic per entry: name -> (partitions, config, record type simple name, key). */
   def topology(topics: (String, Int, Map[String, String], String, String)*): String =

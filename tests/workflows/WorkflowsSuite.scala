@@ -12,11 +12,15 @@ import bankops.services.bank.{BalanceChanged, BankRules}
 import bankops.jobs.sandbox.SandboxSecrets
 import bankops.support.{BalanceEvents, BankFixture, MarkdownCheck, Repo, SandboxFixture, TopologyFixture, WorkflowRunner}
 import bankops.support.WorkflowRunner.{JobRun, Run}
+import bankops.support.OnSandbox
 
 /** The operator workflows in `.github/workflows/`, their shell steps run here against the sandbox by
   * [[WorkflowRunner]] (inputs set, `sandbox: true` unless said otherwise), exit codes and job summaries checked.
   */
-class WorkflowsSuite extends munit.CatsEffectSuite {
+class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: a workflow with a sandbox runs `sandbox up`, which rewrites the connection files every test reads.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 10.minutes
 
   private val dir = Repo.root / ".github" / "workflows"

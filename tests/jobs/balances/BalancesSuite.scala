@@ -8,8 +8,12 @@ import scala.concurrent.duration._
 
 import bankops.services.bank.{BalanceChanged, BankRules}
 import bankops.support.{BalanceEvents, CliProcess, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
-class BalancesSuite extends munit.CatsEffectSuite {
+class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: its tests make tables in the sandbox's own balancedb.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 5.minutes
 
   /** A topic of BalanceChanged records and a balance table of the test's own. */

@@ -12,11 +12,12 @@ import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 import bankops.support.{BankFixture, KafkaTools, PythonClients, SandboxFixture}
+import bankops.support.OnSandbox
 
 /** capture and restore on the sandbox: a window of a bank's topics with a group that lags, restored under a prefix,
   * read back by confluent-kafka (an independent client) record for record; and every bad archive refused in one line.
   */
-class CaptureSuite extends CatsEffectSuite {
+class CaptureSuite extends CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val dir = os.temp.dir(prefix = "capture")
@@ -24,7 +25,7 @@ class CaptureSuite extends CatsEffectSuite {
 
   /** A bank's commands (several partitions, keys, a header), a group that has read some of them, and one archive. */
   private val fixture = ResourceSuiteLocalFixture("captured",
-    cats.effect.Resource.eval(for {
+    cats.effect.Resource.eval(OnSandbox.turns.io(alone = false)(for {
       bank <- BankFixture.create("capture")
       lines = (1 to 60).map(i => BankFixture.transfer(BankFixture.id(), "t", i.toLong, "cash", "NL66OPEN0000000000"))
       _ <- bank.send(lines)
@@ -43,7 +44,7 @@ class CaptureSuite extends CatsEffectSuite {
         ConsumerGroups.alter(a, group, (0 to 2).map(p => new TopicPartition(bank.commands, p) -> 2L).toMap))
       archive = dir / "incident.zip"
       r <- SandboxFixture.cli("capture", "--topic", bank.commands, "--topic", bank.deadLetters, "--group", group, "--out", archive.toString)
-    } yield (bank, archive, r)))
+    } yield (bank, archive, r))))
 
   override def munitFixtures = List(fixture)
 

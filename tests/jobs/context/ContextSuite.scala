@@ -10,11 +10,15 @@ import scala.concurrent.duration._
 import bankops.Jobs
 import bankops.base.Cli
 import bankops.support.{Repo, SandboxFixture, Setup, TestShell}
+import bankops.support.OnSandbox
 
 /** Contexts against two real sandboxes: the tests' own (A) and a second on other ports (B, started here once, with a
   * temporary config directory, so `sandbox up` registers it as the context `sandbox` there and never in the user's).
   */
-class ContextSuite extends CatsEffectSuite {
+class ContextSuite extends CatsEffectSuite with OnSandbox {
+  // Alone: it starts a second sandbox and asks doctor for a healthy one.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 10.minutes
 
   private val xdg = os.temp.dir(prefix = "bankops-contexts")
@@ -34,9 +38,11 @@ class ContextSuite extends CatsEffectSuite {
   private val sandboxB = ResourceSuiteLocalFixture("sandbox-b",
     Resource.make(
       // The operator's shell names another cluster and an unknown context: the sandbox's own provisioning uses neither.
-      SandboxFixture.connection >> cli(List("sandbox", "up", "--no-handler", "--brokers", "1", "--sandbox-dir", dirB.toString) ++ portsB: _*)(
+      // A second sandbox starting is work enough to upset another test's timing: it has the sandbox alone meanwhile.
+      OnSandbox.turns.io(alone = true)(SandboxFixture.connection >> cli(List("sandbox", "up", "--no-handler", "--brokers", "1", "--sandbox-dir",
+          dirB.toString) ++ portsB: _*)(
         "KAFKA_BROKERS" -> "127.0.0.1:1", "DB_URL" -> "jdbc:postgresql://127.0.0.1:1/x", "BANKOPS_CONTEXT" -> "nosuch")
-        .flatMap(Setup.succeeded("sandbox up (B)")).void
+        .flatMap(Setup.succeeded("sandbox up (B)")).void)
     )(_ => cli("sandbox", "down", "--wipe", "--sandbox-dir", dirB.toString)().void))
 
   override def munitFixtures = List(sandboxB)

@@ -14,12 +14,16 @@ import scala.jdk.CollectionConverters._
 import bankops.services.kafka.KafkaClients
 import bankops.services.plan.TopicSync
 import bankops.support.{KafkaTools, Repo, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
 /** `plan`/`apply` of ACLs and SCRAM users on the sandbox's cluster, which runs the StandardAuthorizer; drift made
   * with Kafka's own AclCommand. Each topology is the bank's (so the bank's ACLs and users stay listed and
   * `--delete-unlisted --yes` leaves them be) plus a topic, a principal and a SCRAM user of the test's own.
   */
-class AccessDeploySuite extends munit.CatsEffectSuite {
+class AccessDeploySuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: it applies the real topology and deletes ACLs it does not list.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankops(env: Map[String, String], args: String*): IO[TestShell.Result] =

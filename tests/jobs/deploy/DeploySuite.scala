@@ -6,8 +6,9 @@ import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
 import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
-class DeploySuite extends munit.CatsEffectSuite {
+class DeploySuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)

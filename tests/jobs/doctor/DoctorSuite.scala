@@ -3,8 +3,12 @@ package bankops.jobs.doctor
 import scala.concurrent.duration._
 
 import bankops.support.{SandboxFixture, TestShell}
+import bankops.support.OnSandbox
 
-class DoctorSuite extends munit.CatsEffectSuite {
+class DoctorSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: doctor must find the whole sandbox healthy (no prepared transaction another test holds).
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 5.minutes
   private def dirArgs = List("--sandbox-dir", SandboxFixture.layout.dir.toString)
 

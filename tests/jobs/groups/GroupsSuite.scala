@@ -9,11 +9,12 @@ import scala.concurrent.duration._
 import bankops.services.kafka.{EndOffsets, KafkaClients}
 import bankops.support.{BankFixture, KafkaTools, SandboxFixture, Setup, TestShell}
 import bankops.support.BankFixture.{creation, id}
+import bankops.support.OnSandbox
 
 /** `bankops groups` against the sandbox, on groups of the tests' own banks (never the sandbox's handler group), with
   * Kafka's own ConsumerGroupCommand as the independent reader of what a reset committed.
   */
-class GroupsSuite extends munit.CatsEffectSuite {
+class GroupsSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 8.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)

@@ -6,12 +6,13 @@ import scala.concurrent.duration._
 
 import bankops.support.{BankFixture, SandboxFixture}
 import bankops.support.BankFixture.{creation, id, transfer}
+import bankops.support.OnSandbox
 
 /** The handler's own inputs, as a hostile or hurried operator gives them: its name twice, a database without the
   * bank's tables, command ids reused across kinds, SIGTERM in the middle of a wait. Each through the CLI, each with
   * its exit code, its one line, and nothing changed.
   */
-class HandlerInputsSuite extends munit.CatsEffectSuite {
+class HandlerInputsSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 4.minutes
 
   private def exit(p: os.SubProcess, within: FiniteDuration): IO[Option[Int]] =
@@ -90,7 +91,7 @@ class HandlerInputsSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("SIGTERM while the handler waits for another handler's open transaction: it stops within a second or two, exit 0") {
+  test("SIGTERM while the handler waits for another handler's open transaction: it stops within a second or two, exit 0".tag(OnSandbox.Alone)) {
     BankFixture.create("term").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "term-a", suffix = ".log"), os.temp(prefix = "term-b", suffix = ".log"))
       for {
@@ -160,7 +161,8 @@ class HandlerInputsSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("SIGTERM while a batch is prepared and not yet committed: the batch is finished (Kafka and database), exit 0, nothing left prepared") {
+  test("SIGTERM while a batch is prepared and not yet committed: the batch is finished (Kafka and database), exit 0, nothing left prepared".tag(
+      OnSandbox.Alone)) {
     BankFixture.create("termbatch").flatMap { bank =>
       val log = os.temp(prefix = "termbatch", suffix = ".log")
       val account = id()

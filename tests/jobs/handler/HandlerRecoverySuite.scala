@@ -8,12 +8,13 @@ import scala.concurrent.duration._
 
 import bankops.support.{BankFixture, SandboxFixture, TcpRelay, TopologyFixture}
 import bankops.support.BankFixture.{creation, id, transfer}
+import bankops.support.OnSandbox
 
 /** Every crash point and race of the handler's two-phase commit, each made to happen deterministically (the fault
   * points of [[HandlerFaults]]), each followed by the same checks: one outcome per command, `cac`/`cmt` as the
   * feedback says, no prepared transaction left, `balances validate` clean.
   */
-class HandlerRecoverySuite extends munit.CatsEffectSuite {
+class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 6.minutes
 
   private def str(j: Json, field: String) = j.hcursor.get[String](field).toOption.get
@@ -240,7 +241,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("a new account's first deposit reaches another handler while the creating batch's COMMIT PREPARED is pending: it waits and succeeds") {
+  test("a new account's first deposit reaches another handler while the creating batch's COMMIT PREPARED is pending: it waits and succeeds".tag(
+      OnSandbox.Alone)) {
     BankFixture.create("fresh").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "fresh-a", suffix = ".log"), os.temp(prefix = "fresh-b", suffix = ".log"))
       val other = s"${bank.commands}-2"
@@ -268,8 +270,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite {
   }
 
   test(
-    "two batches draw one account number, the first still prepared when the second writes: the second is redone with a new " +
-      "number, no number is held twice") {
+    ("two batches draw one account number, the first still prepared when the second writes: the second is redone with a new " +
+      "number, no number is held twice").tag(OnSandbox.Alone)) {
     BankFixture.create("collide").flatMap { bank =>
       val log = os.temp(prefix = "collide", suffix = ".log")
       val (first, second) = (id(), id())

@@ -14,8 +14,9 @@ import bankops.services.bank.{BankRules, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.kafka.ChunkProducer
 import bankops.support.{BankFixture, SandboxFixture, Setup}
 import bankops.support.BankFixture.{creation, id, transfer}
+import bankops.support.OnSandbox
 
-class HandlerSuite extends munit.CatsEffectSuite {
+class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 8.minutes
 
   private def value(j: Json, field: String) = j.hcursor.get[String](field).toOption.get
@@ -96,8 +97,9 @@ class HandlerSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("garbage, an unknown schema id and another record type go to the dead-letter topic as they came, with headers saying why; " +
-    "offsets move past them; once the missing schema is registered, a replay from the dead-letter topic applies that command once") {
+  test(("garbage, an unknown schema id and another record type go to the dead-letter topic as they came, with headers saying why; " +
+      "offsets move past them; once the missing schema is registered, a replay from the dead-letter topic applies that command once")
+      .tag(OnSandbox.Alone)) {
     BankFixture.create("dlq").flatMap { bank =>
       withHandler(bank, "dlq") { (h, log) =>
         val (account, after, late) = (id(), id(), id())
@@ -296,7 +298,8 @@ class HandlerSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("a broker stopped mid-load and started again, one of two handlers killed meanwhile: nothing lost or doubled, balances exact") {
+  test("a broker stopped mid-load and started again, one of two handlers killed meanwhile: nothing lost or doubled, balances exact".tag(
+      OnSandbox.Alone)) {
     BankFixture.create("broker").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "broker-a", suffix = ".log"), os.temp(prefix = "broker-b", suffix = ".log"))
       BankFixture.explained(logA, logB)(for {

@@ -7,8 +7,9 @@ import scala.concurrent.duration._
 
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer}
 import bankops.support.{Seeded, CliProcess, ModelBank, PythonClients, SandboxFixture, Setup, TopologyFixture}
+import bankops.support.OnSandbox
 
-class HeartbeatSuite extends munit.CatsEffectSuite with Seeded {
+class HeartbeatSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   test("--count N produces exactly N heartbeats, beats contiguous from --start-beat; bankops inspect and AvroDeserializer agree") {

@@ -9,8 +9,9 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.support.{CliProcess, PythonClients, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
-class InspectSuite extends munit.CatsEffectSuite {
+class InspectSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val topic = TopologyFixture.unique("commands")
@@ -84,7 +85,7 @@ class InspectSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("start and stop positions: offsets (inclusive), end, limit, timestamps, ago") {
+  test("start and stop positions: offsets (inclusive), end, limit, timestamps, ago".tag(OnSandbox.Alone)) {
     for {
       range <- inspect("--from", "offset:3", "--to", "offset:4")
       end <- inspect("--from", "end")

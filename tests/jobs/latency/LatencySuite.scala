@@ -11,9 +11,13 @@ import scala.jdk.CollectionConverters._
 import bankops.services.kafka.{ClusterTopics, KafkaClients}
 import bankops.support.{BankFixture, CliProcess, SandboxFixture, TestShell}
 import bankops.support.BankFixture.{creation, id}
+import bankops.support.OnSandbox
 
 /** `bankops latency` against a bank of the test's own (topics, database, a handler process) on the sandbox. */
-class LatencySuite extends munit.CatsEffectSuite {
+class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: its steps assert a rate and an SLO, and some run on the sandbox's own bank.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankArgs(bank: BankFixture): List[String] =

@@ -8,9 +8,10 @@ import io.circe.parser.parse
 import scala.concurrent.duration._
 
 import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
 /** `bankops produce` against the sandbox, checked with confluent-kafka for Python and with `inspect`. */
-class ProduceSuite extends munit.CatsEffectSuite {
+class ProduceSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val commands = TopologyFixture.unique("produce-commands")

@@ -4,11 +4,12 @@ import bankops.services.avro.WireFormat
 import bankops.services.contracts.SubjectNameStrategy
 import bankops.services.registry.{RegistryError, SchemaResolver}
 import bankops.support.{Seeded, FakeRegistry, TopologyFixture}
+import bankops.support.OnSandbox
 
 /** Replay's schema id translation between two registries in memory: only the frame's id changes, to the id the
   * target has (or gives) the same schema under the target subject.
   */
-class IdTranslatorSuite extends munit.CatsEffectSuite with Seeded {
+class IdTranslatorSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
   private def schema(name: String): String = os.read(TopologyFixture.schemas / s"$name.avsc")
 
   private val twoRegistries = for { source <- FakeRegistry.withClient; target <- FakeRegistry.withClient } yield (source, target)

@@ -3,9 +3,13 @@ package bankops.jobs.replay
 import scala.concurrent.duration._
 
 import bankops.support.{CliProcess, SandboxFixture, TopologyFixture}
+import bankops.support.OnSandbox
 
 /** Ctrl-C during a replay: never reported as success, the counts are what landed, and no partial file is left. */
-class ReplayInterruptSuite extends munit.CatsEffectSuite {
+class ReplayInterruptSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: Ctrl-C must land within seconds, and one test writes 200,000 records.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 3.minutes
 
   private def count(topic: String) =

@@ -7,9 +7,13 @@ import scala.concurrent.duration._
 import bankops.jobs.sandbox.Sandbox
 import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
 /** The sandbox broker is stopped and started while a replay runs on it. */
-class ReplayRestartSuite extends munit.CatsEffectSuite {
+class ReplayRestartSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: it restarts a broker.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 5.minutes
 
   /** (partition, offset, key) of every record on a topic. */

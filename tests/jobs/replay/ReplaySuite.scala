@@ -11,8 +11,9 @@ import scala.concurrent.duration._
 import bankops.jobs.sandbox.Artifacts
 import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.support.{PythonClients, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
-class ReplaySuite extends munit.CatsEffectSuite {
+class ReplaySuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   import CommandTopics.{apply, topology => commandsTopology}
@@ -174,7 +175,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("across registries: ids translated on the target, payloads byte-identical, decodable there by confluent-kafka") {
+  test("across registries: ids translated on the target, payloads byte-identical, decodable there by confluent-kafka".tag(OnSandbox.Alone)) {
     val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))
     secondRegistry.use { url =>
       for {
@@ -203,7 +204,7 @@ class ReplaySuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("the shipped fixtures are valid for the default topology") {
+  test("the shipped fixtures are valid for the default topology".tag(OnSandbox.Alone)) {
     for {
       _ <- SandboxFixture.cli("apply")
       r <- SandboxFixture.cli("replay", "--from-file", (bankops.support.Repo.root / "fixtures" / "commands.jsonl").toString, "--to-topic", "commands",

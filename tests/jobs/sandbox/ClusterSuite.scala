@@ -7,11 +7,15 @@ import scala.concurrent.duration._
 
 import bankops.services.contracts.TopologyFile
 import bankops.support.{KafkaTools, CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
 /** The test sandbox's three brokers: the bank's topics as the topology declares them, read back with Kafka's own tool,
   * and the jobs going on, losing and doubling nothing, while one broker is stopped and started again.
   */
-class ClusterSuite extends munit.CatsEffectSuite {
+class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: it stops brokers and asserts the bank's in-sync replicas.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 6.minutes
 
   private def cli(args: String*) = SandboxFixture.cli(args: _*)

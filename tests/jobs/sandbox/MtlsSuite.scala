@@ -6,11 +6,15 @@ import fs2.kafka.{AdminClientSettings, KafkaAdminClient}
 import scala.concurrent.duration._
 
 import bankops.support.{Repo, TestShell}
+import bankops.support.OnSandbox
 
 /** A second sandbox, on its own ports: one broker (which requires client certificates, as every sandbox broker does)
   * and a registry speaking HTTPS.
   */
-class MtlsSuite extends munit.CatsEffectSuite {
+class MtlsSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: it starts a second sandbox.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 5.minutes
 
   private val dir = Repo.root / ".bankops" / "test-mtls"

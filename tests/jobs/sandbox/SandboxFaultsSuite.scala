@@ -6,9 +6,10 @@ import java.net.{InetAddress, ServerSocket}
 import scala.concurrent.duration._
 
 import bankops.support.TestShell
+import bankops.support.OnSandbox
 
 /** Bad situations that need no running services. */
-class SandboxFaultsSuite extends munit.CatsEffectSuite {
+class SandboxFaultsSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("down with nothing running exits 0 and says so") {
     val dir = os.temp.dir()

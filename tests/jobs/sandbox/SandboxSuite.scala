@@ -10,8 +10,12 @@ import scala.concurrent.duration._
 import bankops.services.kafka.KafkaClients
 import bankops.services.registry.RegistryClient
 import bankops.support.{RefusedClient, SandboxFixture, TestShell}
+import bankops.support.OnSandbox
 
-class SandboxSuite extends munit.CatsEffectSuite {
+class SandboxSuite extends munit.CatsEffectSuite with OnSandbox {
+  // Alone: it checks the whole sandbox's health, its own bank and the registry's global settings.
+  override def alone: Boolean = true
+
   override val munitIOTimeout: Duration = 5.minutes
 
   test("an admin client over SSL, configured as every job is, lists topics") {

@@ -10,8 +10,9 @@ import bankops.services.avro.WireFormat
 import bankops.services.bank.ConfirmMoneyTransfer
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 import bankops.support.{PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
-class SchemasSuite extends munit.CatsEffectSuite {
+class SchemasSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)
@@ -20,7 +21,7 @@ class SchemasSuite extends munit.CatsEffectSuite {
 
   private val defaultTopics = List("heartbeat", "commands", "command_feedback", "balance_changed")
 
-  test("register creates exactly the eight subjects of the default topology; a second run keeps ids and versions") {
+  test("register creates exactly the eight subjects of the default topology; a second run keeps ids and versions".tag(OnSandbox.Alone)) {
     for {
       first <- bankops("schemas", "register", "-o", "json")
       r <- registry
@@ -128,7 +129,7 @@ class SchemasSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("a value bankops encodes is decoded by confluent-kafka's AvroDeserializer (Python), an independent client") {
+  test("a value bankops encodes is decoded by confluent-kafka's AvroDeserializer (Python), an independent client".tag(OnSandbox.Alone)) {
     val t = ConfirmMoneyTransfer(UUID.randomUUID(), "12345678901234567890", 1050L, "cash", "NL66OPEN0000000000", "deposit ü")
     for {
       _ <- Setup.cli("register the default topology's subjects", "schemas", "register")

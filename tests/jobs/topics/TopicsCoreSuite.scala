@@ -7,12 +7,13 @@ import java.time.Instant
 import bankops.services.contracts.TopologyFile
 import bankops.services.kafka.{ConfigSetting, PartitionDetails, TopicDetails}
 import bankops.support.{Repo, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
 /** `topics list/describe` without a cluster: the flags of a partition, the topology comparison and the exit code.
   * The sandbox has one broker, so an under-replicated or offline partition cannot be made there: the flagging is
   * checked on the model here.
   */
-class TopicsCoreSuite extends munit.CatsEffectSuite {
+class TopicsCoreSuite extends munit.CatsEffectSuite with OnSandbox {
   private def part(n: Int, leader: Option[Int], replicas: List[Int], isr: List[Int], sizes: Map[Int, Long] = Map.empty) =
     PartitionDetails(n, leader, replicas, isr, Some(0), Some(5), Some(5), sizes, Some(Instant.EPOCH), Some(Instant.EPOCH))
 

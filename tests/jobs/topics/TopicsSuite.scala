@@ -12,8 +12,9 @@ import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
 import bankops.support.{KafkaTools, PythonClients, RefusedClient, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.OnSandbox
 
-class TopicsSuite extends munit.CatsEffectSuite {
+class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)
@@ -115,7 +116,8 @@ class TopicsSuite extends munit.CatsEffectSuite {
     }
   }
 
-  test("list: the topology's topics with partitions and replication; internal ones only with --internal; an unknown topic to describe is exit 2") {
+  test("list: the topology's topics with partitions and replication; internal ones only with --internal; an unknown topic to describe is exit 2".tag(
+      OnSandbox.Alone)) {
     val t = TopologyFixture.unique("listed")
     val file = TopologyFixture.write(TopologyFixture.topology((t, 2, Map.empty, "Heartbeat", "time")))
     for {

@@ -1,8 +1,9 @@
 package bankops.services.contracts
 
 import bankops.support.TopologyFixture
+import bankops.support.OnSandbox
 
-class AccessFileSuite extends munit.FunSuite {
+class AccessFileSuite extends munit.FunSuite with OnSandbox {
 
   private val topics =
     TopologyFixture.topology(("commands", 1, Map.empty, "Heartbeat", "time"), ("balance_changed", 1, Map.empty, "Heartbeat", "time"))

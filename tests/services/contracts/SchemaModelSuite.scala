@@ -4,8 +4,9 @@ import org.apache.avro.Schema
 
 import bankops.services.plan.LocalCompatibility
 import bankops.support.{Repo, TopologyFixture}
+import bankops.support.OnSandbox
 
-class SchemaModelSuite extends munit.FunSuite {
+class SchemaModelSuite extends munit.FunSuite with OnSandbox {
 
   test("subject name strategies name subjects as Confluent's serializers do") {
     assertEquals(SubjectNameStrategy.TopicRecord.subject("commands", "nl.openweb.data.ConfirmMoneyTransfer"),

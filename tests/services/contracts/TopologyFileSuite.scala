@@ -1,8 +1,9 @@
 package bankops.services.contracts
 
 import bankops.support.{Repo, TopologyFixture}
+import bankops.support.OnSandbox
 
-class TopologyFileSuite extends munit.FunSuite {
+class TopologyFileSuite extends munit.FunSuite with OnSandbox {
 
   private def error(json: String): String = {
     val file = TopologyFixture.write(json)

@@ -1,0 +1,77 @@
+package bankops.support
+
+import munit.Tag
+
+import java.util.concurrent.{Executors, Semaphore}
+import scala.concurrent.{ExecutionContext, Future}
+
+/** A suite whose tests reach the shared test sandbox. `./bankops test` runs suites as many at once as the JVM has
+  * processors (build.sbt's testForkedParallel): each test holds the sandbox shared, or alone when tagged
+  * [[OnSandbox.Alone]] or when the whole suite is [[alone]], so a test that stops a broker, or reads the sandbox's own
+  * bank, never overlaps another. When the suite ends, the topics and databases its tests made are removed ([[Leftovers]]).
+  */
+trait OnSandbox extends munit.FunSuite {
+  /** Every test of this suite runs alone on the sandbox. */
+  def alone: Boolean = false
+
+  override def munitTestTransforms: List[TestTransform] = super.munitTestTransforms :+ new TestTransform("sandbox turn",
+    test => test.withBody(() => OnSandbox.turns.holding(alone || test.tags.contains(OnSandbox.Alone))(test.body())))
+
+  // Removing topics while a test runs alone could upset what it asserts of the whole cluster.
+  override def afterAll(): Unit = try OnSandbox.turns.during(alone = false)(Leftovers.end(getClass.getName))
+  finally super.afterAll()
+}
+
+object OnSandbox {
+  /** A test that must have the sandbox to itself: it stops or restarts a service, uses the sandbox's own bank, asserts
+    * something of the whole cluster, or times something another test's load would upset.
+    */
+  val Alone = new Tag("alone")
+
+  /** The test JVM's turns on its sandbox. */
+  val turns = new Turns
+
+  /** Turns on one sandbox: shared, or alone. */
+  final class Turns {
+    // More permits than test threads: a shared turn takes one, a turn alone takes them all. Fair, so a test waiting to
+    // run alone is not starved by the shared ones queued after it.
+    private val Permits = 64
+    private val semaphore = new Semaphore(Permits, true)
+
+    /** How many tests wait for their turn now. */
+    def waiting: Int = semaphore.getQueueLength
+
+    /** `body` run once the turn is had, on this thread (never one of the IO runtime's). */
+    def during[A](alone: Boolean)(body: => A): A = {
+      val n = permits(alone)
+      semaphore.acquire(n)
+      try body
+      finally semaphore.release(n)
+    }
+
+    /** `io` run in a turn: for a suite's fixture, which runs outside its tests' turns. */
+    def io[A](alone: Boolean)(io: cats.effect.IO[A]): cats.effect.IO[A] = {
+      val n = permits(alone)
+      cats.effect.IO.interruptible(semaphore.acquire(n)).bracket(_ => io)(_ => cats.effect.IO(semaphore.release(n)))
+    }
+
+    private def permits(alone: Boolean) = if (alone) Permits else 1
+
+    /** `body` started once the turn is had; the turn given back when it completes. */
+    def holding(alone: Boolean)(body: => Future[Any]): Future[Any] = {
+      val n = permits(alone)
+      Future(semaphore.acquire(n))(waitingThreads).flatMap { _ =>
+        val started = try body
+        catch { case e: Throwable => semaphore.release(n); throw e }
+        started.transform { r => semaphore.release(n); r }(ExecutionContext.parasitic)
+      }(waitingThreads)
+    }
+  }
+
+  // Waiting for a turn blocks a thread of its own, never the test runner's or the IO runtime's.
+  private val waitingThreads = ExecutionContext.fromExecutorService(Executors.newCachedThreadPool { r =>
+    val t = new Thread(r, "sandbox-turn")
+    t.setDaemon(true)
+    t
+  })
+}

@@ -1,0 +1,73 @@
+package bankops.support
+
+import java.util.concurrent.atomic.AtomicBoolean
+import scala.concurrent.{Future, Promise}
+import scala.concurrent.duration._
+
+/** The rules that let suites share one sandbox at once (OnSandbox, Leftovers). */
+class OnSandboxSuite extends munit.FunSuite {
+  override val munitTimeout: Duration = 30.seconds
+  private implicit val ec: scala.concurrent.ExecutionContext = scala.concurrent.ExecutionContext.global
+
+  private def until(what: String)(cond: => Boolean): Unit = {
+    val deadline = 10.seconds.fromNow
+    while (!cond) { assert(deadline.hasTimeLeft(), s"not $what within 10 s"); Thread.sleep(10) }
+  }
+
+  test("every suite naming a fixture that reaches the sandbox (the quick tier's pattern in ./bankops) takes its turns") {
+    val line = os.read.lines(Repo.root / "bankops").find(_.contains("grep -rLE '")).get
+    val pattern = line.substring(line.indexOf("'") + 1, line.lastIndexOf("'")).r.unanchored
+    val suites = os.walk(Repo.root / "tests").filter(f => f.last.endsWith("Suite.scala") && !f.startsWith(Repo.root / "tests" / "support"))
+    val reaching = suites.filter(f => pattern.matches(os.read(f)))
+    assert(reaching.size > 20, reaching)
+    assertEquals(reaching.filterNot(f => os.read(f).contains("with OnSandbox")).map(_.relativeTo(Repo.root).toString).toList, Nil)
+  }
+
+  test("a test alone waits for a shared one to end, and a shared one queued after it waits for it") {
+    val (shared, alone) = (Promise[Unit](), Promise[Unit]())
+    val turns = new OnSandbox.Turns
+    val sharedStarted, sharedDone, aloneStarted = new AtomicBoolean(false)
+    val first = turns.holding(alone = false) { sharedStarted.set(true); shared.future }
+    until("the shared test running")(sharedStarted.get)
+    val second = turns.holding(alone = true) { assert(sharedDone.get, "alone while a shared test ran"); aloneStarted.set(true); alone.future }
+    until("the test alone waiting")(turns.waiting == 1)
+    val third = turns.holding(alone = false)(Future(assert(aloneStarted.get && alone.isCompleted, "shared while a test ran alone")))
+    until("the shared test queued behind it")(turns.waiting == 2)
+    sharedDone.set(true); shared.success(())
+    until("the test alone running")(aloneStarted.get)
+    assertEquals(turns.waiting, 1)
+    alone.success(())
+    Future.sequence(List(first, second, third))
+  }
+
+  test("a prefix is removed when the suite that made it ends, not before; one made outside any suite never") {
+    val m = new Leftovers.Makers
+    m.made("t00000000-nobody", None)
+    m.made("t00000001-a", Some("A")); m.made("t00000002-b", Some("B")); m.made("t00000003-a", Some("A"))
+    assertEquals(m.end("B"), List("t00000002-b"))
+    assertEquals(m.end("A"), List("t00000001-a", "t00000003-a"))
+    assertEquals(m.end("A"), Nil)
+  }
+
+  test("a prefix is its suite's when made in a field of it or in an IO step it wrote; made here, in no OnSandbox suite, nobody's") {
+    val suite = new munit.CatsEffectSuite with OnSandbox {
+      val field: String = TopologyFixture.unique("field")
+      val step: cats.effect.IO[String] = cats.effect.IO.unit.flatMap(_ => cats.effect.IO(TopologyFixture.unique("step")))
+    }
+    val name = suite.getClass.getName
+    import cats.effect.unsafe.implicits.global
+    val step = suite.step.unsafeRunSync()
+    assertEquals(Leftovers.pending(name), List(suite.field, step).sorted)
+    val mine = TopologyFixture.unique("mine")
+    assertEquals(Leftovers.pending(getClass.getName), Nil, mine)
+    Leftovers.end(name)
+    assertEquals(Leftovers.pending(name), Nil)
+  }
+
+  test("a test prefix is what Leftovers removes; the sandbox's own topics are not") {
+    val prefix = TopologyFixture.unique("x")
+    assert(s"$prefix-commands".matches(Leftovers.TestTopic), prefix)
+    assert(List("commands", "command_feedback", "balance_changed", "heartbeat", "__consumer_offsets").forall(!_.matches(Leftovers.TestTopic)))
+    assert(Leftovers.database(prefix).matches("t[0-9a-f]{8}_x"), Leftovers.database(prefix))
+  }
+}
