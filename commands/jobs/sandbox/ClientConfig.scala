@@ -1,5 +1,7 @@
 package bankops.jobs.sandbox
 
+import bankops.base.AtomicFile
+
 /** The Kafka client properties of the sandbox's identities, as written for bankops, Kafka's own tools and anything
   * JVM-based: `identities/<name>.properties` authenticates with the identity's certificate on the SSL listener,
   * `identities/<name>-scram.properties` as its SCRAM user on the SASL_SSL listener. `client.properties` is the
@@ -37,20 +39,20 @@ object ClientConfig {
   def file(layout: SandboxLayout, identity: String, scram: Boolean): os.Path =
     layout.identitiesDir / s"$identity${if (scram) "-scram" else ""}.properties"
 
-  /** Every identity's files, and `client.properties`; only their owner may read them (they hold passwords). */
+  /** Every identity's files, and `client.properties`; only their owner may read them (they hold passwords). Each is
+    * replaced whole: `up` on a running sandbox rewrites them while jobs read them.
+    */
   def write(layout: SandboxLayout, secrets: SandboxSecrets): Unit = {
     def render(header: String, props: Map[String, String]) =
       s"# $header\n" + props.toList.sorted.map { case (k, v) => s"$k=$v" }.mkString("", "\n", "\n")
     os.makeDir.all(layout.identitiesDir)
     Identities.all.foreach { id =>
-      os.write.over(file(layout, id, scram = false), render(s"bankops sandbox: $id, by certificate (SSL listener)", properties(layout, secrets, id)),
-        perms = "rw-------")
-      os.write.over(file(layout, id, scram = true),
-        render(s"bankops sandbox: $id, as SCRAM user (SASL_SSL listener)",
-          scramProperties(layout, secrets, id)), perms = "rw-------")
+      AtomicFile.write(file(layout, id, scram = false),
+        render(s"bankops sandbox: $id, by certificate (SSL listener)", properties(layout, secrets, id)))
+      AtomicFile.write(file(layout, id, scram = true),
+        render(s"bankops sandbox: $id, as SCRAM user (SASL_SSL listener)", scramProperties(layout, secrets, id)))
     }
-    os.write.over(layout.clientProperties,
-      render("Kafka client settings for the bankops sandbox: the operator, by certificate",
-        properties(layout, secrets)), perms = "rw-------")
+    AtomicFile.write(layout.clientProperties,
+      render("Kafka client settings for the bankops sandbox: the operator, by certificate", properties(layout, secrets)))
   }
 }

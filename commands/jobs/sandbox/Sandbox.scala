@@ -8,7 +8,7 @@ import io.circe.{Decoder, Encoder}
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Shell}
+import bankops.base.{AtomicFile, Failure, Shell}
 import bankops.services.config.SandboxConnection
 
 /** Starts, inspects and stops the services (`SandboxServices`). Each `up` reuses a service
@@ -60,21 +60,22 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       _ <- IO.blocking(checkShape(previous, settings)).flatMap(IO.fromEither(_))
       ctx <- context(settings)
       services = new SandboxServices(ctx)
-      _ <- IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false))
       _ <- checkPorts(services.all)
       _ <- timed("tls", Tls.ensure(layout.tls, ctx.secrets.tlsPassword) >> IO.blocking(ClientConfig.write(layout, ctx.secrets)))(_ =>
         s"CA and a certificate for each of ${Identities.all.mkString(", ")} in ${layout.tls.dir}")
       _ <- KafkaService.clusterId(layout)
-      _ <- IO.blocking(os.write.over(stateFile, settings.asJson.spaces2))
-      ensureAll = (wave: List[SandboxService]) =>
-        wave.parTraverse_(s => timed(s.name, ensure(s, previous.exists(p => s.startedWith(p) == s.startedWith(settings))))(s.upLine))
-      _ <- services.infrastructure.traverse_(ensureAll)
+      _ <- IO.blocking(AtomicFile.write(stateFile, settings.asJson.spaces2, perms = "rw-r--r--"))
+      ensureAll = (wave: List[SandboxService], restarting: IO[Unit]) =>
+        wave.parTraverse_(s => timed(s.name, ensure(s, previous.exists(p => s.startedWith(p) == s.startedWith(settings)), restarting))(s.upLine))
+      // The connection file says the sandbox answers: gone as soon as a service must (re)start, and left in place while
+      // every one is reused, so jobs running against it meanwhile never find it missing.
+      _ <- services.infrastructure.traverse_(ensureAll(_, IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false)).void))
       conn = SandboxConnection(settings.bootstrap, layout.clientProperties, settings.registryUrl, settings.dbUrl, SandboxSettings.DbUser,
         ctx.secrets.dbPassword)
-      _ <- IO.blocking(os.write.over(layout.dbPasswordFile, ctx.secrets.dbPassword, perms = "rw-------"))
+      _ <- IO.blocking(AtomicFile.write(layout.dbPasswordFile, ctx.secrets.dbPassword))
       _ <- SandboxConnection.write(layout.dir, conn)
       _ <- timed("topology", provision(layout, settings, shell))(identity)
-      _ <- if (handler) ensureAll(services.bank) else IO.unit
+      _ <- if (handler) ensureAll(services.bank, IO.unit) else IO.unit
     } yield conn
 
   /** The brokers' data holds the cluster's shape: another number of brokers, or the single unnamed broker of an
@@ -108,16 +109,16 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       }
     }
 
-  /** Reuse a healthy service started with the same settings; otherwise (re)start it. */
-  private def ensure(s: SandboxService, unchanged: Boolean): IO[String] =
+  /** Reuse a healthy service started with the same settings; otherwise `restarting`, then (re)start it. */
+  private def ensure(s: SandboxService, unchanged: Boolean, restarting: IO[Unit]): IO[String] =
     s.pid.flatMap {
       case Some(_) if unchanged =>
         s.ready.timeout(10.seconds).attempt.flatMap {
           case Right(_) => s.reused.as("reused")
-          case Left(_) => s.stop >> s.start.as("restarted")
+          case Left(_) => restarting >> s.stop >> s.start.as("restarted")
         }
-      case Some(_) => s.stop >> s.start.as("restarted")
-      case None => s.start.as("started")
+      case Some(_) => restarting >> s.stop >> s.start.as("restarted")
+      case None => restarting >> s.start.as("started")
     }
 
   def status: IO[List[ServiceStatus]] =

@@ -5,10 +5,7 @@ import io.circe.generic.semiauto._
 import io.circe.syntax._
 import io.circe.{Decoder, Encoder}
 
-import java.nio.file.{Files, StandardCopyOption}
-import java.nio.file.attribute.PosixFilePermissions
-
-import bankops.base.{Failure, JsonInput, TextFile}
+import bankops.base.{AtomicFile, Failure, JsonInput, TextFile}
 
 /** The contexts file: every named context and the one `context use` chose. */
 final case class Contexts(current: Option[String] = None, contexts: Map[String, ConnectionContext] = Map.empty) {
@@ -99,18 +96,7 @@ object ContextStore {
 
   private def write(f: os.Path, contexts: Contexts): Unit = {
     if (!os.exists(f / os.up)) os.makeDir.all(f / os.up, perms = "rwx------")
-    // A name of its own (two writers never share it), created 600 and written through the channel that created it
-    // (never reopened by name), on disk before it replaces the file: a crash leaves the old file or the new one.
-    val attrs = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
-    val partial = Files.createTempFile((f / os.up).toNIO, s".${f.last}.", ".partial", attrs)
-    try {
-      val channel = java.nio.channels.FileChannel.open(partial, java.nio.file.StandardOpenOption.WRITE)
-      try {
-        channel.write(java.nio.ByteBuffer.wrap((contexts.asJson.spaces2 + "\n").getBytes("UTF-8")))
-        channel.force(true)
-      } finally channel.close()
-      Files.move(partial, f.toNIO, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)
-    } finally Files.deleteIfExists(partial)
+    AtomicFile.write(f, contexts.asJson.spaces2 + "\n")
   }
 
   /** The context a job uses: `--context`, else `BANKOPS_CONTEXT`, else the current one; None when none is chosen. */

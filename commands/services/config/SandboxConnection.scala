@@ -29,7 +29,7 @@ object SandboxConnection {
 
   /** Written by `sandbox up` once every service answered: only its owner may read the password in it. */
   def write(dir: os.Path, connection: SandboxConnection): IO[Unit] =
-    IO.blocking(os.write.over(dir / FileName, connection.asJson.spaces2, perms = "rw-------"))
+    IO.blocking(bankops.base.AtomicFile.write(dir / FileName, connection.asJson.spaces2))
 
   /** The running sandbox's connection, written by `sandbox up` once every service answered
     * and removed by `sandbox down`; None when no sandbox runs in `dir`.

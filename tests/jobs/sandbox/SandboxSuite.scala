@@ -8,14 +8,14 @@ import javax.net.ssl.SSLHandshakeException
 import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
+import bankops.services.config.SandboxConnection
 import bankops.services.registry.RegistryClient
 import bankops.support.{RefusedClient, SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
 class SandboxSuite extends munit.CatsEffectSuite with OnSandbox {
-  // Alone: it checks the whole sandbox's health, its own bank and the registry's global settings.
-  override def alone: Boolean = true
-
+  // Shared: it reads the sandbox's health, its own bank and the registry's global level, which only tests running alone
+  // change; its `up` runs while other suites' jobs read the connection files, as an operator's would.
   override val munitIOTimeout: Duration = 5.minutes
 
   test("an admin client over SSL, configured as every job is, lists topics") {
@@ -113,6 +113,37 @@ class SandboxSuite extends munit.CatsEffectSuite with OnSandbox {
       assertEquals(certRead.code, 0, certRead.err)
       assertEquals(scramRead.code, 0, scramRead.err)
       assertEquals((unknown.code, unknown.err.contains("no identity 'nobody'")), (2, true), unknown.err)
+    }
+  }
+
+  test("up on the running sandbox reuses every service, and a job reading its connection meanwhile always finds it whole") {
+    val layout = SandboxFixture.layout
+    val files = layout.clientProperties :: Identities.all.flatMap(id => List(false, true).map(ClientConfig.file(layout, id, _)))
+    // What a job starting now would find wrong: no connection (`up` not done), or a client file missing or empty.
+    val problems: IO[List[String]] = SandboxConnection.read(layout.dir).flatMap(c =>
+      IO.blocking {
+        c.fold(List("no connection"))(_ => Nil) ++ files.filterNot(f => os.exists(f) && os.size(f) > 0).map(f => s"$f missing or empty")
+      })
+    // Read until `up` ends: how many times, and every problem seen.
+    def readUntil(done: IO[Boolean], reads: Int, seen: List[String]): IO[(Int, List[String])] =
+      done.flatMap(d => if (d) IO.pure((reads, seen)) else problems.flatMap(p => readUntil(done, reads + 1, seen ++ p)))
+    for {
+      _ <- SandboxFixture.connection
+      upDone <- cats.effect.Ref[IO].of(false)
+      reader <- readUntil(upDone.get, 0, Nil).start
+      // `up` registers the context `sandbox`: in a config directory of the test's own.
+      up <- TestShell.run(List("sandbox", "up"), SandboxFixture.env + ("XDG_CONFIG_HOME" -> os.temp.dir().toString), bankops.support.Repo.root)
+        .guarantee(upDone.set(true))
+      read <- reader.joinWithNever
+    } yield {
+      assertEquals(up.code, 0, up.err)
+      val outcomes =
+        up.err.linesIterator.collect { case l if l.matches("(postgres|kafka-\\d|registry|handler) .*") => l.split("\\s+")(1).stripSuffix(":") }.toList
+      assertEquals(outcomes, List.fill(6)("reused"), up.err)
+      val (reads, seen) = read
+      // The reader ran through `up` (its provisioning alone takes seconds), not once before it.
+      assert(reads >= 20, s"only $reads reads while up ran")
+      assertEquals(seen.distinct, Nil, s"$reads reads")
     }
   }
 
