@@ -15,9 +15,8 @@ import bankops.support.OnSandbox
   * succeeds, the handler can be stopped and started alone, and `demo` runs twice in a row.
   */
 class DemoSuite extends munit.CatsEffectSuite with OnSandbox {
-  // Alone: the demo brings the sandbox up again, sends to its own bank and stops its handler.
-  override def alone: Boolean = true
-
+  // Shared: no other test sends to the sandbox's own bank (a refused identity's attempts aside), so the demo and the
+  // learning load run beside other suites; stopping the handler runs alone (a workflow's `sandbox up` would start it).
   override val munitIOTimeout: Duration = 6.minutes
 
   private def lag: IO[Option[Long]] = SandboxFixture.settings.flatMap(s =>
@@ -59,7 +58,8 @@ class DemoSuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
-  test("sandbox stop handler: status says so (exit 3); commands wait; start handler: it answers them and the group's lag returns to 0") {
+  test("sandbox stop handler: status says so (exit 3); commands wait; start handler: it answers them and the group's lag returns to 0"
+      .tag(OnSandbox.Alone)) {
     val id = java.util.UUID.randomUUID().toString
     val line = s"""{"record": "ConfirmAccountCreation", "key": "$id", "value": {"id": "$id", "a_type": "AUTO"}}"""
     for {

@@ -167,15 +167,21 @@ object BankFixture {
         {"role": "consumer", "topics": ["$commands"], "group": "$prefix-handler"},
         {"role": "consumer", "topics": ["$feedback"]},
         {"role": "transactional-producer", "topics": ["$feedback", "$balance", "$commands.dlq"], "transactionalIdPrefix": "$prefix-handler"}]}}""")
-    val db = prefix.replaceAll("[^a-z0-9]", "_")
     for {
       _ <- Setup.cli("apply the bank's topology", "apply", "--topology", file.toString)
-      base <- SandboxFixture.settings.map(_.database.url.value)
-      _ <- withDb(base)(_.createStatement().execute(s"CREATE DATABASE $db"))
-      url = base.replaceAll("/balancedb", s"/$db")
+      url <- database(prefix)
       _ <- withDb(url)(BankTables.install)
     } yield BankFixture(commands, feedback, balance, url, s"$prefix-handler")
   }
+
+  /** An empty database of the test's own on the sandbox's PostgreSQL, named for its unique `prefix` (so [[Leftovers]]
+    * drops it when the suite ends); its JDBC URL.
+    */
+  def database(prefix: String): IO[String] =
+    SandboxFixture.settings.map(_.database.url.value).flatMap { base =>
+      val db = Leftovers.database(prefix)
+      withDb(base)(_.createStatement().execute(s"CREATE DATABASE $db")).as(base.replaceAll("/balancedb", s"/$db"))
+    }
 
   def withDb[A](url: String)(f: java.sql.Connection => A): IO[A] = SandboxFixture.settings.flatMap(withDb(_, url)(f))
 

@@ -18,9 +18,8 @@ import bankops.support.OnSandbox
   * [[WorkflowRunner]] (inputs set, `sandbox: true` unless said otherwise), exit codes and job summaries checked.
   */
 class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
-  // Alone: a workflow with a sandbox runs `sandbox up`, which rewrites the connection files every test reads.
-  override def alone: Boolean = true
-
+  // Shared: a workflow's `sandbox up` reuses the running sandbox and leaves its connection files whole (SandboxSuite
+  // checks that); only the latency workflow, on the sandbox's own bank with an SLO, runs alone.
   override val munitIOTimeout: Duration = 10.minutes
 
   private val dir = Repo.root / ".github" / "workflows"
@@ -309,8 +308,8 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test(
-    "latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a " +
-      "broken SLO fails the job and still uploads") {
+    ("latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a " +
+      "broken SLO fails the job and still uploads").tag(OnSandbox.Alone)) {
     for {
       ok <- run("latency", inputs = Map("load" -> "0,100", "step-duration" -> "3s", "slo" -> "p99<4s max<5s", "group" -> "bankops-command-handler"))
       broken <- run("latency", inputs = Map("load" -> "0", "step-duration" -> "2s", "slo" -> "p50<1ms", "group" -> "bankops-command-handler"))

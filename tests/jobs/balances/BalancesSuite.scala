@@ -3,38 +3,31 @@ package bankops.jobs.balances
 import cats.effect.IO
 import io.circe.parser.parse
 
-import java.sql.DriverManager
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BalanceChanged, BankRules}
-import bankops.support.{BalanceEvents, CliProcess, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{BalanceEvents, BankFixture, CliProcess, SandboxFixture, TestShell, TopologyFixture}
 import bankops.support.OnSandbox
 
 class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
-  // Alone: its tests make tables in the sandbox's own balancedb.
-  override def alone: Boolean = true
-
   override val munitIOTimeout: Duration = 5.minutes
 
-  /** A topic of BalanceChanged records and a balance table of the test's own. */
-  private def names(): (String, String) = {
+  /** A topic of BalanceChanged records, and a database of the test's own holding its balance table. */
+  private final case class Bank(topic: String, table: String, db: String)
+
+  private def setup(): IO[Bank] = {
     val topic = TopologyFixture.unique("balance_changed")
-    (topic, s"balance_${topic.take(9).drop(1)}")
-  }
-
-  private def setup(topic: String, table: String): IO[Unit] = {
     val file = TopologyFixture.write(TopologyFixture.topology((topic, 3, Map.empty, "BalanceChanged", "iban")))
-    SandboxFixture.cli("apply", "--topology", file.toString).flatMap(r => IO(assertEquals(r.code, 0, r.err))) >>
-      sql(s"CREATE TABLE $table (iban text NOT NULL, amount bigint NOT NULL, lmt bigint NOT NULL DEFAULT -50000)")
+    for {
+      applied <- SandboxFixture.cli("apply", "--topology", file.toString)
+      _ <- IO(assertEquals(applied.code, 0, applied.err))
+      db <- BankFixture.database(topic)
+      bank = Bank(topic, "balance", db)
+      _ <- sql(bank, "CREATE TABLE balance (iban text NOT NULL, amount bigint NOT NULL, lmt bigint NOT NULL DEFAULT -50000)")
+    } yield bank
   }
 
-  private def sql(statement: String): IO[Unit] = SandboxFixture.settings.flatMap { s =>
-    IO.blocking {
-      val c = DriverManager.getConnection(s.database.url.value, s.database.user.value, s.database.password.map(_.value).orNull)
-      try c.createStatement().execute(statement)
-      finally c.close()
-    }.void
-  }
+  private def sql(bank: Bank, statement: String): IO[Unit] = BankFixture.withDb(bank.db)(_.createStatement().execute(statement)).void
 
   private def produce(topic: String, events: List[BalanceChanged]): IO[Unit] = BalanceEvents.produce(topic, events)
 
@@ -44,25 +37,25 @@ class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
       (evs :+ BalanceChanged(iban, bal + a, a, "cash", "deposit"), bal + a)
     }
 
-  private def validate(topic: String, table: String, extra: String*): IO[TestShell.Result] =
-    SandboxFixture.cli(List("balances", "validate", "--topic", topic, "--table", table) ++ extra: _*)
+  private def args(bank: Bank): List[String] = List("balances", "validate", "--topic", bank.topic, "--table", bank.table, "--db-url", bank.db)
+
+  private def validate(bank: Bank, extra: String*): IO[TestShell.Result] = SandboxFixture.cli(args(bank) ++ extra: _*)
 
   private val accounts = (1 to 5).map(i => BankRules.iban(100000L * i + scala.util.Random.nextInt(99999))).toList
 
   test("agreeing balances exit 0; then one changed amount, one dropped account and one out-of-chain event give exactly those three findings") {
     val chains = accounts.zipWithIndex.map { case (iban, i) => iban -> chain(iban, List(1000L * (i + 1), 250, -100)) }
-    val (topic, table) = names()
     for {
-      _ <- setup(topic, table)
-      _ <- produce(topic, chains.flatMap(_._2._1))
-      _ <- sql(s"INSERT INTO $table (iban, amount) VALUES " + chains.map { case (iban, (_, bal)) => s"('$iban', $bal)" }.mkString(", "))
-      ok <- validate(topic, table, "-o", "table")
-      _ <- sql(s"UPDATE $table SET amount = amount + 1 WHERE iban = '${accounts(0)}'")
-      _ <- sql(s"DELETE FROM $table WHERE iban = '${accounts(1)}'")
+      bank <- setup()
+      _ <- produce(bank.topic, chains.flatMap(_._2._1))
+      _ <- sql(bank, "INSERT INTO balance (iban, amount) VALUES " + chains.map { case (iban, (_, bal)) => s"('$iban', $bal)" }.mkString(", "))
+      ok <- validate(bank, "-o", "table")
+      _ <- sql(bank, s"UPDATE balance SET amount = amount + 1 WHERE iban = '${accounts(0)}'")
+      _ <- sql(bank, s"DELETE FROM balance WHERE iban = '${accounts(1)}'")
       last2 = chains(2)._2._2
-      _ <- produce(topic, List(BalanceChanged(accounts(2), last2, 100, "cash", "out of chain")))
+      _ <- produce(bank.topic, List(BalanceChanged(accounts(2), last2, 100, "cash", "out of chain")))
       summaryFile = os.temp()
-      bad <- SandboxFixture.connection >> TestShell.run(List("balances", "validate", "--topic", topic, "--table", table, "-o", "json"),
+      bad <- SandboxFixture.connection >> TestShell.run(args(bank) ++ List("-o", "json"),
         SandboxFixture.env ++ Map("GITHUB_STEP_SUMMARY" -> summaryFile.toString), bankops.support.Repo.root)
     } yield {
       assertEquals(ok.code, 0, ok.out + ok.err)
@@ -85,20 +78,19 @@ class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("--settle: a transfer the handler applied before its event arrived is not drift") {
     val (events, bal) = chain(accounts(3), List(5000L))
-    val (topic, table) = names()
     for {
-      _ <- setup(topic, table)
-      _ <- produce(topic, events)
-      _ <- sql(s"INSERT INTO $table (iban, amount) VALUES ('${accounts(3)}', ${bal + 700})")
+      bank <- setup()
+      _ <- produce(bank.topic, events)
+      _ <- sql(bank, s"INSERT INTO balance (iban, amount) VALUES ('${accounts(3)}', ${bal + 700})")
       // The late event is produced once the first check has found the difference (its line says so), within the settle time.
-      p <- CliProcess.start("balances", "validate", "--topic", topic, "--table", table, "--settle", "10s", "-o", "json")
+      p <- CliProcess.start(args(bank) ++ List("--settle", "10s", "-o", "json"): _*)
       _ <- p.await(60.seconds, "the first check's difference")(IO.blocking(os.read(p.err).contains("checking them again")))
-      _ <- produce(topic, List(BalanceChanged(accounts(3), bal + 700, 700, accounts(4), "late")))
+      _ <- produce(bank.topic, List(BalanceChanged(accounts(3), bal + 700, 700, accounts(4), "late")))
       code <- p.exited(60.seconds)
       settled = TestShell.Result(code, os.read(p.out), os.read(p.err))
-      without <- validate(topic, table, "-o", "json")
-      _ <- sql(s"UPDATE $table SET amount = amount + 1")
-      drift <- validate(topic, table, "--settle", "1s", "-o", "json")
+      without <- validate(bank, "-o", "json")
+      _ <- sql(bank, "UPDATE balance SET amount = amount + 1")
+      drift <- validate(bank, "--settle", "1s", "-o", "json")
     } yield {
       assertEquals(settled.code, 0, settled.out + settled.err)
       assert(settled.err.contains("1 accounts differ; checking them again"), settled.err)
@@ -108,15 +100,15 @@ class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("faults: a wrong database password is exit 3 naming the database, not the password; an unknown table is exit 2") {
-    val (topic, table) = names()
     for {
-      _ <- setup(topic, table)
-      wrong <- SandboxFixture.connection >> TestShell.run(List("balances", "validate", "--topic", topic, "--table", table),
-        SandboxFixture.env ++ Map("DB_PASSWORD" -> "not-the-Secret-42"), bankops.support.Repo.root)
-      noTable <- validate(topic, "no_such_balance_table")
+      bank <- setup()
+      wrong <- SandboxFixture.connection >> TestShell.run(args(bank), SandboxFixture.env ++ Map("DB_PASSWORD" -> "not-the-Secret-42"),
+        bankops.support.Repo.root)
+      noTable <- validate(bank.copy(table = "no_such_balance_table"))
     } yield {
       assertEquals(wrong.code, 3, wrong.err)
-      assert(wrong.err.contains("balancedb") && wrong.err.contains("password authentication failed"), wrong.err)
+      val db = bank.db.split('/').last
+      assert(wrong.err.contains(db) && wrong.err.contains("password authentication failed"), wrong.err)
       assert(!wrong.err.contains("not-the-Secret-42") && !wrong.out.contains("not-the-Secret-42"))
       assertEquals(noTable.code, 2, noTable.err)
       assert(noTable.err.contains("table no_such_balance_table does not exist"), noTable.err)
@@ -124,13 +116,12 @@ class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("an account number held by two rows of the table (no unique index) is a duplicate-iban finding, exit 1") {
-    val (topic, table) = names()
     val (events, last) = chain(accounts(3), List(700L))
     for {
-      _ <- setup(topic, table)
-      _ <- produce(topic, events)
-      _ <- sql(s"INSERT INTO $table (iban, amount) VALUES ('${accounts(3)}', $last), ('${accounts(3)}', 0)")
-      r <- validate(topic, table, "-o", "json")
+      bank <- setup()
+      _ <- produce(bank.topic, events)
+      _ <- sql(bank, s"INSERT INTO balance (iban, amount) VALUES ('${accounts(3)}', $last), ('${accounts(3)}', 0)")
+      r <- validate(bank, "-o", "json")
     } yield {
       assertEquals(r.code, 1, r.err)
       val findings = r.outLines.flatMap(l => parse(l).toOption).filter(_.hcursor.downField("finding").succeeded)

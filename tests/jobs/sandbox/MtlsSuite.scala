@@ -12,9 +12,7 @@ import bankops.support.OnSandbox
   * and a registry speaking HTTPS.
   */
 class MtlsSuite extends munit.CatsEffectSuite with OnSandbox {
-  // Alone: it starts a second sandbox.
-  override def alone: Boolean = true
-
+  // Shared: its sandbox is a second one, on ports and in a directory of its own.
   override val munitIOTimeout: Duration = 5.minutes
 
   private val dir = Repo.root / ".bankops" / "test-mtls"
