@@ -8,6 +8,13 @@ object TestShards {
     */
   def default(processors: Int): Int = math.max(1, math.min(3, processors / 2))
 
+  /** How many suites a shard's JVM runs at once: one more than its share of the processors, since a suite spends most
+    * of its time waiting on timeouts and paced loads. sbt's ForkMain sizes its pool by the JVM's processor count, so the
+    * JVM is told that many (-XX:ActiveProcessorCount). Two at once on this 2-core machine left 256 of 640 s of shared
+    * turns to one suite alone.
+    */
+  def suitesAtOnce(processors: Int, shards: Int): Int = math.max(1, processors / shards) + 1
+
   /** BANKOPS_TEST_SHARDS, or [[default]] for this machine; 1 runs every suite in one JVM. */
   def count(setting: Option[String]): Int =
     // ./bankops test refuses any other value before sbt starts, with the same words.
@@ -16,38 +23,46 @@ object TestShards {
         sys.error(s"BANKOPS_TEST_SHARDS must be a number from 1 to 8, not '$s'"))
     }
 
-  /** Seconds per suite, from a full run on a fresh clone (the slowest; the rest take a few seconds or less). */
+  /** Seconds each suite's tests held the sandbox in a full run (`BANKOPS_TEST_TIMELINE`, tests/support/OnSandbox.scala);
+    * the rest take a few seconds or less.
+    */
   val seconds: Map[String, Int] = Map(
-    "bankops.jobs.handler.HandlerSuite" -> 277,
-    "bankops.jobs.handler.HandlerRecoverySuite" -> 277,
-    "bankops.workflows.WorkflowsSuite" -> 157,
-    "bankops.DemoSuite" -> 89,
-    "bankops.jobs.topics.TopicsSuite" -> 83,
-    "bankops.jobs.groups.GroupsSuite" -> 81,
-    "bankops.jobs.latency.LatencySuite" -> 72,
-    "bankops.jobs.sandbox.ClusterSuite" -> 58,
-    "bankops.jobs.handler.HandlerInputsSuite" -> 56,
-    "bankops.jobs.sandbox.MtlsSuite" -> 38,
-    "bankops.jobs.replay.ReplayRestartSuite" -> 24,
-    "bankops.jobs.NotAuthorizedSuite" -> 23,
+    "bankops.jobs.handler.HandlerSuite" -> 261,
+    "bankops.jobs.handler.HandlerRecoverySuite" -> 221,
+    "bankops.workflows.WorkflowsSuite" -> 185,
+    "bankops.DemoSuite" -> 93,
+    "bankops.jobs.groups.GroupsSuite" -> 71,
+    "bankops.jobs.topics.TopicsSuite" -> 64,
+    "bankops.jobs.latency.LatencySuite" -> 63,
+    "bankops.jobs.handler.HandlerInputsSuite" -> 54,
+    "bankops.jobs.sandbox.ClusterSuite" -> 50,
+    "bankops.jobs.sandbox.MtlsSuite" -> 37,
+    "bankops.jobs.NotAuthorizedSuite" -> 27,
+    "bankops.jobs.replay.ReplaySuite" -> 27,
+    "bankops.jobs.replay.ReplayRestartSuite" -> 26,
+    "bankops.jobs.balances.BalancesSuite" -> 21,
     "bankops.jobs.FaultsSuite" -> 20,
-    "bankops.jobs.balances.BalancesSuite" -> 19,
-    "bankops.jobs.replay.ReplaySuite" -> 17,
-    "bankops.jobs.inspect.InspectSuite" -> 17,
-    "bankops.jobs.deploy.AccessDeploySuite" -> 16
+    "bankops.jobs.inspect.InspectSuite" -> 18,
+    "bankops.jobs.capture.CaptureSuite" -> 13,
+    "bankops.jobs.heartbeat.HeartbeatSuite" -> 12,
+    "bankops.jobs.BadInputSuite" -> 11,
+    "bankops.jobs.sandbox.SandboxSuite" -> 11,
+    "bankops.jobs.handler.LedgerDbSuite" -> 11,
+    "bankops.jobs.deploy.AccessDeploySuite" -> 9
   )
 
-  /** The suites' names dealt to `shards` groups; every suite lands in exactly one. A listed suite that no longer exists
-    * fails the build, so a rename cannot quietly unbalance the shards.
+  /** The suites' names dealt to `shards` groups, each longest first: a JVM runs its suites side by side in the order
+    * given (sbt's ForkMain, a fixed pool), so a long suite started last would run on alone at the end. Every suite lands
+    * in exactly one group. A listed suite that no longer exists fails the build, so a rename cannot quietly unbalance them.
     */
-  def assign(suites: Seq[String], shards: Int): List[Set[String]] = {
+  def assign(suites: Seq[String], shards: Int): List[List[String]] = {
     val gone = seconds.keySet -- suites
     if (gone.nonEmpty) sys.error(s"project/TestShards.scala lists suites that do not exist: ${gone.toList.sorted.mkString(", ")}")
     val longestFirst = suites.distinct.sortBy(s => (-seconds.getOrElse(s, 1), s))
-    val empty = List.fill(shards)((0, Set.empty[String]))
+    val empty = List.fill(shards)((0, List.empty[String]))
     longestFirst.foldLeft(empty) { (groups, s) =>
       val i = groups.indices.minBy(i => (groups(i)._1, i))
-      groups.updated(i, (groups(i)._1 + seconds.getOrElse(s, 1), groups(i)._2 + s))
+      groups.updated(i, (groups(i)._1 + seconds.getOrElse(s, 1), groups(i)._2 :+ s))
     }.map(_._2).filter(_.nonEmpty)
   }
 }

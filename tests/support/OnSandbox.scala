@@ -15,7 +15,14 @@ trait OnSandbox extends munit.FunSuite {
   def alone: Boolean = false
 
   override def munitTestTransforms: List[TestTransform] = super.munitTestTransforms :+ new TestTransform("sandbox turn",
-    test => test.withBody(() => OnSandbox.turns.holding(alone || test.tags.contains(OnSandbox.Alone))(test.body())))
+    test =>
+      test.withBody { () =>
+        val alone = this.alone || test.tags.contains(OnSandbox.Alone)
+        val asked = System.currentTimeMillis()
+        @volatile var had = 0L
+        OnSandbox.turns.holding(alone) { had = System.currentTimeMillis(); test.body() }
+          .andThen { case _ => OnSandbox.Timeline.record(getClass.getName, test.name, alone, asked, had) }(ExecutionContext.parasitic)
+      })
 
   // Removing topics while a test runs alone could upset what it asserts of the whole cluster.
   override def afterAll(): Unit = try OnSandbox.turns.during(alone = false)(Leftovers.end(getClass.getName))
@@ -27,6 +34,18 @@ object OnSandbox {
     * something of the whole cluster, or times something another test's load would upset.
     */
   val Alone = new Tag("alone")
+
+  /** `BANKOPS_TEST_TIMELINE=FILE`: a line per test, tab-separated: its suite, name, whether alone, and when (epoch ms)
+    * it asked for its turn, had it and gave it back. What project/TestShards.scala's seconds are measured from.
+    */
+  private object Timeline {
+    private val file = sys.env.get("BANKOPS_TEST_TIMELINE").filter(_.nonEmpty).map(os.Path(_, os.pwd))
+
+    def record(suite: String, test: String, alone: Boolean, asked: Long, had: Long): Unit =
+      file.foreach(f =>
+        synchronized(os.write.append(f,
+            List(suite, test.replaceAll("\\s", " "), alone, asked, had, System.currentTimeMillis()).mkString("", "\t", "\n"))))
+  }
 
   /** The test JVM's turns on its sandbox. */
   val turns = new Turns
