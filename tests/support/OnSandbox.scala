@@ -60,31 +60,31 @@ object OnSandbox {
     /** How many tests wait for their turn now. */
     def waiting: Int = semaphore.getQueueLength
 
+    /** Waits for the turn, on this thread; [[give]] gives it back. */
+    def take(alone: Boolean): Unit = semaphore.acquire(permits(alone))
+
+    def give(alone: Boolean): Unit = semaphore.release(permits(alone))
+
     /** `body` run once the turn is had, on this thread (never one of the IO runtime's). */
     def during[A](alone: Boolean)(body: => A): A = {
-      val n = permits(alone)
-      semaphore.acquire(n)
+      take(alone)
       try body
-      finally semaphore.release(n)
+      finally give(alone)
     }
 
     /** `io` run in a turn: for a suite's fixture, which runs outside its tests' turns. */
-    def io[A](alone: Boolean)(io: cats.effect.IO[A]): cats.effect.IO[A] = {
-      val n = permits(alone)
-      cats.effect.IO.interruptible(semaphore.acquire(n)).bracket(_ => io)(_ => cats.effect.IO(semaphore.release(n)))
-    }
+    def io[A](alone: Boolean)(io: cats.effect.IO[A]): cats.effect.IO[A] =
+      cats.effect.IO.interruptible(take(alone)).bracket(_ => io)(_ => cats.effect.IO(give(alone)))
 
     private def permits(alone: Boolean) = if (alone) Permits else 1
 
     /** `body` started once the turn is had; the turn given back when it completes. */
-    def holding(alone: Boolean)(body: => Future[Any]): Future[Any] = {
-      val n = permits(alone)
-      Future(semaphore.acquire(n))(waitingThreads).flatMap { _ =>
+    def holding(alone: Boolean)(body: => Future[Any]): Future[Any] =
+      Future(take(alone))(waitingThreads).flatMap { _ =>
         val started = try body
-        catch { case e: Throwable => semaphore.release(n); throw e }
-        started.transform { r => semaphore.release(n); r }(ExecutionContext.parasitic)
+        catch { case e: Throwable => give(alone); throw e }
+        started.transform { r => give(alone); r }(ExecutionContext.parasitic)
       }(waitingThreads)
-    }
   }
 
   // Waiting for a turn blocks a thread of its own, never the test runner's or the IO runtime's.
