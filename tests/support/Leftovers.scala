@@ -15,8 +15,13 @@ import bankops.services.kafka.KafkaClients
   * fetch, and the later suites, slower.
   */
 object Leftovers {
-  /** What a test prefix looks like: `t` and eight hex digits, a dash (TopologyFixture.unique). */
-  val TestTopic = "^t[0-9a-f]{8}-.*"
+  /** How a test prefix starts: `t` and eight hex digits (TopologyFixture.unique), then a dash, or in a database name an
+    * underscore ([[database]]).
+    */
+  private val Mark = "^t[0-9a-f]{8}"
+
+  /** A topic a test made. */
+  val TestTopic = s"$Mark-.*"
 
   private val makers = new Makers
 
@@ -81,7 +86,7 @@ object Leftovers {
   /** Every test's topics and databases, as a run that starts the sandbox finds them left by earlier runs. */
   def removeAll(s: ConnectionSettings): IO[Unit] =
     BankFixture.withDb(s, s.database.url.value) { c =>
-      val rs = c.createStatement().executeQuery("SELECT datname FROM pg_database WHERE datname ~ '^t[0-9a-f]{8}_'")
+      val rs = c.createStatement().executeQuery(s"SELECT datname FROM pg_database WHERE datname ~ '${Mark}_'")
       Iterator.continually(rs).takeWhile(_.next()).map(_.getString(1)).toList
     }.flatMap(dbs => remove(s, _.matches(TestTopic), dbs))
 }
