@@ -16,7 +16,7 @@ import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections
   * so a suite that stops a broker or the handler never disturbs a suite of another shard.
   */
 object SandboxFixture {
-  private val shell = new TestShell(Map.empty, Repo.root).shell
+  private val shell = new TestShell(jvms, Repo.root).shell
 
   /** This JVM's shard, set by build.sbt's test grouping; 0 when the suites run in one JVM. */
   val shard: Int = sys.props.get("bankops.test.shard").filter(_.nonEmpty).fold(0)(_.toInt)
@@ -39,12 +39,19 @@ object SandboxFixture {
       registryPort = port("BANKOPS_REGISTRY_PORT", d.registryPort), dbPort = port("BANKOPS_DB_PORT", d.dbPort))
   }
 
+  /** The JVMs of the sandbox's services and of the CLI as the tests start them (`./bankops`, `sandbox start`): C1 only,
+    * as [[Jvm.TestOnly]] says why. A run's brokers spent a third of their CPU (182 of 567 s) in C2; with C1 only, a
+    * fixed set of suites cost them 37 s of CPU instead of 47 to 56 s, and took no longer.
+    */
+  private def jvms: Map[String, String] =
+    Map("BANKOPS_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "), "BANKOPS_SANDBOX_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "))
+
   /** The environment of a CLI run against this sandbox: its directory, and its ports for whatever runs `sandbox up`
     * (the workflows, `demo`) so that reuses it instead of moving it to the user's ports. Every connection variable is
     * blanked (empty counts as unset): a JVM spawned from the tests inherits their environment, and a shell with
     * `eval "$(bankops sandbox env)"` exported had the tests' handlers dial the user's cluster.
     */
-  val env: Map[String, String] = ConnectionFlags.Variables.map(_ -> "").toMap ++ Map(
+  val env: Map[String, String] = ConnectionFlags.Variables.map(_ -> "").toMap ++ jvms ++ Map(
     "BANKOPS_SANDBOX_DIR" -> layout.dir.toString,
     "BANKOPS_KAFKA_PORT" -> sandboxSettings.kafkaPort.toString,
     "BANKOPS_CONTROLLER_PORT" -> sandboxSettings.controllerPort.toString,

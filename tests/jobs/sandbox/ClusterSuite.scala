@@ -37,6 +37,12 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
       (IO.sleep(1.second) >> cli("topics" :: "describe" :: "--fail-under-replicated" :: "-o" :: "json" :: topics.toList: _*))
         .iterateUntil(_.code == 0)).timeout(120.seconds)
 
+  /** A sandbox service's command line, by the pid it recorded. */
+  private def commandLine(service: String): List[String] = {
+    val pid = os.read(SandboxFixture.layout.pidFile(service)).trim
+    os.read(os.root / "proc" / pid / "cmdline").split('\u0000').toList
+  }
+
   private def followed(p: CliProcess): List[String] = os.read.lines(p.out).filter(_.startsWith("{")).toList
 
   private def statusOf(r: TestShell.Result): Map[String, Boolean] =
@@ -89,6 +95,7 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
       _ <- (IO.sleep(1.second) >> PythonClients.consume(again2)).iterateUntil(_.size > 300).timeout(90.seconds)
       replay2 <- withBrokerStopped("kafka-3")(replaying2.joinWithNever)
       _ <- whole(again2 :: bankTopics: _*)
+      restarted <- IO.blocking(commandLine("kafka-3"))
       // Checked after what the heartbeat and replay reported: a load that failed explains a follower that fell short.
       reached <- follow.await(60.seconds, "3001 records followed")(IO.blocking(followed(follow).size >= 3001)).attempt
       interrupted <- follow.interrupt
@@ -106,6 +113,8 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
       assertEquals(replay2.code, 0, replay2.out + replay2.err)
       assertEquals(beats(copy2).sorted, (0L to 3000L).toList, "replay with a broker stopped midway copied every beat once")
       assertEquals(statusOf(again).values.toSet, Set(true), again.out)
+      // `sandbox start` gave the broker BANKOPS_SANDBOX_JAVA_OPTS (the fixture's environment) after its own options.
+      assert(restarted.containsSlice(bankops.base.JvmOptions.Kafka ++ bankops.support.Jvm.TestOnly), restarted)
       assertEquals(beats(read).sorted, (0L to 3000L).toList, "every beat once, read by confluent-kafka")
       reached.fold(e => fail(e.getMessage), identity)
       assertEquals(interrupted, 0)
