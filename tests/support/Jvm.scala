@@ -14,9 +14,12 @@ object Jvm {
     */
   val TestOnly: List[String] = List("-XX:TieredStopAtLevel=1")
 
-  /** `java … bankops.Main args` on the tests' classpath. */
+  /** `java … bankops.Main args` on the tests' classpath, its classes mapped from [[SpawnedClassData]]'s archive. */
   def bankops(args: Seq[String]): List[String] = {
     val options = if (args.headOption.contains("handler")) cli ++ JvmOptions.Handler else cli
-    List("java") ++ options ++ TestOnly ++ List("-cp", System.getProperty("java.class.path"), s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
+    val classpath = System.getProperty("java.class.path")
+    // One archive serves both: it is recorded with the handler's options, and maps under the CLI's collector too.
+    val archive = SpawnedClassData.options(cli ++ JvmOptions.Handler ++ TestOnly, classpath)
+    List("java") ++ options ++ TestOnly ++ archive ++ List("-cp", classpath, s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
   }
 }

@@ -1,0 +1,51 @@
+package bankops.support
+
+import cats.effect.unsafe.implicits.global
+
+import java.security.MessageDigest
+
+/** A class-data archive (AppCDS) for the CLI JVMs the tests spawn ([[Jvm.bankops]]: handlers, `inspect --follow`, …).
+  * A handler's start took 2.7 s of CPU here without one and 1.8 s with it, and a run spawns tens of them on two cores.
+  * The launcher's archives (./bankops) are per job and for its classpath; this one is for the tests' classpath.
+  *
+  * Recorded once per build by a `doctor` run against the test sandbox, which loads what every job shares (the Kafka
+  * and TLS, registry and PostgreSQL clients, cats-effect and the CLI), and kept under .bankops/build/test-cds, keyed by
+  * the JVM, its options and the classpath's jars. A stale or unreadable archive changes nothing: the JVM then loads its
+  * classes as without one, and says nothing (its CDS log is off, so no test reads a JVM warning in a job's stderr).
+  */
+private[support] object SpawnedClassData {
+  private val dir = Repo.root / ".bankops" / "build" / "test-cds"
+  private val Quiet = List("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
+
+  /** The options that map the archive, made first if this build has none; none if it could not be made. */
+  def options(jvm: List[String], classpath: String): List[String] = synchronized {
+    val archive = dir / s"${key(jvm, classpath)}.jsa"
+    if (!os.exists(archive)) record(jvm, classpath, archive)
+    if (os.exists(archive)) Quiet :+ s"-XX:SharedArchiveFile=$archive" else Quiet
+  }
+
+  private def key(jvm: List[String], classpath: String): String = {
+    val jars = classpath.split(java.io.File.pathSeparatorChar).toList.map { p =>
+      val f = new java.io.File(p)
+      s"$p ${f.lastModified} ${f.length}"
+    }
+    val text = (sys.props("java.home") :: sys.props("java.vm.version") :: jvm ++ jars).mkString("\n")
+    MessageDigest.getInstance("SHA-256").digest(text.getBytes("UTF-8")).take(8).map("%02x".format(_)).mkString
+  }
+
+  /** The JVM writes the archive as it exits; it is moved into place whole, and earlier builds' archives removed. */
+  private def record(jvm: List[String], classpath: String, archive: os.Path): Unit = {
+    SandboxFixture.connection.unsafeRunSync()
+    os.makeDir.all(dir)
+    val partial = dir / s"${archive.last}.${ProcessHandle.current.pid}.partial"
+    val doctor = List("java") ++ jvm ++ Quiet ++ List(s"-XX:ArchiveClassesAtExit=$partial", "-cp", classpath, s"-Dbankops.home=${Repo.root}",
+      "bankops.Main", "doctor", "--sandbox-dir", SandboxFixture.layout.dir.toString, "--no-context")
+    val p = os.proc(doctor).spawn(env = SandboxFixture.env, stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
+    // Whatever doctor finds, its exit writes the archive; one that never ends leaves none, and the tests go on without.
+    if (!p.waitFor(120000)) { p.destroyForcibly(); p.waitFor(10000) }
+    if (os.exists(partial)) {
+      os.list(dir).filter(_.last.endsWith(".jsa")).foreach(os.remove)
+      os.move(partial, archive, atomicMove = true)
+    }
+  }
+}
