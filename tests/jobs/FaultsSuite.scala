@@ -12,9 +12,7 @@ import bankops.support.OnSandbox
   * operation, retries included: exit 3 within the timeout plus a second, naming the address.
   */
 class FaultsSuite extends CatsEffectSuite with OnSandbox {
-  // Alone: each asserts an exit within a second of its --timeout.
-  override def alone: Boolean = true
-
+  // Shared: each job runs in this JVM (no JVM to start under another test's load) and waits on a listener of its own.
   override val munitIOTimeout: Duration = 3.minutes
 
   private val sandboxEnv = SandboxFixture.env

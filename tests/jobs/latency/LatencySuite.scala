@@ -13,11 +13,10 @@ import bankops.support.{BankFixture, CliProcess, SandboxFixture, TestShell}
 import bankops.support.BankFixture.{creation, id}
 import bankops.support.OnSandbox
 
-/** `bankops latency` against a bank of the test's own (topics, database, a handler process) on the sandbox. */
+/** `bankops latency` against a bank of the test's own (topics, database, a handler process) on the sandbox. The tests
+  * that assert a rate, an SLO or how soon a run ends run alone; the rest share the sandbox.
+  */
 class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
-  // Alone: its steps assert a rate and an SLO, and some run on the sandbox's own bank.
-  override def alone: Boolean = true
-
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankArgs(bank: BankFixture): List[String] =
@@ -35,7 +34,7 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
 
   private def ms(j: Json, field: String): Double = j.hcursor.get[Double](field).getOrElse(fail(s"no $field in ${j.noSpaces}"))
 
-  test("two small load steps: probes with three latencies each in a plausible order, two steps, an SVG chart with the series") {
+  test("two small load steps: probes with three latencies each in a plausible order, two steps, an SVG chart with the series".tag(OnSandbox.Alone)) {
     BankFixture.create("latency").flatMap { bank =>
       withHandler(bank) { handler =>
         val chart = os.temp.dir() / "latency.svg"
@@ -93,7 +92,8 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
     created.findFirstMatchIn(err).fold(fail(s"no floor topics named:\n$err"))(m => (s"${m.group(1)}-in", s"${m.group(2)}-out", m.group(1)))
   }
 
-  test("--floor: Kafka's floor measured first on scratch topics shaped as the commands topic, each step beside the handler's; all removed after") {
+  test("--floor: Kafka's floor measured first on scratch topics shaped as the commands topic, each step beside the handler's; all removed after".tag(
+      OnSandbox.Alone)) {
     BankFixture.create("latency-floor").flatMap { bank =>
       withHandler(bank) { _ =>
         val chart = os.temp.dir() / "floor.svg"
@@ -134,7 +134,8 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test(
-    "a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written") {
+    "a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written"
+      .tag(OnSandbox.Alone)) {
     BankFixture.create("latency-stop").flatMap { bank =>
       val chart = os.temp.dir() / "latency.png"
       val account = id()
@@ -171,8 +172,12 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("Ctrl-C: exit 130, the step so far reported with the probes that were in flight, a line saying so") {
+    BankFixture.create("latency-int").flatMap(bank => withHandler(bank)(_ => interrupted(bank)))
+  }
+
+  private def interrupted(bank: BankFixture) =
     for {
-      p <- CliProcess.start("latency", "--load", "0", "--step-duration", "60s", "--warm-up", "0", "-o", "json")
+      p <- CliProcess.start(bankArgs(bank) ++ List("--load", "0", "--step-duration", "60s", "--warm-up", "0", "-o", "json"): _*)
       probes = IO.blocking(os.read.lines(p.out).count(_.contains("\"type\":\"probe\"")))
       _ <- p.await(60.seconds, "two probes")(probes.map(_ >= 2))
       code <- p.interrupt
@@ -184,11 +189,15 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
       assert(steps.head.contains(s"\"probes\":$n"), steps.head)
       assert(os.read(p.err).contains("interrupted (Ctrl-C) during step 1"), os.read(p.err))
     }
-  }
 
   test("Ctrl-C during the floor: exit 130 naming it, the floor's step reported alone, its topics and group removed") {
+    BankFixture.create("latency-floor-int").flatMap(bank => withHandler(bank)(_ => interruptedFloor(bank)))
+  }
+
+  private def interruptedFloor(bank: BankFixture) =
     for {
-      p <- CliProcess.start("latency", "--floor", "--load", "0", "--step-duration", "60s", "--warm-up", "0", "--interval", "200ms", "-o", "json")
+      p <- CliProcess.start(bankArgs(bank) ++ List("--floor", "--load", "0", "--step-duration", "60s", "--warm-up", "0", "--interval", "200ms",
+          "-o", "json"): _*)
       floorProbes = IO.blocking(os.read.lines(p.out).count(_.contains("\"type\":\"floor-probe\"")))
       _ <- p.await(90.seconds, "two floor probes")(floorProbes.map(_ >= 2))
       code <- p.interrupt
@@ -203,7 +212,6 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
       assertEquals(outLines.count(l => l.contains("\"type\":\"step\"") || l.contains("\"type\":\"probe\"")), 0, os.read(p.out))
       assertEquals(left, ((false, false), (false, false)), s"$in, $out or group $group left behind")
     }
-  }
 
   test("bad input is exit 2 with a line naming it, before anything is sent") {
     val dir = os.temp.dir()
