@@ -3,6 +3,8 @@ package bankops.support
 import cats.effect.IO
 import cats.effect.unsafe.implicits.global
 
+import scala.concurrent.duration._
+
 import bankops.services.kafka.{EndOffsets, KafkaClients}
 import bankops.services.registry.RegistryClient
 import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
@@ -39,12 +41,13 @@ object SandboxFixture {
       registryPort = port("BANKOPS_REGISTRY_PORT", d.registryPort), dbPort = port("BANKOPS_DB_PORT", d.dbPort))
   }
 
-  /** The JVMs of the sandbox's services and of the CLI as the tests start them (`./bankops`, `sandbox start`): C1 only,
+  /** The JVMs of the sandbox's brokers and of the CLI as the tests start them (`./bankops`, `sandbox start`): C1 only,
     * as [[Jvm.TestOnly]] says why. A run's brokers spent a third of their CPU (182 of 567 s) in C2; with C1 only, a
-    * fixed set of suites cost them 37 s of CPU instead of 47 to 56 s, and took no longer.
+    * fixed set of suites cost them 37 s of CPU instead of 47 to 56 s, and took no longer. The registry and the
+    * handler keep their own options.
     */
   private def jvms: Map[String, String] =
-    Map("BANKOPS_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "), "BANKOPS_SANDBOX_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "))
+    Map("BANKOPS_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "), "BANKOPS_KAFKA_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "))
 
   /** The environment of a CLI run against this sandbox: its directory, and its ports for whatever runs `sandbox up`
     * (the workflows, `demo`) so that reuses it instead of moving it to the user's ports. Every connection variable is
@@ -59,8 +62,10 @@ object SandboxFixture {
     "BANKOPS_DB_PORT" -> sandboxSettings.dbPort.toString
   )
 
+  /** The test sandbox, to start, stop or restart its services as the tests' environment has them (C1 only). */
+  def sandbox: Sandbox = new Sandbox(layout, shell, bankops.SandboxProvision.applyTopology)
+
   private lazy val started: SandboxConnection = {
-    val sandbox = new Sandbox(layout, shell, bankops.SandboxProvision.applyTopology)
     val running = sandbox.status.unsafeRunSync().forall(_.up) && sandbox.recordedSettings.unsafeRunSync().contains(sandboxSettings)
     val conn = if (running) SandboxConnection.read(layout.dir).unsafeRunSync().get
     else {
@@ -87,6 +92,12 @@ object SandboxFixture {
   /** The CLI as an operator in the checkout runs it against this sandbox. */
   def cli(args: String*): IO[TestShell.Result] =
     connection >> TestShell.run(args.toList, env, Repo.root)
+
+  /** Until every partition of every topic has all its replicas in sync (`topics list --fail-under-replicated`), two
+    * minutes at most: a test that stopped or restarted a broker gives the sandbox back whole to the tests after it.
+    */
+  val inSync: IO[Unit] = (IO.sleep(500.millis) >> cli("topics", "list", "--fail-under-replicated", "-o", "json")).iterateUntil(_.code == 0).timeout(
+    2.minutes).void
 
   /** The settings every job resolves when nothing else is configured. */
   val settings: IO[ConnectionSettings] = connection >> loadSettings

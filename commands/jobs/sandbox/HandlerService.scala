@@ -69,7 +69,7 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
       // A file a killed handler left would name its pid, which the system may give again.
       _ <- IO.blocking(os.remove(readyFile, checkExists = false))
       pid <- Processes.spawnDetached(
-        Seq(java) ++ JvmOptions.Handler ++ ctx.javaOptions ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
+        Seq(java) ++ JvmOptions.Handler ++ Seq(Marker, s"-Dbankops.home=${ctx.shell.home}", "-cp", sys.props("java.class.path"),
           "bankops.Main", "handler", "--instance", "sandbox", "--sandbox-dir", ctx.layout.dir.toString, "--no-context", "-o", "table",
           // As its own identity: it holds only the ACLs the topology grants the handler.
           "--command-config", ClientConfig.file(ctx.layout, Identities.Handler, scram = false).toString, "--ready-file", readyFile.toString),

@@ -124,7 +124,7 @@ private[sandbox] final class KafkaService(ctx: SandboxContext, node: Int) extend
       else Processes.run(Seq(java, "-cp", classpath, s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "kafka.tools.StorageTool",
           "format", "-t", clusterId, "-c", (dir / "server.properties").toString), dir).void
       pid <- Processes.spawnDetached(
-        Seq(java) ++ JvmOptions.Kafka ++ ctx.javaOptions ++ Seq(
+        Seq(java) ++ JvmOptions.Kafka ++ ctx.kafkaJavaOptions ++ Seq(
           s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "-cp", classpath, Marker, (dir / "server.properties").toString),
         dir, log)
       _ <- process.record(pid)

@@ -47,7 +47,7 @@ private[sandbox] final class RegistryService(ctx: SandboxContext) extends Sandbo
       )
       _ <- IO.blocking(os.makeDir.all(dir))
       pid <- Processes.spawnDetached(
-        Seq(java) ++ JvmOptions.Registry ++ ctx.javaOptions ++ Seq("-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
+        Seq(java) ++ JvmOptions.Registry ++ Seq("-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
           "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=postgresql",
           s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:${s.dbPort}/registry",
           s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",

@@ -35,16 +35,15 @@ private[sandbox] final case class SandboxContext(layout: SandboxLayout, settings
 
   def requirePortFree(service: String, port: Int): IO[Unit] = SandboxContext.requirePortFree(service, port)
 
-  /** `BANKOPS_SANDBOX_JAVA_OPTS`, split on blanks: added after each Java service's own options (brokers, registry,
-    * handler) when it starts, so they win. For a smaller heap on a small machine, or C1 only where the services live
-    * short, busy lives (the test suite's sandbox).
+  /** `BANKOPS_KAFKA_JAVA_OPTS`, split on blanks: added after the brokers' own JVM options when one starts, so they win.
+    * For a smaller heap on a small machine, or C1 only where brokers live short, busy lives (the test suite's sandbox).
     */
-  def javaOptions: List[String] =
-    shell.env.get(SandboxContext.JavaOptionsVariable).toList.flatMap(_.trim.split("\\s+")).filter(_.nonEmpty)
+  def kafkaJavaOptions: List[String] =
+    shell.env.get(SandboxContext.KafkaJavaOptions).toList.flatMap(_.trim.split("\\s+")).filter(_.nonEmpty)
 }
 
 private[sandbox] object SandboxContext {
-  val JavaOptionsVariable = "BANKOPS_SANDBOX_JAVA_OPTS"
+  val KafkaJavaOptions = "BANKOPS_KAFKA_JAVA_OPTS"
 
   def requirePortFree(service: String, port: Int): IO[Unit] =
     IO.blocking(Processes.portFree(port)).ifM(
