@@ -5,7 +5,8 @@
     tests/bench/test-timeline.py /tmp/turns.tsv
 
 Prints the span, the seconds tests held the sandbox alone (nothing else ran) and shared (by how many at once), and
-each suite's seconds held, the figures project/TestShards.scala orders the suites by.
+each suite's seconds held, the figures project/TestShards.scala orders the suites by. A shared test's part alone
+(OnSandbox.aloneFor, a line of its own named "[alone] why") counts as alone, not as that test's shared time.
 """
 import sys
 from collections import defaultdict
@@ -23,6 +24,14 @@ def union(intervals, at_least=1):
     return total / 1000
 
 
+def without(interval, cuts):
+    """The pieces of `interval` outside every one of `cuts`."""
+    pieces = [interval]
+    for ca, cb in cuts:
+        pieces = [p for a, b in pieces for p in ((a, min(b, ca)), (max(a, cb), b)) if p[0] < p[1]]
+    return pieces
+
+
 def main(path):
     rows = []
     for line in open(path):
@@ -32,7 +41,7 @@ def main(path):
         sys.exit(f"{path}: no tests recorded")
     start, end = min(r[3] for r in rows), max(r[5] for r in rows)
     alone = [r for r in rows if r[2]]
-    shared = [(r[4], r[5]) for r in rows if not r[2]]
+    shared = [piece for r in rows if not r[2] for piece in without((r[4], r[5]), [(a[4], a[5]) for a in alone])]
     print(f"span {(end - start) / 1000:.0f} s, {len(rows)} tests on the sandbox")
     print(f"alone: {sum(r[5] - r[4] for r in alone) / 1000:.0f} s held by {len(alone)} tests, "
           f"{sum(r[4] - r[3] for r in alone) / 1000:.0f} s waited for")
@@ -40,7 +49,8 @@ def main(path):
     print(f"no test holding: {(end - start) / 1000 - union([(r[4], r[5]) for r in rows]):.0f} s")
     held = defaultdict(float)
     for r in rows:
-        held[r[0]] += (r[5] - r[4]) / 1000
+        if not r[1].startswith("[alone] "):  # within its test's own line
+            held[r[0]] += (r[5] - r[4]) / 1000
     print("seconds held, by suite:")
     for suite, s in sorted(held.items(), key=lambda kv: -kv[1]):
         print(f"  {s:6.0f}  {suite}")

@@ -1,5 +1,6 @@
 package bankops.support
 
+import cats.effect.IO
 import munit.Tag
 
 import java.util.concurrent.{Executors, Semaphore}
@@ -23,6 +24,14 @@ trait OnSandbox extends munit.FunSuite {
         OnSandbox.turns.holding(alone) { had = System.currentTimeMillis(); test.body() }
           .andThen { case _ => OnSandbox.Timeline.record(getClass.getName, test.name, alone, asked, had) }(ExecutionContext.parasitic)
       })
+
+  /** `io` with the sandbox to itself, from inside a test that holds it shared: the part of a test that stops a service
+    * or times something, while its set-up (topics, a database, handler processes starting) and its checks afterwards
+    * share the sandbox with other tests. The shared turn is given back while the part waits and runs, and taken again
+    * after, so two tests doing this never wait on each other. `why` names what needs the sandbox alone; the timeline
+    * records the part under it.
+    */
+  def aloneFor[A](why: String)(io: IO[A]): IO[A] = OnSandbox.turns.alonePart(getClass.getName, why)(io)
 
   // Removing topics while a test runs alone could upset what it asserts of the whole cluster.
   override def afterAll(): Unit = try OnSandbox.turns.during(alone = false)(Leftovers.end(getClass.getName))
@@ -77,6 +86,13 @@ object OnSandbox {
       cats.effect.IO.interruptible(take(alone)).bracket(_ => io)(_ => cats.effect.IO(give(alone)))
 
     private def permits(alone: Boolean) = if (alone) Permits else 1
+
+    /** [[OnSandbox.aloneFor]]: `io` alone, from a shared turn given back meanwhile and taken again after. */
+    def alonePart[A](suite: String, why: String)(io: IO[A]): IO[A] =
+      IO(give(alone = false)) >> IO.realTime.flatMap { asked =>
+        this.io(alone = true)(IO.realTime.flatMap(had =>
+            io.guarantee(IO(Timeline.record(suite, s"[alone] $why", alone = true, asked.toMillis, had.toMillis)))))
+      }.guarantee(IO.interruptible(take(alone = false)))
 
     /** `body` started once the turn is had; the turn given back when it completes. */
     def holding(alone: Boolean)(body: => Future[Any]): Future[Any] =

@@ -40,6 +40,27 @@ class OnSandboxSuite extends munit.FunSuite {
     Future.sequence(List(first, second, third))
   }
 
+  test("a shared test's alone part gives its turn back, waits for the other shared test to end, holds off a third, and takes its turn again") {
+    import cats.effect.IO
+    import cats.effect.unsafe.implicits.global
+    val (other, part) = (Promise[Unit](), Promise[Unit]())
+    val turns = new OnSandbox.Turns
+    val otherStarted, partStarted, partDone = new AtomicBoolean(false)
+    val first = turns.holding(alone = false) { otherStarted.set(true); other.future }
+    until("the other shared test running")(otherStarted.get)
+    val second = turns.holding(alone = false) {
+      turns.alonePart("OnSandboxSuite", "a part")(IO { assert(other.isCompleted, "alone while a shared test ran"); partStarted.set(true) } >>
+        IO.fromFuture(IO(part.future)) >> IO(partDone.set(true))).unsafeToFuture()
+    }
+    until("the part waiting")(turns.waiting == 1)
+    val third = turns.holding(alone = false)(Future(assert(partDone.get, "shared while a part ran alone")))
+    until("the third queued behind it")(turns.waiting == 2)
+    other.success(())
+    until("the part running")(partStarted.get)
+    part.success(())
+    Future.sequence(List(first, second, third)).map(_ => assertEquals(turns.waiting, 0))
+  }
+
   test("a prefix is removed when the suite that made it ends, not before; one made outside any suite never") {
     val m = new Leftovers.Makers
     m.made("t00000000-nobody", None)

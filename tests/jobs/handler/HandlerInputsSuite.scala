@@ -161,19 +161,22 @@ class HandlerInputsSuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
-  test("SIGTERM while a batch is prepared and not yet committed: the batch is finished (Kafka and database), exit 0, nothing left prepared".tag(
-      OnSandbox.Alone)) {
+  test("SIGTERM while a batch is prepared and not yet committed: the batch is finished (Kafka and database), exit 0, nothing left prepared") {
     BankFixture.create("termbatch").flatMap { bank =>
       val log = os.temp(prefix = "termbatch", suffix = ".log")
       val account = id()
       for {
         h <- IO.blocking(bank.spawnHandler("t", log, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:4s")))
         _ <- BankFixture.awaitReady(h, log)
-        _ <- bank.send(List(creation(account)))
-        _ <- BankFixture.awaitLog(log, "pausing after-prepare")
-        prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
-        _ <- IO.blocking(os.proc("kill", "-TERM", h.wrapped.pid().toString).call())
-        code <- exit(h, 30.seconds)
+        // Alone: the SIGTERM must land within the batch's 4 s pause after PREPARE, whatever else the machine runs.
+        stopped <- aloneFor("a SIGTERM within a batch's 4 s pause after PREPARE")(for {
+          _ <- bank.send(List(creation(account)))
+          _ <- BankFixture.awaitLog(log, "pausing after-prepare")
+          prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
+          _ <- IO.blocking(os.proc("kill", "-TERM", h.wrapped.pid().toString).call())
+          code <- exit(h, 30.seconds)
+        } yield (prepared, code))
+        (prepared, code) = stopped
         left <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
         feedback <- bank.awaitFeedback(Set(account), 30.seconds)
         rows <- bank.query("SELECT count(*) FROM cac")(_.getLong(1))

@@ -241,8 +241,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
-  test("a new account's first deposit reaches another handler while the creating batch's COMMIT PREPARED is pending: it waits and succeeds".tag(
-      OnSandbox.Alone)) {
+  test("a new account's first deposit reaches another handler while the creating batch's COMMIT PREPARED is pending: it waits and succeeds") {
     BankFixture.create("fresh").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "fresh-a", suffix = ".log"), os.temp(prefix = "fresh-b", suffix = ".log"))
       val other = s"${bank.commands}-2"
@@ -253,13 +252,16 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
         // Another handler of the same bank (same database and outputs), reading another commands topic.
         b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
-        _ <- bank.send(List(creation(account)))
-        created <- bank.awaitFeedback(Set(account))
-        iban = bank.accounts(created)(account)._1
-        _ <- bank.send(List(transfer(deposit, "x", 900, "cash", iban, deposit)), to = Some(other))
-        pending <- bank.query(preparedSql)(_.getLong(1))
-        checked <- consistent(bank, Set(account, deposit), logs(logA, logB))
-          .guarantee(BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
+        // Alone: the deposit must reach B within A's 10 s pause, whatever else the machine runs.
+        answered <- aloneFor("a deposit sent to a second handler within the first's 10 s pause")(for {
+          _ <- bank.send(List(creation(account)))
+          created <- bank.awaitFeedback(Set(account))
+          iban = bank.accounts(created)(account)._1
+          _ <- bank.send(List(transfer(deposit, "x", 900, "cash", iban, deposit)), to = Some(other))
+          pending <- bank.query(preparedSql)(_.getLong(1))
+          checked <- consistent(bank, Set(account, deposit), logs(logA, logB))
+        } yield (iban, pending, checked)).guarantee(BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
+        (iban, pending, checked) = answered
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
       } yield {
         assertEquals(pending, List(1L), "the deposit was sent while the creating batch was still prepared")
@@ -270,8 +272,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test(
-    ("two batches draw one account number, the first still prepared when the second writes: the second is redone with a new " +
-      "number, no number is held twice").tag(OnSandbox.Alone)) {
+    "two batches draw one account number, the first still prepared when the second writes: the second is redone with a new " +
+      "number, no number is held twice") {
     BankFixture.create("collide").flatMap { bank =>
       val log = os.temp(prefix = "collide", suffix = ".log")
       val (first, second) = (id(), id())
@@ -282,8 +284,10 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       for {
         h <- IO.blocking(bank.spawnHandler("x", log, env = env, args = List("--max-batch", "1")))
         _ <- BankFixture.awaitReady(h, log)
-        _ <- bank.send(List(creation(first), creation(second)))
-        checked <- consistent(bank, Set(first, second), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+        // Alone: the second batch must reach the number's lock within the first's 3 s hold, whatever else the machine runs.
+        checked <- aloneFor("two batches drawing one number, the first's COMMIT PREPARED held 3 s")(
+          bank.send(List(creation(first), creation(second))) >> consistent(bank, Set(first, second), logs(log)))
+          .guarantee(BankFixture.signal(h, "TERM").void)
         perIban <- bank.query("SELECT iban, count(*) FROM balance GROUP BY iban HAVING count(*) > 1")(_.getString(1))
         created <- bank.feedbackRecords.map(bank.accounts)
       } yield {

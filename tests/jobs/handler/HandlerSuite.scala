@@ -98,8 +98,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test(("garbage, an unknown schema id and another record type go to the dead-letter topic as they came, with headers saying why; " +
-      "offsets move past them; once the missing schema is registered, a replay from the dead-letter topic applies that command once")
-      .tag(OnSandbox.Alone)) {
+    "offsets move past them; once the missing schema is registered, a replay from the dead-letter topic applies that command once")) {
     BankFixture.create("dlq").flatMap { bank =>
       withHandler(bank, "dlq") { (h, log) =>
         val (account, after, late) = (id(), id(), id())
@@ -123,23 +122,27 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
           _ <- bank.send(List(creation(account)))
           iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
           beatId <- registry.register(s"${bank.commands}-nl.openweb.data.Heartbeat", heartbeat.toString)
-          // The next id the registry gives out: a deposit framed with it names a schema that does not exist yet.
-          fillerId <- registry.register(s"${bank.commands}-filler", s"""{"type": "record", "name": "F${after.replace("-", "")}", "fields": []}""")
-          lateId = fillerId + 1
-          deposit = ConfirmMoneyTransfer(java.util.UUID.fromString(late), "x", 400, "cash", iban, late)
-          bad = List("not avro at all".getBytes(UTF_8), WireFormat.frame(987654, Array[Byte](2, 4)),
-            WireFormat.Writer[Heartbeat](beatId).apply(Heartbeat(1)).toOption.get,
-            WireFormat.Writer[ConfirmMoneyTransfer](lateId).apply(deposit).toOption.get)
-          _ <- produce(bad)
-          _ <- bank.send(List(creation(after)))
-          _ <- bank.awaitFeedback(Set(after))
-          dead <- (IO.sleep(500.millis) >> bank.read(bank.deadLetters)).iterateUntil(_.size >= 4).timeout(60.seconds)
-          lag <- SandboxFixture.cli("groups", "describe", bank.group, "-o", "json")
-          // The fix: the schema the deposit names is registered (a copy of the bank's, with a doc of its own), under that id.
-          fixed <- registry.register(s"${bank.commands}-nl.openweb.data.ConfirmMoneyTransfer",
-            transferSchema.toString.replace("\"name\":\"ConfirmMoneyTransfer\"",
-              "\"name\":\"ConfirmMoneyTransfer\",\"doc\":\"registered late, " + late + "\""),
-            normalize = false) // normalized, the doc is dropped and the bank's own schema (and id) found instead
+          // Alone from the prediction to the fix: no other test may take the registry's next id meanwhile.
+          predicted <- aloneFor("the registry's next id predicted, then given to the late schema")(for {
+            // The next id the registry gives out: a deposit framed with it names a schema that does not exist yet.
+            fillerId <- registry.register(s"${bank.commands}-filler", s"""{"type": "record", "name": "F${after.replace("-", "")}", "fields": []}""")
+            lateId = fillerId + 1
+            deposit = ConfirmMoneyTransfer(java.util.UUID.fromString(late), "x", 400, "cash", iban, late)
+            bad = List("not avro at all".getBytes(UTF_8), WireFormat.frame(987654, Array[Byte](2, 4)),
+              WireFormat.Writer[Heartbeat](beatId).apply(Heartbeat(1)).toOption.get,
+              WireFormat.Writer[ConfirmMoneyTransfer](lateId).apply(deposit).toOption.get)
+            _ <- produce(bad)
+            _ <- bank.send(List(creation(after)))
+            _ <- bank.awaitFeedback(Set(after))
+            dead <- (IO.sleep(500.millis) >> bank.read(bank.deadLetters)).iterateUntil(_.size >= 4).timeout(60.seconds)
+            lag <- SandboxFixture.cli("groups", "describe", bank.group, "-o", "json")
+            // The fix: the schema the deposit names is registered (a copy of the bank's, with a doc of its own), under that id.
+            fixed <- registry.register(s"${bank.commands}-nl.openweb.data.ConfirmMoneyTransfer",
+              transferSchema.toString.replace("\"name\":\"ConfirmMoneyTransfer\"",
+                "\"name\":\"ConfirmMoneyTransfer\",\"doc\":\"registered late, " + late + "\""),
+              normalize = false) // normalized, the doc is dropped and the bank's own schema (and id) found instead
+          } yield (lateId, dead, lag, fixed))
+          (lateId, dead, lag, fixed) = predicted
           _ = assertEquals(fixed, lateId, "the registry gave the late schema the id the deposit names")
           _ <- replayDeadLetters
           feedback <- bank.awaitFeedback(Set(late))
@@ -298,8 +301,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
-  test("a broker stopped mid-load and started again, one of two handlers killed meanwhile: nothing lost or doubled, balances exact".tag(
-      OnSandbox.Alone)) {
+  test("a broker stopped mid-load and started again, one of two handlers killed meanwhile: nothing lost or doubled, balances exact") {
     BankFixture.create("broker").flatMap { bank =>
       val (logA, logB) = (os.temp(prefix = "broker-a", suffix = ".log"), os.temp(prefix = "broker-b", suffix = ".log"))
       BankFixture.explained(logA, logB)(for {
@@ -307,17 +309,21 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
         b <- IO.blocking(bank.spawnHandler("b", logB))
         loaded <- load(bank, 9000, 4)
         (accounts, transfers) = loaded
-        // Up to 90 s of load, stopped once the broker is back and B answered 100 more.
-        sending <- bank.load(transfers.map(_._2), rate = 100)
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
-        atStop <- sending.whileApplying(200).map(_._2)
-        _ <- Setup.cli("stop a broker", "sandbox", "stop", "kafka-3")
-        // A is killed once the two brokers left have answered more of the load.
-        atKill <- sending.whileApplying(100).map(_._2)
-        loadOn <- sending.underWay
-        killed <- BankFixture.signal(a, "KILL")
-        _ <- Setup.cli("start the broker", "sandbox", "start", "kafka-3")
-        sent <- sending.whileApplying(100) >> sending.stop
+        // The load and the broker's absence with the sandbox to itself; the set-up above and the checks below share it.
+        stopped <- aloneFor("a broker stopped and started again under a handler's load")((for {
+          // Up to 90 s of load, stopped once the broker is back and B answered 100 more.
+          sending <- bank.load(transfers.map(_._2), rate = 100)
+          atStop <- sending.whileApplying(200).map(_._2)
+          _ <- Setup.cli("stop a broker", "sandbox", "stop", "kafka-3")
+          // A is killed once the two brokers left have answered more of the load.
+          atKill <- sending.whileApplying(100).map(_._2)
+          loadOn <- sending.underWay
+          killed <- BankFixture.signal(a, "KILL")
+          _ <- Setup.cli("start the broker", "sandbox", "start", "kafka-3")
+          sent <- sending.whileApplying(100) >> sending.stop
+        } yield (atStop, atKill, loadOn, killed, sent)).guarantee(SandboxFixture.cli("sandbox", "start", "kafka-3") >> SandboxFixture.inSync))
+        (atStop, atKill, loadOn, killed, sent) = stopped
         _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
           .guarantee(BankFixture.signal(b, "TERM").void)
         total <- bank.answered
@@ -326,7 +332,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
         assert(loadOn && atKill < total,
           s"answers: $atStop at the broker's stop, $atKill at the kill, $total in all; the load ${if (loadOn) "still" else "no longer"} sent")
       })
-    }.guarantee(SandboxFixture.cli("sandbox", "start", "kafka-3").void)
+    }
   }
 
   List(true -> "dynamic members", false -> "static members (--instance)").foreach { case (dynamic, kind) =>

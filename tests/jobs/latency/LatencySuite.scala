@@ -13,8 +13,8 @@ import bankops.support.{BankFixture, CliProcess, SandboxFixture, TestShell}
 import bankops.support.BankFixture.{creation, id}
 import bankops.support.OnSandbox
 
-/** `bankops latency` against a bank of the test's own (topics, database, a handler process) on the sandbox. The tests
-  * that assert a rate, an SLO or how soon a run ends run alone; the rest share the sandbox.
+/** `bankops latency` against a bank of the test's own (topics, database, a handler process) on the sandbox. A run whose
+  * rate, SLO or end is asserted has the sandbox to itself (aloneFor); the set-up and the rest share it.
   */
 class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
@@ -34,14 +34,13 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
 
   private def ms(j: Json, field: String): Double = j.hcursor.get[Double](field).getOrElse(fail(s"no $field in ${j.noSpaces}"))
 
-  test("two small load steps: probes with three latencies each in a plausible order, two steps, an SVG chart with the series".tag(OnSandbox.Alone)) {
+  test("two small load steps: probes with three latencies each in a plausible order, two steps, an SVG chart with the series") {
     BankFixture.create("latency").flatMap { bank =>
       withHandler(bank) { handler =>
         val chart = os.temp.dir() / "latency.svg"
         for {
-          r <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0,100", "--step-duration", "4s", "--warm-up", "2s", "--watch-pid",
-              handler.wrapped.pid().toString,
-              "--chart", chart.toString, "--slo", "p99<4s", "-o", "json"): _*)
+          r <- aloneFor("a paced load and an SLO")(SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0,100", "--step-duration", "4s",
+                "--warm-up", "2s", "--watch-pid", handler.wrapped.pid().toString, "--chart", chart.toString, "--slo", "p99<4s", "-o", "json"): _*))
         } yield {
           assertEquals(r.code, 0, r.err)
           val probes = lines(r, "probe")
@@ -92,16 +91,15 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
     created.findFirstMatchIn(err).fold(fail(s"no floor topics named:\n$err"))(m => (s"${m.group(1)}-in", s"${m.group(2)}-out", m.group(1)))
   }
 
-  test("--floor: Kafka's floor measured first on scratch topics shaped as the commands topic, each step beside the handler's; all removed after".tag(
-      OnSandbox.Alone)) {
+  test("--floor: Kafka's floor measured first on scratch topics shaped as the commands topic, each step beside the handler's; all removed after") {
     BankFixture.create("latency-floor").flatMap { bank =>
       withHandler(bank) { _ =>
         val chart = os.temp.dir() / "floor.svg"
         for {
           // A probe gets 15 s, not 5: on a cold sandbox the floor's first probes once took longer, and what is checked here
           // is that the floor is measured beside the handler, not how fast.
-          r <- SandboxFixture.cli(bankArgs(bank) ++ List("--floor", "--load", "0,100", "--step-duration", "3s", "--warm-up", "1s", "--interval",
-              "200ms", "--timeout", "15s", "--chart", chart.toString, "-o", "json"): _*)
+          r <- aloneFor("the floor's and the handler's paced loads")(SandboxFixture.cli(bankArgs(bank) ++ List("--floor", "--load", "0,100",
+                "--step-duration", "3s", "--warm-up", "1s", "--interval", "200ms", "--timeout", "15s", "--chart", chart.toString, "-o", "json"): _*))
           (in, out, group) = floorNames(r.err)
           left <- (exists(in, group), exists(out, group)).tupled
         } yield {
@@ -134,8 +132,7 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test(
-    "a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written"
-      .tag(OnSandbox.Alone)) {
+    "a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written") {
     BankFixture.create("latency-stop").flatMap { bank =>
       val chart = os.temp.dir() / "latency.png"
       val account = id()
@@ -144,23 +141,26 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
           for {
             _ <- bank.send(List(creation(account)))
             created <- bank.awaitFeedback(Set(account))
-            slo <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "3s", "--slo", "p50<1ms", "--slo", "db:max<60s", "-o",
-                "json"): _*)
+            slo <- aloneFor("an SLO checked")(SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "3s", "--slo", "p50<1ms",
+                  "--slo", "db:max<60s", "-o", "json"): _*))
           } yield {
             assertEquals(slo.code, 1, slo.err)
             assert(slo.err.contains("p50<1ms broken") && !slo.err.contains("db:max<60s broken"), slo.err)
             bank.accounts(created)(account)._1
           }
         }
-        started <- IO.monotonic
-        stopped <- SandboxFixture.cli(bankArgs(bank) ++ List("--account", iban, "--load", "0", "--step-duration", "60s", "--timeout", "1s",
-            "--max-timeouts", "2", "--warm-up", "0", "--chart", chart.toString, "-o", "json"): _*)
-        ended <- IO.monotonic
+        timedOut <- aloneFor("a run that ends after its probes time out, timed")(for {
+          started <- IO.monotonic
+          stopped <- SandboxFixture.cli(bankArgs(bank) ++ List("--account", iban, "--load", "0", "--step-duration", "60s", "--timeout", "1s",
+              "--max-timeouts", "2", "--warm-up", "0", "--chart", chart.toString, "-o", "json"): _*)
+          ended <- IO.monotonic
+        } yield (stopped, ended - started))
+        (stopped, took) = timedOut
         creation <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "5s", "--timeout", "1s"): _*)
       } yield {
         assertEquals(stopped.code, 1, stopped.err)
         assert(stopped.err.contains("stopped after 2 probes timed out"), stopped.err)
-        assert(ended - started < 30.seconds, s"took ${ended - started}")
+        assert(took < 30.seconds, s"took $took")
         assert(lines(stopped, "probe").count(_.hcursor.get[String]("outcome").contains("timeout")) >= 2, stopped.out)
         assertEquals(lines(stopped, "step").size, 1)
         val png = os.read.bytes(chart)

@@ -4,16 +4,12 @@ import cats.effect.IO
 
 import scala.concurrent.duration._
 
-import bankops.jobs.sandbox.Sandbox
 import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
-import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{SandboxFixture, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** The sandbox broker is stopped and started while a replay runs on it. */
 class ReplayRestartSuite extends munit.CatsEffectSuite with OnSandbox {
-  // Alone: it restarts a broker.
-  override def alone: Boolean = true
-
   override val munitIOTimeout: Duration = 5.minutes
 
   /** (partition, offset, key) of every record on a topic. */
@@ -39,14 +35,15 @@ class ReplayRestartSuite extends munit.CatsEffectSuite with OnSandbox {
       // 1000 records/s: the broker goes down once 2,000 records reached the target (the replay running, ~18 s left)
       // and comes back ~15 s later. In the background: if the restart fails, the replay is cancelled rather than left
       // running into other suites.
-      run <- SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--rate", "1000", "--timeout", "15").background.use {
-        replay =>
+      // Alone: it restarts a broker.
+      run <- aloneFor("a broker restarted under a replay")(
+        SandboxFixture.cli("replay", "--from-topic", src, "--to-topic", dst, "--rate", "1000", "--timeout", "15").background.use { replay =>
           for {
             at <- (IO.sleep(100.millis) >> SandboxFixture.written(dst)).iterateUntil(_ >= 2000).timeout(90.seconds)
-            _ <- new Sandbox(SandboxFixture.layout, new TestShell(Map.empty, bankops.support.Repo.root).shell).restart("kafka-1")
+            _ <- SandboxFixture.sandbox.restart("kafka-1")
             r <- replay.flatMap(_.embedNever)
           } yield (r, at)
-      }
+        }.guarantee(SandboxFixture.inSync))
       (r, atRestart) = run
       source <- records(src)
       target <- records(dst)
