@@ -17,9 +17,13 @@ object Jvm {
   /** `java … bankops.Main args` on the tests' classpath, its classes mapped from [[SpawnedClassData]]'s archive. */
   def bankops(args: Seq[String]): List[String] = {
     val options = if (args.headOption.contains("handler")) cli ++ JvmOptions.Handler else cli
-    val classpath = System.getProperty("java.class.path")
-    // One archive serves both: it is recorded with the handler's options, and maps under the CLI's collector too.
-    val archive = SpawnedClassData.options(cli ++ JvmOptions.Handler ++ TestOnly, classpath)
     List("java") ++ options ++ TestOnly ++ archive ++ List("-cp", classpath, s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
   }
+
+  private val classpath = System.getProperty("java.class.path")
+
+  /** Found or recorded once per test JVM (a recording that failed is not tried again at every spawn). One archive serves
+    * both: it is recorded with the handler's options, and maps under the CLI's collector too.
+    */
+  private lazy val archive: List[String] = SpawnedClassData.options(cli ++ JvmOptions.Handler ++ TestOnly, classpath)
 }

@@ -57,10 +57,10 @@ object OnSandbox {
   }
 
   /** The test JVM's turns on its sandbox. */
-  val turns = new Turns
+  val turns = new Turns(recorded = true)
 
-  /** Turns on one sandbox: shared, or alone. */
-  final class Turns {
+  /** Turns on one sandbox: shared, or alone; `recorded`: its alone parts go to the run's timeline (the test JVM's own). */
+  final class Turns(recorded: Boolean = false) {
     // More permits than test threads: a shared turn takes one, a turn alone takes them all. Fair, so a test waiting to
     // run alone is not starved by the shared ones queued after it.
     private val Permits = 64
@@ -91,7 +91,7 @@ object OnSandbox {
     def alonePart[A](suite: String, why: String)(io: IO[A]): IO[A] =
       IO(give(alone = false)) >> IO.realTime.flatMap { asked =>
         this.io(alone = true)(IO.realTime.flatMap(had =>
-            io.guarantee(IO(Timeline.record(suite, s"[alone] $why", alone = true, asked.toMillis, had.toMillis)))))
+            io.guarantee(IO.whenA(recorded)(IO(Timeline.record(suite, s"[alone] $why", alone = true, asked.toMillis, had.toMillis))))))
       }.guarantee(IO.interruptible(take(alone = false)))
 
     /** `body` started once the turn is had; the turn given back when it completes. */

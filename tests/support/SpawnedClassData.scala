@@ -18,7 +18,7 @@ private[support] object SpawnedClassData {
   private val Quiet = List("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 
   /** The options that map the archive, made first if this build has none; none if it could not be made. */
-  def options(jvm: List[String], classpath: String): List[String] = synchronized {
+  def options(jvm: List[String], classpath: String): List[String] = {
     val archive = dir / s"${key(jvm, classpath)}.jsa"
     if (!os.exists(archive)) record(jvm, classpath, archive)
     if (os.exists(archive)) Quiet :+ s"-XX:SharedArchiveFile=$archive" else Quiet
