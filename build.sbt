@@ -51,6 +51,14 @@ lazy val root = (project in file("."))
       val shards = TestShards.count(sys.env.get("BANKOPS_TEST_SHARDS"))
       Seq(Tags.limitAll(math.max(shards, java.lang.Runtime.getRuntime.availableProcessors)), Tags.limit(Tags.ForkedTestGroup, shards))
     },
+    // The tests' temporary files go under target/test-tmp, emptied as each run starts: /tmp kept every run's (a hundred
+    // topology directories and more), since deleteOnExit removes only empty directories.
+    Test / javaOptions ++= {
+      val tmp = target.value / "test-tmp"
+      IO.delete(tmp)
+      IO.createDirectory(tmp)
+      Seq(s"-Djava.io.tmpdir=${tmp.getAbsolutePath}")
+    },
     // Tests see library logging as the CLI does without --verbose (bankops.base.Logging): WARN and above, the Kafka clients silent.
     Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
       "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=off") ++
