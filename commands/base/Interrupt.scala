@@ -21,13 +21,14 @@ object Interrupt {
     }
 
   /** SIGINT and SIGTERM as a request to stop: while held, either signal sets the returned flag (a service finishes the
-    * work in hand, then exits 0; its long waits read the flag too); a second signal exits at once.
+    * work in hand, then exits 0; its long waits read the flag too); a second signal exits at once. `heard` is told the
+    * first signal's name (SIGTERM), so whoever sent it sees it arrive while the work in hand is finished.
     */
-  def onStop: Resource[IO, () => Boolean] =
+  def onStop(heard: String => Unit): Resource[IO, () => Boolean] =
     Resource.make(IO {
       val flag = new java.util.concurrent.atomic.AtomicBoolean(false)
       val previous = List("INT", "TERM").map { name =>
-        name -> Signal.handle(new Signal(name), (s: Signal) => if (flag.getAndSet(true)) sys.exit(128 + s.getNumber))
+        name -> Signal.handle(new Signal(name), (s: Signal) => if (flag.getAndSet(true)) sys.exit(128 + s.getNumber) else heard(s"SIG$name"))
       }
       (flag, previous)
     }) { case (_, previous) => IO(previous.foreach { case (name, h) => Signal.handle(new Signal(name), h) }) }.map { case (flag, _) =>

@@ -113,6 +113,22 @@ final case class BankFixture(commands: String, feedback: String, balance: String
 
   def validate: IO[TestShell.Result] = SandboxFixture.cli("balances", "validate", "--topic", balance, "--db-url", dbUrl, "-o", "json")
 
+  /** Waits until a session of this bank's database waits for a lock: a handler's batch held up by rows another
+    * transaction (a prepared batch) has written.
+    */
+  def awaitLockWaiter(within: FiniteDuration = 60.seconds): IO[Unit] = BankFixture.withDb(dbUrl) { c =>
+    val deadline = System.nanoTime() + within.toNanos
+    def waiting = {
+      val rs = c.createStatement().executeQuery(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+      rs.next() && rs.getLong(1) > 0
+    }
+    while (!waiting) {
+      if (System.nanoTime() > deadline) throw new AssertionError(s"no session of $dbUrl waited for a lock within $within")
+      Thread.sleep(20)
+    }
+  }
+
   def query[A](sql: String)(row: java.sql.ResultSet => A): IO[List[A]] = BankFixture.withDb(dbUrl) { c =>
     val rs = c.createStatement().executeQuery(sql)
     Iterator.continually(rs).takeWhile(_.next()).map(row).toList
@@ -202,6 +218,17 @@ object BankFixture {
     Json.obj("record" -> Json.fromString("ConfirmMoneyTransfer"), "key" -> Json.fromString(id),
       "value" -> Json.obj("id" -> Json.fromString(id), "token" -> Json.fromString(token), "amount" -> Json.fromLong(amount),
         "from" -> Json.fromString(from), "to" -> Json.fromString(to), "description" -> Json.fromString(description))).noSpaces
+
+  /** A handler's fault point `point` held until the test releases it (`BANKOPS_HANDLER_PAUSE=POINT:FILE`): what should
+    * happen meanwhile is waited for, however slow the machine, instead of fitting in a timed pause.
+    */
+  final class Hold(point: String) {
+    private val file = os.temp.dir() / "release"
+    val env: Map[String, String] = Map("BANKOPS_HANDLER_PAUSE" -> s"$point:$file")
+    val release: IO[Unit] = IO.blocking(os.write.over(file, ""))
+  }
+
+  def hold(point: String): Hold = new Hold(point)
 
   /** Stops a spawned handler: SIGTERM (finish the batch, exit 0) or SIGKILL. */
   def signal(p: os.SubProcess, name: String): IO[Int] =

@@ -89,7 +89,7 @@ object HandlerCommand {
       transactionalId = s"${o.group}-$instance"
       applying = Doing.writingTransactionally(transactionalId, o.topics.written, Some(o.group))
       polling = Doing.readingInGroup(o.group, List(o.topics.commands)).copy(transactionalId = Some(transactionalId))
-      code <- (instanceLock(o, settings) >> Interrupt.onStop,
+      code <- (instanceLock(o, settings) >> Interrupt.onStop(heard(shell)),
         KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
         KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1)),
         KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1), uncommitted = true)).tupled.use {
@@ -129,6 +129,9 @@ object HandlerCommand {
   private def producer(settings: ConnectionSettings, transactionalId: String, timeout: FiniteDuration): Resource[SyncIO, HandlerLoop.Producer] =
     Resource.make(SyncIO(KafkaClients.transactionalProducer(settings.kafka, transactionalId, timeout)))(p =>
       SyncIO(scala.util.Try(p.close(java.time.Duration.ofSeconds(5)))).void).evalTap(p => SyncIO(p.initTransactions()))
+
+  /** Said as the first SIGTERM or Ctrl-C arrives, while the batch in hand is finished. */
+  private def heard(shell: Shell)(signal: String): Unit = shell.err.println(s"handler: $signal: stopping once the batch in hand is finished")
 
   /** A connection for the batches. A row lock is waited for 5 s at most: a dead handler's prepared batch holds its accounts
     * until recovery settles it.

@@ -165,18 +165,17 @@ class HandlerInputsSuite extends munit.CatsEffectSuite with OnSandbox {
     BankFixture.create("termbatch").flatMap { bank =>
       val log = os.temp(prefix = "termbatch", suffix = ".log")
       val account = id()
+      val held = BankFixture.hold("after-prepare")
       for {
-        h <- IO.blocking(bank.spawnHandler("t", log, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-prepare:4s")))
+        h <- IO.blocking(bank.spawnHandler("t", log, env = held.env))
         _ <- BankFixture.awaitReady(h, log)
-        // Alone: the SIGTERM must land within the batch's 4 s pause after PREPARE, whatever else the machine runs.
-        stopped <- aloneFor("a SIGTERM within a batch's 4 s pause after PREPARE")(for {
-          _ <- bank.send(List(creation(account)))
-          _ <- BankFixture.awaitLog(log, "pausing after-prepare")
-          prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
-          _ <- IO.blocking(os.proc("kill", "-TERM", h.wrapped.pid().toString).call())
-          code <- exit(h, 30.seconds)
-        } yield (prepared, code))
-        (prepared, code) = stopped
+        _ <- bank.send(List(creation(account)))
+        _ <- BankFixture.awaitLog(log, "pausing after-prepare")
+        prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
+        _ <- IO.blocking(os.proc("kill", "-TERM", h.wrapped.pid().toString).call())
+        // The batch goes on only once the handler has heard the SIGTERM: the signal lands while the batch is prepared.
+        _ <- BankFixture.awaitLog(log, "handler: SIGTERM: stopping").guarantee(held.release)
+        code <- exit(h, 30.seconds)
         left <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
         feedback <- bank.awaitFeedback(Set(account), 30.seconds)
         rows <- bank.query("SELECT count(*) FROM cac")(_.getLong(1))

@@ -65,8 +65,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   private def logs(files: os.Path*): String = files.map(BankFixture.tail).mkString("\n---\n")
 
   /** An account made by the handler, then a deposit into it and a transfer out of it: the commands of each test. */
-  private def scenario(bank: BankFixture, start: IO[os.SubProcess], log: os.Path, more: => IO[Unit] = IO.unit)
-      : IO[(os.SubProcess, Map[String, (String, Json)])] = {
+  private def scenario(bank: BankFixture, start: IO[os.SubProcess], log: os.Path, more: => IO[Unit] = IO.unit,
+                       sent: => IO[Unit] = IO.unit): IO[(os.SubProcess, Map[String, (String, Json)])] = {
     val (account, deposit, move) = (id(), id(), id())
     for {
       h <- start
@@ -76,6 +76,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       _ <- more
       _ <- bank.send(List(transfer(deposit, "x", 700, "cash", iban, deposit),
           transfer(move, token, 200, iban, bankops.services.bank.BankRules.SeededIban, move)))
+      _ <- sent
       checked <- consistent(bank, Set(account, deposit, move), logs(log))
     } yield {
       assertEquals(checked(deposit)._1, "MoneyTransferConfirmed")
@@ -93,16 +94,16 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       def spawn(p: => os.SubProcess) = IO.blocking { val h = p; spawned ::= h; h }
       // A is held after PREPARE until B, started meanwhile, says it waits for Kafka's outcome of A's batch; A's
       // transaction is given 60 s before the coordinator aborts it.
-      val release = os.temp.dir() / "release"
+      val held = BankFixture.hold("after-prepare")
       val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> spawn(bank.spawnHandler("b", logB)).flatMap(_ =>
-        BankFixture.awaitLog(logB, "still open on Kafka")).guarantee(IO.blocking(os.write.over(release, "")))
+        BankFixture.awaitLog(logB, "still open on Kafka")).guarantee(held.release)
       val patient = IO.blocking {
         val identity = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
         os.temp(os.read(identity) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties")
       }
       (for {
         config <- patient
-        a <- spawn(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> s"after-prepare:$release"),
+        a <- spawn(bank.spawnHandler("a", logA, env = held.env,
             args = List("--command-config", config.toString)))
         _ <- BankFixture.awaitReady(a, logA)
         _ <- secondStarts.start
@@ -135,7 +136,9 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
     "every command once") {
     BankFixture.create("committer").flatMap { bank =>
       val log = os.temp(prefix = "committer", suffix = ".log")
-      scenario(bank, IO.blocking(bank.spawnHandler("c", log, env = Map("BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:3s"))), log).flatMap {
+      // The creating batch's COMMIT PREPARED is held until the batch with the deposit and the transfer waits for its rows.
+      val held = BankFixture.hold("before-commit-prepared")
+      scenario(bank, IO.blocking(bank.spawnHandler("c", log, env = held.env)), log, sent = bank.awaitLockWaiter().guarantee(held.release)).flatMap {
         case (h, _) =>
           BankFixture.signal(h, "TERM").map { _ =>
             val text = os.read(log)
@@ -246,25 +249,28 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       val (logA, logB) = (os.temp(prefix = "fresh-a", suffix = ".log"), os.temp(prefix = "fresh-b", suffix = ".log"))
       val other = s"${bank.commands}-2"
       val (account, deposit) = (id(), id())
+      val held = BankFixture.hold("after-kafka-commit")
       for {
         _ <- secondCommandsTopic(bank, other)
-        a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "after-kafka-commit:10s")))
+        a <- IO.blocking(bank.spawnHandler("a", logA, env = held.env))
         // Another handler of the same bank (same database and outputs), reading another commands topic.
         b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
-        // Alone: the deposit must reach B within A's 10 s pause, whatever else the machine runs.
-        answered <- aloneFor("a deposit sent to a second handler within the first's 10 s pause")(for {
+        answered <- (for {
           _ <- bank.send(List(creation(account)))
           created <- bank.awaitFeedback(Set(account))
           iban = bank.accounts(created)(account)._1
           _ <- bank.send(List(transfer(deposit, "x", 900, "cash", iban, deposit)), to = Some(other))
+          // B's deposit waits on the account's row that A's prepared batch wrote; only then is A let go.
+          _ <- bank.awaitLockWaiter()
           pending <- bank.query(preparedSql)(_.getLong(1))
+          _ <- held.release
           checked <- consistent(bank, Set(account, deposit), logs(logA, logB))
-        } yield (iban, pending, checked)).guarantee(BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
+        } yield (iban, pending, checked)).guarantee(held.release >> BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
         (iban, pending, checked) = answered
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
       } yield {
-        assertEquals(pending, List(1L), "the deposit was sent while the creating batch was still prepared")
+        assertEquals(pending, List(1L), "B waited while the creating batch was still prepared")
         assertEquals(checked(deposit)._1, "MoneyTransferConfirmed", logs(logA, logB))
         assertEquals(amount, List(900L))
       }
@@ -278,16 +284,16 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       val log = os.temp(prefix = "collide", suffix = ".log")
       val (first, second) = (id(), id())
       val drawn = bankops.services.bank.BankRules.iban(424242424L)
-      // One command a batch, both creations drawing `drawn` first; the first batch's COMMIT PREPARED held 3 s (under the
-      // 5 s lock timeout), so the second batch's insert of the same number waits for it and then finds it taken.
-      val env = Map("BANKOPS_HANDLER_DRAWS" -> "424242424,424242424", "BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:3s")
+      // One command a batch, both creations drawing `drawn` first; the first batch's COMMIT PREPARED held until the
+      // second batch's insert of the same number waits for it (under the 5 s lock timeout); then it finds it taken.
+      val held = BankFixture.hold("before-commit-prepared")
+      val env = Map("BANKOPS_HANDLER_DRAWS" -> "424242424,424242424") ++ held.env
       for {
         h <- IO.blocking(bank.spawnHandler("x", log, env = env, args = List("--max-batch", "1")))
         _ <- BankFixture.awaitReady(h, log)
-        // Alone: the second batch must reach the number's lock within the first's 3 s hold, whatever else the machine runs.
-        checked <- aloneFor("two batches drawing one number, the first's COMMIT PREPARED held 3 s")(
-          bank.send(List(creation(first), creation(second))) >> consistent(bank, Set(first, second), logs(log)))
-          .guarantee(BankFixture.signal(h, "TERM").void)
+        checked <-
+        (bank.send(List(creation(first), creation(second))) >> bank.awaitLockWaiter() >> held.release >>
+          consistent(bank, Set(first, second), logs(log))).guarantee(held.release >> BankFixture.signal(h, "TERM").void)
         perIban <- bank.query("SELECT iban, count(*) FROM balance GROUP BY iban HAVING count(*) > 1")(_.getString(1))
         created <- bank.feedbackRecords.map(bank.accounts)
       } yield {
@@ -386,17 +392,18 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       val other = s"${bank.commands}-2"
       val shared = id()
       val seeded = bankops.services.bank.BankRules.SeededIban
+      // A's batch creating `shared` stays prepared after Kafka committed it, until B's batch with the same id has failed.
+      val held = BankFixture.hold("before-commit-prepared")
       for {
         _ <- secondCommandsTopic(bank, other)
-        // A's batch creating `shared` stays prepared for 15 s after Kafka committed it.
-        a <- IO.blocking(bank.spawnHandler("a", logA, env = Map("BANKOPS_HANDLER_PAUSE" -> "before-commit-prepared:15s")))
+        a <- IO.blocking(bank.spawnHandler("a", logA, env = held.env))
         b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         _ <- bank.send(List(creation(shared)))
         _ <- BankFixture.awaitLog(logA, "pausing before-commit-prepared")
         // The same id as a deposit, to the other handler while the creation is prepared: its cmt row would be a second outcome.
         _ <- bank.send(List(transfer(shared, "x", 900, "cash", seeded, "same id")), to = Some(other))
-        _ <- BankFixture.awaitLog(logB, "batch failed")
+        _ <- BankFixture.awaitLog(logB, "batch failed").guarantee(held.release)
         // Answered by both: A's creation, then B's deposit once A's batch committed.
         _ <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.count(_._1 == shared) >= 2).timeout(90.seconds)
         checked <- consistent(bank, Set(shared), logs(logA, logB))
