@@ -36,15 +36,18 @@ lazy val root = (project in file("."))
       val suites = (Test / definedTests).value
       val fork = (Test / forkOptions).value
       val shards = TestShards.count(sys.env.get("BANKOPS_TEST_SHARDS"))
-      val atOnce = TestShards.suitesAtOnce(java.lang.Runtime.getRuntime.availableProcessors, shards)
+      val processors = java.lang.Runtime.getRuntime.availableProcessors
+      val (atOnce, shared) = (TestShards.suitesAtOnce(processors, shards), TestShards.sharedAtOnce(processors, shards))
       TestShards.assign(suites.map(_.name), shards).zipWithIndex.map { case (names, i) =>
         Tests.Group(s"shard-$i", names.flatMap(n => suites.filter(_.name == n)),
-          Tests.SubProcess(fork.withRunJVMOptions(fork.runJVMOptions ++ Seq(s"-Dbankops.test.shard=$i", s"-XX:ActiveProcessorCount=$atOnce"))))
+          Tests.SubProcess(fork.withRunJVMOptions(fork.runJVMOptions ++
+              Seq(s"-Dbankops.test.shard=$i", s"-Dbankops.test.shared=$shared", s"-XX:ActiveProcessorCount=$atOnce"))))
       }
     },
     // Within a shard's JVM, suites run as many at once as it has processors (sbt's ForkMain; TestShards.suitesAtOnce): they
-    // share its sandbox, each test holding it shared or alone (tests/support/OnSandbox.scala). Most of a test's time is
-    // spent waiting on timeouts, consumer groups and paced loads, so another suite's work fills the cores meanwhile.
+    // share its sandbox, each test holding it shared (TestShards.sharedAtOnce at a time) or alone (tests/support/OnSandbox.scala).
+    // Most of a test's time is spent waiting on timeouts, consumer groups and paced loads, so another suite's work fills
+    // the cores meanwhile; the suites beyond the shared turns keep them busy while others wait to run a test alone.
     Test / testForkedParallel := true,
     // sbt's default runs one forked group at a time, and no more tasks at once than there are processors.
     Global / concurrentRestrictions := {

@@ -8,12 +8,17 @@ object TestShards {
     */
   def default(processors: Int): Int = math.max(1, math.min(3, processors / 2))
 
-  /** How many suites a shard's JVM runs at once: one more than its share of the processors, since a suite spends most
-    * of its time waiting on timeouts and paced loads. sbt's ForkMain sizes its pool by the JVM's processor count, so the
-    * JVM is told that many (-XX:ActiveProcessorCount). Two at once on this 2-core machine left 256 of 640 s of shared
-    * turns to one suite alone.
+  /** How many tests a shard's JVM runs on its sandbox at once: one more than its share of the processors, since a test
+    * spends most of its time waiting on timeouts and paced loads. Two at once on this 2-core machine left 256 of 640 s
+    * of shared turns to one suite alone.
     */
-  def suitesAtOnce(processors: Int, shards: Int): Int = math.max(1, processors / shards) + 1
+  def sharedAtOnce(processors: Int, shards: Int): Int = math.max(1, processors / shards) + 1
+
+  /** How many suites a shard's JVM runs at once: two more than [[sharedAtOnce]], so while suites wait to run a test
+    * alone (tests/support/OnSandbox.scala gathers them), others still fill the shared turns. sbt's ForkMain sizes its
+    * pool by the JVM's processor count, so the JVM is told that many (-XX:ActiveProcessorCount).
+    */
+  def suitesAtOnce(processors: Int, shards: Int): Int = sharedAtOnce(processors, shards) + 2
 
   /** BANKOPS_TEST_SHARDS, or [[default]] for this machine; 1 runs every suite in one JVM. */
   def count(setting: Option[String]): Int =
@@ -27,28 +32,29 @@ object TestShards {
     * the rest take a few seconds or less.
     */
   val seconds: Map[String, Int] = Map(
-    "bankops.jobs.handler.HandlerSuite" -> 261,
-    "bankops.jobs.handler.HandlerRecoverySuite" -> 221,
-    "bankops.workflows.WorkflowsSuite" -> 185,
-    "bankops.DemoSuite" -> 93,
-    "bankops.jobs.groups.GroupsSuite" -> 71,
-    "bankops.jobs.topics.TopicsSuite" -> 64,
-    "bankops.jobs.latency.LatencySuite" -> 63,
-    "bankops.jobs.handler.HandlerInputsSuite" -> 54,
-    "bankops.jobs.sandbox.ClusterSuite" -> 50,
-    "bankops.jobs.sandbox.MtlsSuite" -> 37,
-    "bankops.jobs.NotAuthorizedSuite" -> 27,
-    "bankops.jobs.replay.ReplaySuite" -> 27,
-    "bankops.jobs.replay.ReplayRestartSuite" -> 26,
-    "bankops.jobs.balances.BalancesSuite" -> 21,
+    "bankops.jobs.handler.HandlerSuite" -> 304,
+    "bankops.jobs.handler.HandlerRecoverySuite" -> 268,
+    "bankops.workflows.WorkflowsSuite" -> 238,
+    "bankops.jobs.latency.LatencySuite" -> 120,
+    "bankops.DemoSuite" -> 102,
+    "bankops.jobs.groups.GroupsSuite" -> 85,
+    "bankops.jobs.sandbox.ClusterSuite" -> 73,
+    "bankops.jobs.handler.HandlerInputsSuite" -> 48,
+    "bankops.jobs.NotAuthorizedSuite" -> 40,
+    "bankops.jobs.sandbox.MtlsSuite" -> 39,
+    "bankops.jobs.replay.ReplaySuite" -> 37,
+    "bankops.jobs.topics.TopicsSuite" -> 33,
+    "bankops.jobs.replay.ReplayRestartSuite" -> 31,
     "bankops.jobs.FaultsSuite" -> 20,
+    "bankops.jobs.balances.BalancesSuite" -> 19,
     "bankops.jobs.inspect.InspectSuite" -> 18,
-    "bankops.jobs.capture.CaptureSuite" -> 13,
-    "bankops.jobs.heartbeat.HeartbeatSuite" -> 12,
-    "bankops.jobs.BadInputSuite" -> 11,
-    "bankops.jobs.sandbox.SandboxSuite" -> 11,
-    "bankops.jobs.handler.LedgerDbSuite" -> 11,
-    "bankops.jobs.deploy.AccessDeploySuite" -> 9
+    "bankops.jobs.deploy.AccessDeploySuite" -> 15,
+    "bankops.jobs.heartbeat.HeartbeatSuite" -> 14,
+    "bankops.jobs.capture.CaptureSuite" -> 14,
+    "bankops.jobs.handler.LedgerDbSuite" -> 12,
+    "bankops.jobs.sandbox.SandboxSuite" -> 12,
+    "bankops.jobs.produce.ProduceSuite" -> 10,
+    "bankops.jobs.BadInputSuite" -> 10
   )
 
   /** The suites' names dealt to `shards` groups, each longest first: a JVM runs its suites side by side in the order

@@ -3,8 +3,9 @@ package bankops.support
 import cats.effect.IO
 import munit.Tag
 
-import java.util.concurrent.{Executors, Semaphore}
+import java.util.concurrent.Executors
 import scala.concurrent.{ExecutionContext, Future}
+import scala.concurrent.duration._
 
 /** A suite whose tests reach the shared test sandbox. `./bankops test` runs suites as many at once as the JVM has
   * processors (build.sbt's testForkedParallel): each test holds the sandbox shared, or alone when tagged
@@ -56,23 +57,49 @@ object OnSandbox {
             List(suite, test.replaceAll("\\s", " "), alone, asked, had, System.currentTimeMillis()).mkString("", "\t", "\n"))))
   }
 
-  /** The test JVM's turns on its sandbox. */
-  val turns = new Turns(recorded = true)
+  /** The test JVM's turns on its sandbox: shared by as many tests at once as build.sbt's test grouping says
+    * (`bankops.test.shared`: the suites it ran at once before some of them could wait alone), tests alone gathered for
+    * up to 30 s.
+    */
+  val turns = new Turns(recorded = true, sharedAtOnce = sys.props.get("bankops.test.shared").flatMap(_.toIntOption).getOrElse(Int.MaxValue),
+    patience = 30.seconds)
 
-  /** Turns on one sandbox: shared, or alone; `recorded`: its alone parts go to the run's timeline (the test JVM's own). */
-  final class Turns(recorded: Boolean = false) {
-    // More permits than test threads: a shared turn takes one, a turn alone takes them all. Fair, so a test waiting to
-    // run alone is not starved by the shared ones queued after it.
-    private val Permits = 64
-    private val semaphore = new Semaphore(Permits, true)
+  /** Turns on one sandbox: shared, at most `sharedAtOnce` at a time, or alone; `recorded`: its alone parts go to the
+    * run's timeline (the test JVM's own).
+    *
+    * A turn alone waits until no shared turn is held, and each wait empties the sandbox of the tests in flight, some
+    * of them a minute long. A whole test alone holds nothing while it waits, so the shared turns asked for after it
+    * still go first for up to `patience`: meanwhile other tests alone gather, and once one has its turn, those
+    * waiting have theirs one after another, so a wait is paid once for all of them. A part alone ([[alonePart]],
+    * [[io]]) is urgent: its handlers and loads are running, so no shared turn is given from the moment it asks.
+    */
+  final class Turns(recorded: Boolean = false, sharedAtOnce: Int = Int.MaxValue, patience: FiniteDuration = Duration.Zero) {
+    private val queue = scala.collection.mutable.ArrayBuffer.empty[Turns.Waiter]
+    private var shared = 0
+    private var alone = false
+    private var lastAlone = false
 
     /** How many tests wait for their turn now. */
-    def waiting: Int = semaphore.getQueueLength
+    def waiting: Int = synchronized(queue.size)
 
-    /** Waits for the turn, on this thread; [[give]] gives it back. */
-    def take(alone: Boolean): Unit = semaphore.acquire(permits(alone))
+    /** Waits for the turn, on this thread; [[give]] gives it back. `urgent`: see [[Turns]]. */
+    def take(alone: Boolean, urgent: Boolean = true): Unit = synchronized {
+      val me = new Turns.Waiter(alone, urgent, System.nanoTime())
+      queue += me
+      try while (!Turns.next(queue.toList, shared, this.alone, lastAlone, sharedAtOnce, patience.toNanos, System.nanoTime()).contains(me))
+          wait(100) // also to see a wait outlast `patience`
+      finally {
+        queue -= me
+        notifyAll()
+      }
+      if (alone) this.alone = true else shared += 1
+      lastAlone = alone
+    }
 
-    def give(alone: Boolean): Unit = semaphore.release(permits(alone))
+    def give(alone: Boolean): Unit = synchronized {
+      if (alone) this.alone = false else shared -= 1
+      notifyAll()
+    }
 
     /** `body` run once the turn is had, on this thread (never one of the IO runtime's). */
     def during[A](alone: Boolean)(body: => A): A = {
@@ -85,8 +112,6 @@ object OnSandbox {
     def io[A](alone: Boolean)(io: cats.effect.IO[A]): cats.effect.IO[A] =
       cats.effect.IO.interruptible(take(alone)).bracket(_ => io)(_ => cats.effect.IO(give(alone)))
 
-    private def permits(alone: Boolean) = if (alone) Permits else 1
-
     /** [[OnSandbox.aloneFor]]: `io` alone, from a shared turn given back meanwhile and taken again after. */
     def alonePart[A](suite: String, why: String)(io: IO[A]): IO[A] =
       IO(give(alone = false)) >> IO.realTime.flatMap { asked =>
@@ -94,13 +119,30 @@ object OnSandbox {
             io.guarantee(IO.whenA(recorded)(IO(Timeline.record(suite, s"[alone] $why", alone = true, asked.toMillis, had.toMillis))))))
       }.guarantee(IO.interruptible(take(alone = false)))
 
-    /** `body` started once the turn is had; the turn given back when it completes. */
+    /** A whole test's `body` started once the turn is had; the turn given back when it completes. */
     def holding(alone: Boolean)(body: => Future[Any]): Future[Any] =
-      Future(take(alone))(waitingThreads).flatMap { _ =>
+      Future(take(alone, urgent = false))(waitingThreads).flatMap { _ =>
         val started = try body
         catch { case e: Throwable => give(alone); throw e }
         started.transform { r => give(alone); r }(ExecutionContext.parasitic)
       }(waitingThreads)
+  }
+
+  object Turns {
+    /** One asking for a turn (compared by identity), since `since` (System.nanoTime). */
+    final class Waiter(val alone: Boolean, val urgent: Boolean, val since: Long)
+
+    /** Who has the turn next, if anyone may now: `queue` in the order they asked; `shared` turns and `alone` held;
+      * `lastAlone`, whether the last turn given was alone (those alone waiting go on after it).
+      */
+    def next(queue: List[Waiter], shared: Int, alone: Boolean, lastAlone: Boolean, sharedAtOnce: Int, patience: Long, now: Long)
+        : Option[Waiter] = {
+      val (alones, shareds) = queue.partition(_.alone)
+      val pressing = lastAlone || alones.exists(w => w.urgent || now - w.since >= patience)
+      if (alone) None
+      else if (alones.nonEmpty && (pressing || shareds.isEmpty)) alones.headOption.filter(_ => shared == 0)
+      else shareds.headOption.filter(_ => shared < sharedAtOnce)
+    }
   }
 
   // Waiting for a turn blocks a thread of its own, never the test runner's or the IO runtime's.

@@ -23,7 +23,7 @@ class OnSandboxSuite extends munit.FunSuite {
     assertEquals(reaching.filterNot(f => os.read(f).contains("with OnSandbox")).map(_.relativeTo(Repo.root).toString).toList, Nil)
   }
 
-  test("a test alone waits for a shared one to end, and a shared one queued after it waits for it") {
+  test("a test alone waits for a shared one to end, and a shared one queued after it past its patience waits for it") {
     val (shared, alone) = (Promise[Unit](), Promise[Unit]())
     val turns = new OnSandbox.Turns
     val sharedStarted, sharedDone, aloneStarted = new AtomicBoolean(false)
@@ -59,6 +59,47 @@ class OnSandboxSuite extends munit.FunSuite {
     until("the part running")(partStarted.get)
     part.success(())
     Future.sequence(List(first, second, third)).map(_ => assertEquals(turns.waiting, 0))
+  }
+
+  test("tests alone gather: shared turns asked after one go first within its patience, capped; past it, or once one " +
+    "ran alone, those alone go on; a part alone is urgent") {
+    import OnSandbox.Turns.{next, Waiter}
+    val patience = 30.seconds.toNanos
+    def at(s: Int) = s.seconds.toNanos
+    val (alone, shared1, shared2) = (new Waiter(true, false, at(0)), new Waiter(false, false, at(1)), new Waiter(false, false, at(2)))
+    val part = new Waiter(true, true, at(3))
+    def nextAt(now: Int, queue: List[Waiter], shared: Int, lastAlone: Boolean = false) =
+      next(queue, shared, alone = false, lastAlone, sharedAtOnce = 2, patience, at(now))
+    // Within its patience, a whole test alone lets the shared ones asked after it go first, as many as the cap allows.
+    assertEquals(nextAt(5, List(alone, shared1, shared2), shared = 1), Some(shared1))
+    assertEquals(nextAt(5, List(alone, shared2), shared = 2), None)
+    // With no shared one asking, it has its turn once the sandbox is empty.
+    assertEquals(nextAt(5, List(alone), shared = 1), None)
+    assertEquals(nextAt(5, List(alone), shared = 0), Some(alone))
+    // Past its patience, no shared turn is given: it has its turn once the shared ones in flight end.
+    assertEquals(nextAt(31, List(alone, shared1), shared = 1), None)
+    assertEquals(nextAt(31, List(alone, shared1), shared = 0), Some(alone))
+    // A part alone is urgent; and the test alone asked before it goes first, then the part, before any shared turn.
+    assertEquals(nextAt(5, List(alone, shared1, part), shared = 1), None)
+    assertEquals(nextAt(5, List(alone, shared1, part), shared = 0), Some(alone))
+    assertEquals(nextAt(6, List(shared1, part), shared = 0, lastAlone = true), Some(part))
+    // Once the alone ones are done, the shared ones go on; nothing is given while a turn alone is held.
+    assertEquals(nextAt(7, List(shared1), shared = 0, lastAlone = true), Some(shared1))
+    assertEquals(next(List(shared1), 0, alone = true, lastAlone = true, 2, patience, at(7)), None)
+  }
+
+  test("a shared test asked after a test alone goes first, within the latter's patience; the test alone runs once it ends") {
+    val (shared, later) = (Promise[Unit](), Promise[Unit]())
+    val turns = new OnSandbox.Turns(sharedAtOnce = 2, patience = 1.hour)
+    val laterStarted, laterDone, aloneStarted = new AtomicBoolean(false)
+    val first = turns.holding(alone = false)(shared.future)
+    val second = turns.holding(alone = true) { assert(laterDone.get, "alone while a shared test ran"); aloneStarted.set(true); Future.unit }
+    until("the test alone waiting")(turns.waiting == 1)
+    val third = turns.holding(alone = false) { laterStarted.set(true); later.future.map(_ => laterDone.set(true)) }
+    until("the shared test asked later running")(laterStarted.get)
+    shared.success(())
+    later.success(())
+    Future.sequence(List(first, second, third)).map(_ => assert(aloneStarted.get))
   }
 
   test("a prefix is removed when the suite that made it ends, not before; one made outside any suite never") {
