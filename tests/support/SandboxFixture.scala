@@ -11,8 +11,8 @@ import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, SandboxConnection}
 
 /** The real services for integration tests, in a sandbox of the tests' own: its own directory and ports, so a
-  * user's sandbox in the same checkout (`bankops sandbox up`, `bankops demo`) is left alone. Started once per test
-  * JVM (or reused when it already runs with these settings), and stopped as the JVM exits when this run started it.
+  * user's sandbox in the same checkout (`bankops sandbox up`, `bankops demo`) is left alone. Started afresh once per
+  * test JVM (or reused when it already runs with these settings), and stopped as the JVM exits when this run started it.
   *
   * `./bankops test` runs its suites in several JVMs at once (build.sbt's shards): each shard has a sandbox of its own,
   * so a suite that stops a broker or the handler never disturbs a suite of another shard.
@@ -69,6 +69,10 @@ object SandboxFixture {
     val running = sandbox.status.unsafeRunSync().forall(_.up) && sandbox.recordedSettings.unsafeRunSync().contains(sandboxSettings)
     val conn = if (running) SandboxConnection.read(layout.dir).unsafeRunSync().get
     else {
+      // A fresh sandbox each run, as CI's: one reused run after run kept every run's metadata (some 7,500 records a run,
+      // 68,000 after a day here), and after that many its brokers, restarted by the tests, no longer listed the bank's
+      // SCRAM users the controller's log still held (apply then asked to create them; `reader` could not sign in).
+      sandbox.down(wipe = true).attempt.unsafeRunSync()
       val c = sandbox.up(sandboxSettings).unsafeRunSync()
       sys.addShutdownHook { sandbox.down(wipe = false).unsafeRunSync(); () }
       c
