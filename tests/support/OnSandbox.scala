@@ -59,10 +59,10 @@ object OnSandbox {
 
   /** The test JVM's turns on its sandbox: shared by as many tests at once as build.sbt's test grouping says
     * (`bankops.test.shared`: the suites it ran at once before some of them could wait alone), tests alone gathered for
-    * up to 30 s.
+    * up to a minute.
     */
   val turns = new Turns(recorded = true, sharedAtOnce = sys.props.get("bankops.test.shared").flatMap(_.toIntOption).getOrElse(Int.MaxValue),
-    patience = 30.seconds)
+    patience = 60.seconds)
 
   /** Turns on one sandbox: shared, at most `sharedAtOnce` at a time, or alone; `recorded`: its alone parts go to the
     * run's timeline (the test JVM's own).
@@ -71,7 +71,8 @@ object OnSandbox {
     * of them a minute long. A whole test alone holds nothing while it waits, so the shared turns asked for after it
     * still go first for up to `patience`: meanwhile other tests alone gather, and once one has its turn, those
     * waiting have theirs one after another, so a wait is paid once for all of them. A part alone ([[alonePart]],
-    * [[io]]) is urgent: its handlers and loads are running, so no shared turn is given from the moment it asks.
+    * [[io]] unless told otherwise) is urgent: its test's handlers and followers are running, so no shared turn is given
+    * from the moment it asks.
     */
   final class Turns(recorded: Boolean = false, sharedAtOnce: Int = Int.MaxValue, patience: FiniteDuration = Duration.Zero) {
     private val queue = scala.collection.mutable.ArrayBuffer.empty[Turns.Waiter]
@@ -108,9 +109,11 @@ object OnSandbox {
       finally give(alone)
     }
 
-    /** `io` run in a turn: for a suite's fixture, which runs outside its tests' turns. */
-    def io[A](alone: Boolean)(io: cats.effect.IO[A]): cats.effect.IO[A] =
-      cats.effect.IO.interruptible(take(alone)).bracket(_ => io)(_ => cats.effect.IO(give(alone)))
+    /** `io` run in a turn: for a suite's fixture, which runs outside its tests' turns (`urgent` unless it holds
+      * nothing while it waits).
+      */
+    def io[A](alone: Boolean, urgent: Boolean = true)(io: cats.effect.IO[A]): cats.effect.IO[A] =
+      cats.effect.IO.interruptible(take(alone, urgent)).bracket(_ => io)(_ => cats.effect.IO(give(alone)))
 
     /** [[OnSandbox.aloneFor]]: `io` alone, from a shared turn given back meanwhile and taken again after. */
     def alonePart[A](suite: String, why: String)(io: IO[A]): IO[A] =

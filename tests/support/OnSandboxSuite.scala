@@ -91,8 +91,9 @@ class OnSandboxSuite extends munit.FunSuite {
   test("a shared test asked after a test alone goes first, within the latter's patience; the test alone runs once it ends") {
     val (shared, later) = (Promise[Unit](), Promise[Unit]())
     val turns = new OnSandbox.Turns(sharedAtOnce = 2, patience = 1.hour)
-    val laterStarted, laterDone, aloneStarted = new AtomicBoolean(false)
-    val first = turns.holding(alone = false)(shared.future)
+    val firstStarted, laterStarted, laterDone, aloneStarted = new AtomicBoolean(false)
+    val first = turns.holding(alone = false) { firstStarted.set(true); shared.future }
+    until("the first shared test running")(firstStarted.get)
     val second = turns.holding(alone = true) { assert(laterDone.get, "alone while a shared test ran"); aloneStarted.set(true); Future.unit }
     until("the test alone waiting")(turns.waiting == 1)
     val third = turns.holding(alone = false) { laterStarted.set(true); later.future.map(_ => laterDone.set(true)) }

@@ -35,12 +35,14 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
     Cli.run(args.toList, t.shell.copy(verbose = true), Jobs.all).map(c => TestShell.Result(c.code, t.out, t.err))
   }
 
+  private val upB = List("sandbox", "up", "--no-handler", "--brokers", "1", "--sandbox-dir", dirB.toString) ++ portsB
+
   private val sandboxB = ResourceSuiteLocalFixture("sandbox-b",
     Resource.make(
       // The operator's shell names another cluster and an unknown context: the sandbox's own provisioning uses neither.
-      // A second sandbox starting is work enough to upset another test's timing: it has the sandbox alone meanwhile.
-      OnSandbox.turns.io(alone = true)(SandboxFixture.connection >> cli(List("sandbox", "up", "--no-handler", "--brokers", "1", "--sandbox-dir",
-          dirB.toString) ++ portsB: _*)(
+      // A second sandbox starting is work enough to upset another test's timing: it has the sandbox alone meanwhile
+      // (not urgent: nothing runs yet while it waits).
+      OnSandbox.turns.io(alone = true, urgent = false)(SandboxFixture.connection >> cli(upB: _*)(
         "KAFKA_BROKERS" -> "127.0.0.1:1", "DB_URL" -> "jdbc:postgresql://127.0.0.1:1/x", "BANKOPS_CONTEXT" -> "nosuch")
         .flatMap(Setup.succeeded("sandbox up (B)")).void)
     )(_ => cli("sandbox", "down", "--wipe", "--sandbox-dir", dirB.toString)().void))
