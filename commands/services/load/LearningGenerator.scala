@@ -34,8 +34,14 @@ final class LearningGenerator(seed: Long, failShare: Double, pool: AccountPool) 
     else false
   }
 
-  /** A valid account number no account of the bank has: one of the range the handler never draws. */
-  private def stranger(): String = BankRules.outsideIban(9000000L + random.nextInt(1000000))
+  /** Two different valid account numbers no account of the bank has, from the range the handler never draws. Drawn
+    * alike, they met once in a million draws, and the bank then answered "from and to can't be same" instead.
+    */
+  private def strangers(): (String, String) = {
+    val from = random.nextInt(1000000)
+    val to = (from + 1 + random.nextInt(999999)) % 1000000
+    (BankRules.outsideIban(9000000L + from), BankRules.outsideIban(9000000L + to))
+  }
 
   def next(): Either[ConfirmAccountCreation, ConfirmMoneyTransfer] = {
     val known = pool.accounts
@@ -55,7 +61,7 @@ final class LearningGenerator(seed: Long, failShare: Double, pool: AccountPool) 
     if (mustFail()) (failing % 4) match {
       case 0 => ConfirmMoneyTransfer(uuid(), if (token == "9" * 20) "8" * 20 else "9" * 20, 100, from, other, "must fail: invalid token")
       case 1 => ConfirmMoneyTransfer(uuid(), token, balance(from) + 1000000000L, from, other, "must fail: insufficient funds")
-      case 2 => ConfirmMoneyTransfer(uuid(), "x", 100, stranger(), stranger(), "must fail: both unknown")
+      case 2 => val (a, b) = strangers(); ConfirmMoneyTransfer(uuid(), "x", 100, a, b, "must fail: both unknown")
       case _ => ConfirmMoneyTransfer(uuid(), token, 100, from, from, "must fail: from equals to")
     }
     else if (from == to || balance(from) < 1000 || random.nextInt(3) == 0) {
