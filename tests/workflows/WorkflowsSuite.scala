@@ -19,7 +19,7 @@ import bankops.support.OnSandbox
   */
 class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
   // Shared: a workflow's `sandbox up` reuses the running sandbox and leaves its connection files whole (SandboxSuite
-  // checks that); only the latency workflow, on the sandbox's own bank with an SLO, runs alone.
+  // checks that); only the latency workflow's run whose SLO must be met, on the sandbox's own bank, runs alone.
   override val munitIOTimeout: Duration = 10.minutes
 
   private val dir = Repo.root / ".github" / "workflows"
@@ -309,9 +309,12 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test(
     ("latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a " +
-      "broken SLO fails the job and still uploads").tag(OnSandbox.Alone)) {
+      "broken SLO fails the job and still uploads")) {
     for {
-      ok <- run("latency", inputs = Map("load" -> "0,100", "step-duration" -> "3s", "slo" -> "p99<4s max<5s", "group" -> "bankops-command-handler"))
+      // The run whose SLO must be met has the sandbox to itself; p50<1ms is broken however busy the machine is.
+      ok <- aloneFor("the latency workflow, its SLO met")(run("latency",
+          inputs = Map("load" -> "0,100", "step-duration" -> "3s",
+            "slo" -> "p99<4s max<5s", "group" -> "bankops-command-handler")))
       broken <- run("latency", inputs = Map("load" -> "0", "step-duration" -> "2s", "slo" -> "p50<1ms", "group" -> "bankops-command-handler"))
     } yield {
       val j = ok.job("latency").head

@@ -14,7 +14,8 @@ import bankops.support.BankFixture.{creation, id}
 import bankops.support.OnSandbox
 
 /** `bankops latency` against a bank of the test's own (topics, database, a handler process) on the sandbox. A run whose
-  * rate, SLO or end is asserted has the sandbox to itself (aloneFor); the set-up and the rest share it.
+  * rate or met SLO is asserted has the sandbox to itself (aloneFor), since a busy machine could miss them; the set-up and
+  * the rest share it.
   */
 class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
@@ -141,20 +142,22 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
           for {
             _ <- bank.send(List(creation(account)))
             created <- bank.awaitFeedback(Set(account))
-            slo <- aloneFor("an SLO checked")(SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "3s", "--slo", "p50<1ms",
-                  "--slo", "db:max<60s", "-o", "json"): _*))
+            // Shared: p50<1ms is broken and db:max<60s is met however busy the machine is.
+            slo <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "3s", "--slo", "p50<1ms", "--slo", "db:max<60s",
+                "-o", "json"): _*)
           } yield {
             assertEquals(slo.code, 1, slo.err)
             assert(slo.err.contains("p50<1ms broken") && !slo.err.contains("db:max<60s broken"), slo.err)
             bank.accounts(created)(account)._1
           }
         }
-        timedOut <- aloneFor("a run that ends after its probes time out, timed")(for {
+        // Shared: two probes of 1 s with the handler stopped end the run in seconds; 30 s allow for a busy machine.
+        timedOut <- for {
           started <- IO.monotonic
           stopped <- SandboxFixture.cli(bankArgs(bank) ++ List("--account", iban, "--load", "0", "--step-duration", "60s", "--timeout", "1s",
               "--max-timeouts", "2", "--warm-up", "0", "--chart", chart.toString, "-o", "json"): _*)
           ended <- IO.monotonic
-        } yield (stopped, ended - started))
+        } yield (stopped, ended - started)
         (stopped, took) = timedOut
         creation <- SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0", "--step-duration", "5s", "--timeout", "1s"): _*)
       } yield {
