@@ -22,8 +22,15 @@ trait OnSandbox extends munit.FunSuite {
         val alone = this.alone || test.tags.contains(OnSandbox.Alone)
         val asked = System.currentTimeMillis()
         @volatile var had = 0L
-        OnSandbox.turns.holding(alone) { had = System.currentTimeMillis(); test.body() }
-          .andThen { case _ => OnSandbox.Timeline.record(getClass.getName, test.name, alone, asked, had) }(ExecutionContext.parasitic)
+        @volatile var watch: Option[java.util.concurrent.ScheduledFuture[_]] = None
+        OnSandbox.turns.holding(alone) {
+          had = System.currentTimeMillis()
+          watch = Some(OnSandbox.Stuck.watch(s"${getClass.getName}: ${test.name}"))
+          test.body()
+        }.andThen { case _ =>
+          watch.foreach(_.cancel(false))
+          OnSandbox.Timeline.record(getClass.getName, test.name, alone, asked, had)
+        }(ExecutionContext.parasitic)
       })
 
   /** `io` with the sandbox to itself, from inside a test that holds it shared: the part of a test that stops a service
@@ -44,6 +51,31 @@ object OnSandbox {
     * something of the whole cluster, or times something another test's load would upset.
     */
   val Alone = new Tag("alone")
+
+  /** A test that holds its turn far longer than any does (a minute or two) is hung, and every test alone waits for it
+    * until its timeout: the test JVM's threads are printed once, so the run's log shows where it hangs. Two hangs of a
+    * Kafka client, ten minutes each, had left nothing to go on.
+    */
+  private[support] object Stuck {
+    val after: FiniteDuration = 4.minutes
+
+    private val timer = Executors.newSingleThreadScheduledExecutor { r =>
+      val t = new Thread(r, "sandbox-turn-watch")
+      t.setDaemon(true)
+      t
+    }
+
+    def watch(test: String): java.util.concurrent.ScheduledFuture[_] =
+      timer.schedule((() => System.err.println(report(test))): Runnable, after.toMillis, java.util.concurrent.TimeUnit.MILLISECONDS)
+
+    def report(test: String): String = {
+      import scala.jdk.CollectionConverters._
+      val threads = Thread.getAllStackTraces.asScala.toList.sortBy(_._1.getName).map { case (t, frames) =>
+        (s""""${t.getName}" ${t.getState}""" :: frames.take(40).map(f => s"    at $f").toList).mkString("\n")
+      }
+      (s"$test has held its sandbox turn for $after: the test JVM's threads" :: threads).mkString("\n")
+    }
+  }
 
   /** `BANKOPS_TEST_TIMELINE=FILE`: a line per test, tab-separated: its suite, name, whether alone, and when (epoch ms)
     * it asked for its turn, had it and gave it back. What project/TestShards.scala's seconds are measured from.

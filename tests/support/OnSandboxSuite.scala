@@ -103,6 +103,13 @@ class OnSandboxSuite extends munit.FunSuite {
     Future.sequence(List(first, second, third)).map(_ => assert(aloneStarted.get))
   }
 
+  test("a test that holds its turn too long is reported with every thread's stack, this one's included") {
+    val report = OnSandbox.Stuck.report("SomeSuite: a hung test")
+    assert(report.startsWith(s"SomeSuite: a hung test has held its sandbox turn for ${OnSandbox.Stuck.after}"), report.take(200))
+    val mine = Thread.currentThread.getName
+    assert(report.contains(s""""$mine" RUNNABLE""") && report.contains("bankops.support.OnSandbox$Stuck$.report("), report)
+  }
+
   test("a prefix is removed when the suite that made it ends, not before; one made outside any suite never") {
     val m = new Leftovers.Makers
     m.made("t00000000-nobody", None)
