@@ -3,7 +3,7 @@ package bankops.support
 import cats.effect.IO
 import munit.Tag
 
-import java.util.concurrent.Executors
+import java.util.concurrent.{Executors, TimeUnit}
 import scala.concurrent.{ExecutionContext, Future}
 import scala.concurrent.duration._
 
@@ -22,15 +22,10 @@ trait OnSandbox extends munit.FunSuite {
         val alone = this.alone || test.tags.contains(OnSandbox.Alone)
         val asked = System.currentTimeMillis()
         @volatile var had = 0L
-        @volatile var watch: Option[java.util.concurrent.ScheduledFuture[_]] = None
         OnSandbox.turns.holding(alone) {
-          had = System.currentTimeMillis()
-          watch = Some(OnSandbox.Stuck.watch(s"${getClass.getName}: ${test.name}"))
-          test.body()
-        }.andThen { case _ =>
-          watch.foreach(_.cancel(false))
-          OnSandbox.Timeline.record(getClass.getName, test.name, alone, asked, had)
-        }(ExecutionContext.parasitic)
+          had = System.currentTimeMillis(); OnSandbox.Stuck.watching(s"${getClass.getName}: ${test.name}")(test.body())
+        }
+          .andThen { case _ => OnSandbox.Timeline.record(getClass.getName, test.name, alone, asked, had) }(ExecutionContext.parasitic)
       })
 
   /** `io` with the sandbox to itself, from inside a test that holds it shared: the part of a test that stops a service
@@ -65,8 +60,13 @@ object OnSandbox {
       t
     }
 
-    def watch(test: String): java.util.concurrent.ScheduledFuture[_] =
-      timer.schedule((() => System.err.println(report(test))): Runnable, after.toMillis, java.util.concurrent.TimeUnit.MILLISECONDS)
+    /** `body`, its threads reported if it has not completed `after` it started. */
+    def watching(test: String)(body: => Future[Any]): Future[Any] = {
+      val watch = timer.schedule((() => System.err.println(report(test))): Runnable, after.toMillis, TimeUnit.MILLISECONDS)
+      val started = try body
+      catch { case e: Throwable => watch.cancel(false); throw e }
+      started.transform { r => watch.cancel(false); r }(ExecutionContext.parasitic)
+    }
 
     def report(test: String): String = {
       import scala.jdk.CollectionConverters._

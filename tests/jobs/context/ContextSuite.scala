@@ -25,7 +25,8 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
   private val contextsFile = xdg / "bankops" / "contexts.json"
   private val dirB = Repo.root / ".bankops" / "test-sandbox-contexts"
   // Below Linux's ephemeral range (32768-60999): a client connection's local port there once took 59292 from `up`.
-  private val portsB = List("--kafka-port", "26192", "--controller-port", "26193", "--registry-port", "26181", "--db-port", "26532")
+  private val (kafkaB, registryB, dbB) = (26192, 26181, 26532)
+  private val portsB = List("--kafka-port", s"$kafkaB", "--controller-port", s"${kafkaB + 1}", "--registry-port", s"$registryB", "--db-port", s"$dbB")
   private val env = Map("XDG_CONFIG_HOME" -> xdg.toString)
 
   private def cli(args: String*)(extra: (String, String)*): IO[TestShell.Result] = TestShell.run(args.toList, env ++ extra, Repo.root)
@@ -62,7 +63,7 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
       show <- cli("context", "show", "sandbox", "-o", "json")()
       _ = assertEquals(show.code, 0, show.err)
       settings = json(show).head.hcursor.downField("settings")
-      _ = assertEquals(settings.get[String]("bootstrap-server"), Right("localhost:26192"))
+      _ = assertEquals(settings.get[String]("bootstrap-server"), Right(s"localhost:$kafkaB"))
       _ = assertEquals(settings.get[String]("db-password"), Right(s"file ${dirB / "db-password"}"))
       _ = assertEquals(settings.get[String]("sandbox-dir"), Right(dirB.toString))
       _ = assertEquals(os.perms(contextsFile).toString, "rw-------")
@@ -75,8 +76,9 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
       a <- SandboxFixture.connection
       _ <- cli("context", "add", "a", "--bootstrap-server", a.bootstrapServers, "--command-config", a.commandConfig.toString, "--registry-url",
         a.registryUrl, "--db-url", a.dbUrl, "--db-user", a.dbUser, "--db-password-env", "A_DB_PASSWORD")().flatMap(Setup.succeeded("add a"))
-      _ <- cli("context", "add", "b", "--bootstrap-server", "localhost:26192", "--command-config", (dirB / "client.properties").toString,
-        "--registry-url", "http://localhost:26181/apis/ccompat/v7", "--db-url", "jdbc:postgresql://127.0.0.1:26532/balancedb", "--db-user", "bank",
+      _ <- cli("context", "add", "b", "--bootstrap-server", s"localhost:$kafkaB", "--command-config", (dirB / "client.properties").toString,
+        "--registry-url", s"http://localhost:$registryB/apis/ccompat/v7", "--db-url", s"jdbc:postgresql://127.0.0.1:$dbB/balancedb", "--db-user",
+        "bank",
         "--db-password-file", (dirB / "db-password").toString)().flatMap(Setup.succeeded("add b"))
       _ <- cli("context", "use", "a")().flatMap(Setup.succeeded("use a"))
       withA = "A_DB_PASSWORD" -> a.dbPassword
@@ -97,7 +99,7 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
       assert(!groupsEnvB.out.contains(handler), groupsEnvB.out)
       assert(groupsFlagA.out.contains(handler), groupsFlagA.out)
       assertEquals(doctorB.code, 0, doctorB.out + doctorB.err)
-      assert(doctorB.out.contains("26532") && doctorB.out.contains("26192"), doctorB.out)
+      assert(doctorB.out.contains(s"$dbB") && doctorB.out.contains(s"$kafkaB"), doctorB.out)
       assertEquals(doctorA.code, 0, doctorA.out + doctorA.err)
       assert(doctorA.out.contains(s"${SandboxFixture.sandboxSettings.dbPort}"), doctorA.out)
       assertEquals(failedB.code, 2, failedB.err)
@@ -112,7 +114,7 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
       overridden <- cli("config", "show", "-o", "json", "--context", "b", "--db-user", "other")("KAFKA_BROKERS" -> "localhost:1")
     } yield {
       assertEquals(b.code, 0, b.err)
-      assertEquals(setting(b, "kafka.bootstrap.servers"), ("localhost:26192", "context b"))
+      assertEquals(setting(b, "kafka.bootstrap.servers"), (s"localhost:$kafkaB", "context b"))
       assertEquals(setting(b, "db.password"), ("****", "context b"))
       assert(!b.out.contains(passwordB))
       assertEquals(setting(overridden, "kafka.bootstrap.servers"), ("localhost:1", "env KAFKA_BROKERS"))
