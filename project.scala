@@ -20,7 +20,6 @@
 //> using dep com.monovore::decline:2.4.1
 //> using dep com.lihaoyi::os-lib:0.11.5
 //> using dep org.scala-lang.modules::scala-parallel-collections:1.2.0
-//> using dep com.softwaremill.sttp.client4::core:4.0.12
 //> using dep org.postgresql:postgresql:42.7.8
 //> using dep io.get-coursier:interface:1.0.30
 //> using dep org.slf4j:slf4j-simple:2.0.17

@@ -4,15 +4,10 @@ import cats.effect.{IO, Resource}
 import io.circe.{Decoder, Json}
 import io.circe.parser.parse
 import io.circe.syntax._
-import sttp.client4._
-import sttp.client4.httpclient.HttpClientSyncBackend
-import sttp.model.MediaType
 
 import java.net.URLEncoder
-import java.net.http.HttpClient
-import java.util.concurrent.Executors
 import java.nio.charset.StandardCharsets.UTF_8
-import java.time.Duration
+import java.util.Base64
 import scala.collection.concurrent.TrieMap
 import scala.concurrent.duration._
 
@@ -20,20 +15,24 @@ import bankops.base.Failure
 import bankops.services.config.{ConnectionSettings, Secrets, TlsProfile}
 
 /** A client for the Confluent schema registry REST API (also served by Apicurio's
-  * ccompat API, Karapace and Redpanda), on sttp over the JDK's HttpClient.
+  * ccompat API, Karapace and Redpanda), over the JDK's HttpClient ([[RegistryHttp]]).
   * Answers are parsed tolerantly: registries differ in the fields they add.
   * Schemas by id and subject look-ups are cached (ids are immutable); 5xx answers
   * and connection errors are retried with backoff, nothing else is.
   */
-final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBackend, userInfo: Option[String], timeout: FiniteDuration,
+final class RegistryClient private (baseUrl: String, makeHttp: () => RegistryHttp, userInfo: Option[String], timeout: FiniteDuration,
                                     retries: Int = 3) {
   // Made on the first request: a replay that never decodes needs no HTTP client (nor its TLS stores loaded).
   @volatile private var made = false
-  private lazy val backend = { made = true; makeBackend() }
+  private lazy val http = { made = true; makeHttp() }
 
   /** Closes the HTTP client, if one was made; see [[RegistryClient.resource]]. */
-  private def close: IO[Unit] = IO.blocking(if (made) backend.close())
-  private val contentType = MediaType("application", "vnd.schemaregistry.v1+json")
+  private def close: IO[Unit] = if (made) http.close else IO.unit
+  private val headers = List("Accept" -> "application/vnd.schemaregistry.v1+json, application/json") ++
+    userInfo.map { ui =>
+      val (user, password) = ui.span(_ != ':')
+      "Authorization" -> ("Basic " + Base64.getEncoder.encodeToString(s"$user:${password.drop(1)}".getBytes(UTF_8)))
+    }
   private val base = baseUrl.stripSuffix("/")
   private val byId = TrieMap.empty[Int, RegisteredSchema]
   private val lookups = TrieMap.empty[(String, String, List[SchemaReference]), Lookup.Found]
@@ -42,32 +41,24 @@ final class RegistryClient private (baseUrl: String, makeBackend: () => SyncBack
 
   private def enc(s: String) = URLEncoder.encode(s, UTF_8).replace("+", "%20")
 
-  // Interruptible: the whole request is bounded by the deadline in [[request]], and a request it cancels stops.
-  private def once(method: String, path: String, body: Option[Json], root: String): IO[Json] = IO.interruptible {
-    val r0 = basicRequest.method(sttp.model.Method(method), uri"${root + path}").readTimeout(timeout)
-      .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
-    val r1 = body.fold(r0)(b => r0.body(b.noSpaces).contentType(contentType))
-    val r2 = userInfo.fold(r1) { ui =>
-      val (u, p) = ui.span(_ != ':'); r1.auth.basic(u, p.drop(1))
-    }
-    r2.send(backend)
-  }.adaptError { case e: SttpClientException =>
-    Failure.Unavailable(s"schema registry at $describe could not be reached: ${Option(e.getCause).map(_.toString).getOrElse(e.toString)}", e)
-  }.flatMap { resp =>
-    val text = resp.body.fold(identity, identity)
+  // Bounded by the deadline in [[request]], which cancels it.
+  private def once(method: String, path: String, body: Option[Json], root: String): IO[Json] = {
+    val contentType = body.map(_ => "Content-Type" -> "application/vnd.schemaregistry.v1+json").toList
+    http.exchange(method, root + path, path.takeWhile(_ != '?'), body.map(_.noSpaces), headers ++ contentType)
+  }.flatMap { case (code, text) =>
     val json = parse(if (text.trim.isEmpty) "null" else text).toOption
     // A Confluent-compatible registry answers in JSON, errors included: anything else is another server at this address.
     def notARegistry(what: String) = NotARegistry(describe, what)
     val where = path.takeWhile(_ != '?')
     json match {
-      case Some(j) if resp.code.isSuccess => IO.pure(j)
-      case None if resp.code.isSuccess => IO.raiseError(notARegistry(s"the answer to $where is not JSON"))
-      case None if resp.code.code == 404 => IO.raiseError(notARegistry(s"404 on $where"))
+      case Some(j) if code / 100 == 2 => IO.pure(j)
+      case None if code / 100 == 2 => IO.raiseError(notARegistry(s"the answer to $where is not JSON"))
+      case None if code == 404 => IO.raiseError(notARegistry(s"404 on $where"))
       // A registry's 404 carries Confluent's error code (40401 subject, 40403 schema, ...); a JSON 404 without one is
       // another server's (Apicurio's own root answers so when the URL lacks /apis/ccompat/v7).
-      case Some(j) if resp.code.code == 404 && j.hcursor.downField("error_code").focus.forall(_.isNull) =>
+      case Some(j) if code == 404 && j.hcursor.downField("error_code").focus.forall(_.isNull) =>
         IO.raiseError(notARegistry(s"404 on $where"))
-      case _ => IO.raiseError(RegistryError.from(resp.code.code, text))
+      case _ => IO.raiseError(RegistryError.from(code, text))
     }
   }
 
@@ -216,26 +207,9 @@ object RegistryClient {
   /** `tlsProperties`: Kafka `ssl.*` keys, the one TLS profile for broker and registry. */
   def resource(url: String, tlsProperties: Map[String, String], ca: Option[os.Path], userInfo: Option[String],
                timeout: FiniteDuration): Resource[IO, RegistryClient] = {
-    def backend(): SyncBackend = {
-      // The client's own threads, daemons: closing the backend shuts them down (sttp closes only clients it made).
-      val threads = Executors.newCachedThreadPool { (r: Runnable) =>
-        val t = new Thread(r, "registry-http"); t.setDaemon(true); t
-      }
-      val builder = HttpClient.newBuilder().executor(threads)
-        .connectTimeout(Duration.ofMillis(timeout.toMillis min 10000L)).followRedirects(HttpClient.Redirect.NORMAL)
-      // Plain http needs no TLS context; loading the key and trust stores is a noticeable share of start-up.
-      if (url.startsWith("https:")) TlsProfile.sslContext(tlsProperties, ca).foreach(builder.sslContext)
-      val client = builder.build()
-      val inner = HttpClientSyncBackend.usingClient(client)
-      new SyncBackend {
-        def send[T](request: GenericRequest[T, Any with sttp.capabilities.Effect[sttp.shared.Identity]]): Response[T] = inner.send(request)
-        def close(): Unit = {
-          inner.close()
-          threads.shutdownNow()
-          client match { case c: AutoCloseable => c.close(); case _ => () } // JDK 21+: its selector thread too
-        }
-      }
-    }
-    Resource.make(IO(new RegistryClient(url, () => backend(), userInfo, timeout)))(_.close)
+    // Plain http needs no TLS context; loading the key and trust stores is a noticeable share of start-up.
+    def http(): RegistryHttp =
+      RegistryHttp(timeout, if (url.startsWith("https:")) TlsProfile.sslContext(tlsProperties, ca) else None, Secrets.maskUrl(url.stripSuffix("/")))
+    Resource.make(IO(new RegistryClient(url, () => http(), userInfo, timeout)))(_.close)
   }
 }

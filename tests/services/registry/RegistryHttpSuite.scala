@@ -7,7 +7,7 @@ import scala.concurrent.duration._
 
 import bankops.base.Failures
 import bankops.services.config.{ConnectionFlags, ConnectionSettings}
-import bankops.support.{HttpStub, SilentListener}
+import bankops.support.{HttpStub, SilentListener, StallingHttp}
 
 /** The registry client against servers that are not a registry: a web server's HTML 404 and 200, a port that never
   * answers; and what it sends for credentials given in the URL.
@@ -81,6 +81,25 @@ class RegistryHttpSuite extends munit.CatsEffectSuite {
 
   test("a registry that accepts and never answers: exit 3 within the timeout plus a second, retries included") {
     SilentListener.resource.use(port =>
+      failure(client(s"http://127.0.0.1:$port", 3.seconds).use(_.subjects)).timed.map { case (took, f) =>
+        assertEquals((f.exitCode, f.message), (3, s"schema registry at http://127.0.0.1:$port did not answer within 3 s"))
+        assert(took < 4.seconds, took.toString)
+      })
+  }
+
+  test("an answer whose body stalls after its headers is asked again: the second, whole answer is read") {
+    val asked = new AtomicInteger
+    StallingHttp.resource(stalls = 1, """["a", "b"]""", asked).use(port =>
+      client(s"http://127.0.0.1:$port", 20.seconds).use(_.subjects).timed.map { case (took, subjects) =>
+        assertEquals(subjects, List("a", "b"))
+        assertEquals(asked.get, 2)
+        // The stalled answer cost its 10 s, not the deadline.
+        assert(took >= RegistryHttp.BodyWithin && took < RegistryHttp.BodyWithin + 5.seconds, took.toString)
+      })
+  }
+
+  test("an answer whose body never completes: exit 3 within the timeout plus a second (it held a run for good once)") {
+    StallingHttp.resource(stalls = Int.MaxValue, """["a"]""").use(port =>
       failure(client(s"http://127.0.0.1:$port", 3.seconds).use(_.subjects)).timed.map { case (took, f) =>
         assertEquals((f.exitCode, f.message), (3, s"schema registry at http://127.0.0.1:$port did not answer within 3 s"))
         assert(took < 4.seconds, took.toString)
