@@ -41,13 +41,11 @@ object SandboxFixture {
       registryPort = port("BANKOPS_REGISTRY_PORT", d.registryPort), dbPort = port("BANKOPS_DB_PORT", d.dbPort))
   }
 
-  /** The JVMs of the sandbox's brokers and of the CLI as the tests start them (`./bankops`, `sandbox start`): C1 only,
-    * as [[Jvm.TestOnly]] says why. A run's brokers spent a third of their CPU (182 of 567 s) in C2; with C1 only, a
-    * fixed set of suites cost them 37 s of CPU instead of 47 to 56 s, and took no longer. The registry and the
-    * handler keep their own options.
+  /** The JVMs of the CLI as the tests start them (`./bankops`, `sandbox start`): C1 only, as [[Jvm.TestOnly]] says why.
+    * The registry and the handler keep their own options. The brokers: [[Jvm.Broker]].
     */
   private def jvms: Map[String, String] =
-    Map("BANKOPS_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "), "BANKOPS_KAFKA_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "))
+    Map("BANKOPS_JAVA_OPTS" -> Jvm.TestOnly.mkString(" "), "BANKOPS_KAFKA_JAVA_OPTS" -> Jvm.Broker.mkString(" "))
 
   /** The environment of a CLI run against this sandbox: its directory, and its ports for whatever runs `sandbox up`
     * (the workflows, `demo`) so that reuses it instead of moving it to the user's ports. Every connection variable is
@@ -62,7 +60,7 @@ object SandboxFixture {
     "BANKOPS_DB_PORT" -> sandboxSettings.dbPort.toString
   )
 
-  /** The test sandbox, to start, stop or restart its services as the tests' environment has them (C1 only). */
+  /** The test sandbox, to start, stop or restart its services as the tests' environment has them. */
   def sandbox: Sandbox = new Sandbox(layout, shell, bankops.SandboxProvision.applyTopology)
 
   private lazy val started: SandboxConnection = {

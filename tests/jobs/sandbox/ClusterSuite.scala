@@ -116,7 +116,7 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
       assertEquals(beats(copy2).sorted, (0L to 3000L).toList, "replay with a broker stopped midway copied every beat once")
       assertEquals(statusOf(again).values.toSet, Set(true), again.out)
       // `sandbox start` gave the broker BANKOPS_KAFKA_JAVA_OPTS (the fixture's environment) after its own options.
-      assert(restarted.containsSlice(bankops.base.JvmOptions.Kafka ++ bankops.support.Jvm.TestOnly), restarted)
+      assert(restarted.containsSlice(bankops.base.JvmOptions.Kafka ++ bankops.support.Jvm.Broker), restarted)
       assertEquals(beats(read).sorted, (0L to 3000L).toList, "every beat once, read by confluent-kafka")
       reached.fold(e => fail(e.getMessage), identity)
       assertEquals(interrupted, 0)
