@@ -8,11 +8,12 @@ object TestShards {
     */
   def default(processors: Int): Int = math.max(1, math.min(3, processors / 2))
 
-  /** How many tests a shard's JVM runs on its sandbox at once: one more than its share of the processors, since a test
+  /** How many tests a shard's JVM runs on its sandbox at once: two more than its share of the processors, since a test
     * spends most of its time waiting on timeouts and paced loads. Two at once on this 2-core machine left 256 of 640 s
-    * of shared turns to one suite alone.
+    * of shared turns to one suite alone; with three, once the brokers' TLS cost less, 97 of 792 core-s of shared turns
+    * went idle, and four took the whole run from 12:51 to 12:14.
     */
-  def sharedAtOnce(processors: Int, shards: Int): Int = math.max(1, processors / shards) + 1
+  def sharedAtOnce(processors: Int, shards: Int): Int = math.max(1, processors / shards) + 2
 
   /** How many suites a shard's JVM runs at once: two more than [[sharedAtOnce]], so while suites wait to run a test
     * alone (tests/support/OnSandbox.scala gathers them), others still fill the shared turns. sbt's ForkMain sizes its
