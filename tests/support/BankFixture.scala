@@ -174,7 +174,7 @@ object BankFixture {
     def records(names: String*) =
       names.map(n => s"""{"type": "nl.openweb.data.$n", "key": "${if (n == "BalanceChanged") "iban" else "id"}"}""").mkString(", ")
     // Replicated as the bank's own topics are: a broker stopped mid-test takes no partition offline.
-    val file = TopologyFixture.write(s"""{"topics": {
+    val file = TopologyFiles.write(s"""{"topics": {
       "$commands": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("ConfirmAccountCreation", "ConfirmMoneyTransfer")}]},
       "$commands.dlq": {"partitions": 1, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": []},
       "$feedback": {"partitions": 3, "replicationFactor": 3, "config": {"min.insync.replicas": "2"}, "records": [${records("AccountCreationConfirmed", "AccountCreationFailed", "MoneyTransferConfirmed", "MoneyTransferFailed")}]},

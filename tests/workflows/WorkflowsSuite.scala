@@ -10,7 +10,7 @@ import scala.concurrent.duration._
 
 import bankops.services.bank.{BalanceChanged, BankRules}
 import bankops.jobs.sandbox.SandboxSecrets
-import bankops.support.{BalanceEvents, BankFixture, MarkdownCheck, Repo, SandboxFixture, TopologyFixture, WorkflowRunner}
+import bankops.support.{BalanceEvents, BankFixture, MarkdownCheck, Repo, SandboxFixture, TopologyFiles, TopologyFixture, WorkflowRunner}
 import bankops.support.WorkflowRunner.{JobRun, Run}
 import bankops.support.OnSandbox
 
@@ -89,7 +89,7 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("topology-plan with an incompatible .avsc: exit 1 from the gate, the subject named in the summary") {
     val copy = os.temp.dir(prefix = "pr-schemas")
-    os.list(TopologyFixture.schemas).foreach(f => os.copy(f, copy / f.last))
+    os.list(TopologyFiles.schemas).foreach(f => os.copy(f, copy / f.last))
     // A field without a default: the new Heartbeat cannot read what the old one wrote (BACKWARD).
     os.write.over(copy / "Heartbeat.avsc",
       """{"type":"record","name":"Heartbeat","namespace":"nl.openweb.data","fields":[{"name":"beat","type":"long"},{"name":"node","type":"string"}]}""")
@@ -107,7 +107,7 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("topology-apply creates a new topic and registers its subject, says so in the summary; run again, no changes") {
     val topic = TopologyFixture.unique("heartbeat")
-    val file = TopologyFixture.write(TopologyFixture.topology((topic, 2, Map.empty, "Heartbeat", "time")))
+    val file = TopologyFiles.write(TopologyFiles.topology((topic, 2, Map.empty, "Heartbeat", "time")))
     for {
       first <- run("topology-apply", env = Map("TOPOLOGY" -> file.toString))
       again <- run("topology-apply", env = Map("TOPOLOGY" -> file.toString))
@@ -139,7 +139,7 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
     val shares = List("0,1,2", "3,4,5", "6,7,8")
     def shareOf(iban: String) = shares(partition(iban) / 3)
     val bad = accounts.head
-    val file = TopologyFixture.write(TopologyFixture.topology((topic, 9, Map.empty, "BalanceChanged", "iban")))
+    val file = TopologyFiles.write(TopologyFiles.topology((topic, 9, Map.empty, "BalanceChanged", "iban")))
     for {
       applied <- SandboxFixture.cli("apply", "--topology", file.toString)
       _ <- IO(assertEquals(applied.code, 0, applied.err))
@@ -178,7 +178,7 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   // inspect and replay: a topic of bank commands filled from fixtures/commands.jsonl (300 records).
-  private def commandsTopology(topics: String*): os.Path = TopologyFixture.write(topics.map { t =>
+  private def commandsTopology(topics: String*): os.Path = TopologyFiles.write(topics.map { t =>
     s""""$t": {"partitions": 3, "replicationFactor": 1, "records": [
        |{"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}""".stripMargin
   }.mkString("""{"topics": {""", ",", "}}"))

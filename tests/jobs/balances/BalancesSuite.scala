@@ -6,7 +6,7 @@ import io.circe.parser.parse
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BalanceChanged, BankRules}
-import bankops.support.{BalanceEvents, BankFixture, CliProcess, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{BalanceEvents, BankFixture, CliProcess, SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
@@ -17,7 +17,7 @@ class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
 
   private def setup(): IO[Bank] = {
     val topic = TopologyFixture.unique("balance_changed")
-    val file = TopologyFixture.write(TopologyFixture.topology((topic, 3, Map.empty, "BalanceChanged", "iban")))
+    val file = TopologyFiles.write(TopologyFiles.topology((topic, 3, Map.empty, "BalanceChanged", "iban")))
     for {
       applied <- SandboxFixture.cli("apply", "--topology", file.toString)
       _ <- IO(assertEquals(applied.code, 0, applied.err))

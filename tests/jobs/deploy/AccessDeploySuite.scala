@@ -13,7 +13,7 @@ import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.KafkaClients
 import bankops.services.plan.TopicSync
-import bankops.support.{KafkaTools, Repo, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{KafkaTools, Repo, SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** `plan`/`apply` of ACLs and SCRAM users on the sandbox's cluster, which runs the StandardAuthorizer; drift made
@@ -75,7 +75,7 @@ class AccessDeploySuite extends munit.CatsEffectSuite with OnSandbox {
         "topics" -> Json.arr(Json.fromString(topic)), "group" -> Json.fromString(group))))
     val extraUser = Json.obj(user -> Json.obj("password" -> Json.obj("env" -> Json.fromString(variable))))
     val merged = bank.deepMerge(Json.obj("topics" -> extraTopic, "access" -> extraAccess, "users" -> extraUser))
-    TopologyFixture.write(merged.spaces2)
+    TopologyFiles.write(merged.spaces2)
   }
 
   /** The environment the sandbox's topology takes on a small cluster. */

@@ -5,7 +5,7 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
-import bankops.support.{SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 class DeploySuite extends munit.CatsEffectSuite with OnSandbox {
@@ -17,7 +17,7 @@ class DeploySuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("apply does topics and schemas in one step; then plan is empty") {
     val (hb, cmd) = (TopologyFixture.unique("hb"), TopologyFixture.unique("cmd"))
-    val file = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map("retention.ms" -> "15m"), "Heartbeat", "time"),
+    val file = TopologyFiles.write(TopologyFiles.topology((hb, 1, Map("retention.ms" -> "15m"), "Heartbeat", "time"),
         (cmd, 3, Map.empty, "ConfirmAccountCreation", "id")))
     for {
       applied <- bankops("apply", "--topology", file.toString, "-o", "json")
@@ -35,7 +35,7 @@ class DeploySuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("the gate: one incompatible schema means no topic is created and no schema registered") {
     val (hb, fresh) = (TopologyFixture.unique("hb"), TopologyFixture.unique("fresh"))
-    val (v1, v2) = TopologyFixture.incompatibleHeartbeat(hb, (fresh, 2, "MoneyTransferFailed"))
+    val (v1, v2) = TopologyFiles.incompatibleHeartbeat(hb, (fresh, 2, "MoneyTransferFailed"))
     for {
       first <- bankops("apply", "--topology", v1.toString)
       gated <- bankops("apply", "--topology", v2.toString, "-o", "table")

@@ -10,14 +10,13 @@ import scala.util.Random
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{Atype, ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
-import bankops.support.{Seeded, FakeRegistry, TopologyFixture}
-import bankops.support.OnSandbox
+import bankops.support.{Seeded, FakeRegistry, TopologyFiles}
 
 /** The handler's decoder of `commands` values against a registry in memory: the two bank commands come back as they
   * were written; everything else is a dead letter with its reason, except an unreachable registry, which is an error (the batch is retried).
   */
-class CommandDecoderSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
-  private def schema(name: String): String = os.read(TopologyFixture.schemas / s"$name.avsc")
+class CommandDecoderSuite extends munit.CatsEffectSuite with Seeded {
+  private def schema(name: String): String = os.read(TopologyFiles.schemas / s"$name.avsc")
   private val Subject = "commands-nl.openweb.data."
 
   private val Pieces = Vector("a", "Z", "0", " ", "\"", "ü", "€", "中", "\ud83d\ude00")

@@ -6,7 +6,7 @@ import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.support.{BankFixture, SandboxFixture, TcpRelay, TopologyFixture}
+import bankops.support.{BankFixture, SandboxFixture, TcpRelay, TopologyFiles}
 import bankops.support.BankFixture.{creation, id, transfer}
 import bankops.support.OnSandbox
 
@@ -52,7 +52,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
     * as the fixture's are: another handler of the same bank (database and outputs), reading other commands.
     */
   private def secondCommandsTopic(bank: BankFixture, other: String): IO[Unit] = {
-    val topology = TopologyFixture.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 3, "records": [
+    val topology = TopologyFiles.write(s"""{"topics": {"$other": {"partitions": 1, "replicationFactor": 3, "records": [
       {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]},
       "$other.dlq": {"partitions": 1, "replicationFactor": 3, "records": []}},
       "access": {"User:handler": [{"role": "consumer", "topics": ["$other"], "group": "${bank.group}-2"},

@@ -6,7 +6,7 @@ import java.util.UUID
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer}
-import bankops.support.{Seeded, CliProcess, ModelBank, PythonClients, SandboxFixture, Setup, TopologyFixture}
+import bankops.support.{Seeded, CliProcess, ModelBank, PythonClients, SandboxFixture, Setup, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 class HeartbeatSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
@@ -14,7 +14,7 @@ class HeartbeatSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
 
   test("--count N produces exactly N heartbeats, beats contiguous from --start-beat; bankops inspect and AvroDeserializer agree") {
     val topic = TopologyFixture.unique("heartbeat")
-    val file = TopologyFixture.write(TopologyFixture.topology((topic, 1, Map.empty, "Heartbeat", "time")))
+    val file = TopologyFiles.write(TopologyFiles.topology((topic, 1, Map.empty, "Heartbeat", "time")))
     for {
       _ <- Setup.cli("apply the topology", "apply", "--topology", file.toString)
       run <- SandboxFixture.cli("heartbeat", "--topic", topic, "--count", "2500", "--rate", "0", "--start-beat", "41", "-o", "json")
@@ -35,7 +35,7 @@ class HeartbeatSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
 
   test("commands: valid generated accounts, 20-digit tokens, deposits from cash, and exactly the failing share asked for") {
     val topic = TopologyFixture.unique("commands")
-    val file = TopologyFixture.write(s"""{"topics": {"$topic": {"partitions": 3, "replicationFactor": 1, "records": [
+    val file = TopologyFiles.write(s"""{"topics": {"$topic": {"partitions": 3, "replicationFactor": 1, "records": [
       {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
     for {
       _ <- Setup.cli("apply the topology", "apply", "--topology", file.toString)
@@ -64,7 +64,7 @@ class HeartbeatSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
 
   test("a missing subject: exit 2 naming it, nothing sent; a missing topic: exit 2") {
     val topic = TopologyFixture.unique("heartbeat")
-    val file = TopologyFixture.write(TopologyFixture.topology((topic, 1, Map.empty, "Heartbeat", "time")))
+    val file = TopologyFiles.write(TopologyFiles.topology((topic, 1, Map.empty, "Heartbeat", "time")))
     for {
       _ <- Setup.cli("apply the topic", "topics", "apply", "--topology", file.toString)
       missing <- SandboxFixture.cli("heartbeat", "--topic", topic, "--count", "10")
@@ -101,7 +101,7 @@ class HeartbeatSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
 
   test("Ctrl-C: exit 130, the summary marked interrupted, counting exactly the records that landed") {
     val topic = TopologyFixture.unique("beats-int")
-    val topology = TopologyFixture.write(
+    val topology = TopologyFiles.write(
       s"""{"topics": {"$topic": {"partitions": 2, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}}}""")
     def landed = SandboxFixture.cli("inspect", "--topic", topic, "-o", "json").map(_.outLines.size)
     for {

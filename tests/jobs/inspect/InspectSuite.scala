@@ -8,7 +8,7 @@ import java.time.Instant
 import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
-import bankops.support.{CliProcess, PythonClients, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.{CliProcess, PythonClients, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 class InspectSuite extends munit.CatsEffectSuite with OnSandbox {
@@ -34,7 +34,7 @@ class InspectSuite extends munit.CatsEffectSuite with OnSandbox {
 
   /** One partition, so offsets are 0..5 in produce order; offset 2 is not Avro at all. */
   private lazy val seeded: IO[Unit] = {
-    val file = TopologyFixture.write(s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1, "records": [
+    val file = TopologyFiles.write(s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1, "records": [
       {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
     def lines = (0 to 5).map { i =>
       val common = s""""topic": "$topic", "key": "${ids(i)}", "timestamp": ${ts(i).toEpochMilli}"""
@@ -144,7 +144,7 @@ class InspectSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("--key reads only the partition Kafka's default partitioner gives the key, and finds what a scan of all partitions finds") {
     val keyed = TopologyFixture.unique("keyed")
-    val topology = TopologyFixture.write(TopologyFixture.topology((keyed, 6, Map.empty, "ConfirmAccountCreation", "id")))
+    val topology = TopologyFiles.write(TopologyFiles.topology((keyed, 6, Map.empty, "ConfirmAccountCreation", "id")))
     // Sent by bankops replay, whose Java producer puts each record where Kafka's default partitioner says.
     val data = os.temp((0 until 40).map { i =>
       s"""{"record": "ConfirmAccountCreation", "key": "k${i % 10}", "value": {"id": "${ids(i % 6)}", "a_type": "AUTO"}}"""
@@ -216,7 +216,7 @@ class InspectSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("a range that ends before it starts is exit 2; a filter nothing read can match gets a warning naming what exists") {
     val topic = TopologyFixture.unique("inspect-warn")
-    val topology = TopologyFixture.write(
+    val topology = TopologyFiles.write(
       s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}}}""")
     for {
       backwards <- SandboxFixture.cli("inspect", "--topic", "commands", "--from", "offset:10", "--to", "offset:5")

@@ -7,7 +7,7 @@ import io.circe.parser.parse
 
 import scala.concurrent.duration._
 
-import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** `bankops produce` against the sandbox, checked with confluent-kafka for Python and with `inspect`. */
@@ -16,7 +16,7 @@ class ProduceSuite extends munit.CatsEffectSuite with OnSandbox {
 
   private val commands = TopologyFixture.unique("produce-commands")
   private val beats = TopologyFixture.unique("produce-beats")
-  private val topology = TopologyFixture.write(
+  private val topology = TopologyFiles.write(
     s"""{"topics": {"$commands": {"partitions": 3, "replicationFactor": 1, "records": [
        |  {"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]},
        |"$beats": {"partitions": 1, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}}}""".stripMargin)
@@ -43,7 +43,7 @@ class ProduceSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("one record: confluent-kafka decodes exactly the record sent (type, fields, key, headers) where produce said it landed") {
     val topic = TopologyFixture.unique("produce-one")
-    val file = TopologyFixture.write(
+    val file = TopologyFiles.write(
       s"""{"topics": {"$topic": {"partitions": 3, "replicationFactor": 1, "records": [
          |{"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"},
          |{"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""".stripMargin)
@@ -90,7 +90,7 @@ class ProduceSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("inspect's JSON output, produced back, gives byte-identical values") {
     val topic = TopologyFixture.unique("produce-back")
-    val file = TopologyFixture.write(TopologyFixture.topology((topic, 1, Map.empty, "ConfirmMoneyTransfer", "id")))
+    val file = TopologyFiles.write(TopologyFiles.topology((topic, 1, Map.empty, "ConfirmMoneyTransfer", "id")))
     val values = List(transfer, transfer.replace("aaaa", "cccc").replace("-42", "9223372036854775807").replace("cash", "tab\\there"))
     val files = os.temp.dir()
     for {

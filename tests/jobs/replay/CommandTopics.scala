@@ -2,11 +2,11 @@ package bankops.jobs.replay
 
 import cats.effect.IO
 
-import bankops.support.{SandboxFixture, TopologyFixture}
+import bankops.support.{SandboxFixture, TopologyFiles}
 
 /** Topics of bank commands (both command records, keyed by id, 3 partitions) for the replay suites. */
 object CommandTopics {
-  def topology(topics: String*): os.Path = TopologyFixture.write(topics.map { t =>
+  def topology(topics: String*): os.Path = TopologyFiles.write(topics.map { t =>
     s""""$t": {"partitions": 3, "replicationFactor": 1, "records": [
        |{"type": "nl.openweb.data.ConfirmAccountCreation", "key": "id"}, {"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}""".stripMargin
   }.mkString("""{"topics": {""", ",", "}}"))

@@ -12,18 +12,17 @@ import bankops.services.avro.WireFormat
 import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
 import bankops.services.kafka.RecordLine
 import bankops.services.registry.RegistryClient
-import bankops.support.{Seeded, FakeRegistry, TopologyFixture}
-import bankops.support.OnSandbox
+import bankops.support.{Seeded, FakeRegistry, TopologyFiles}
 
 /** `replay --from-file`'s encoding of a file's lines against a target registry in memory: a line's value in its
   * record's schema as the target holds it (or as `--schema-dir` gives it), `--exact`'s raw bytes, and every line that
   * cannot be sent refused with its reason.
   */
-class FileEncoderSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
-  private def text(name: String): String = os.read(TopologyFixture.schemas / s"$name.avsc")
+class FileEncoderSuite extends munit.CatsEffectSuite with Seeded {
+  private def text(name: String): String = os.read(TopologyFiles.schemas / s"$name.avsc")
   private def file(name: String): SchemaFile = {
     val schema = new Schema.Parser().parse(text(name))
-    SchemaFile(TopologyFixture.schemas / s"$name.avsc", schema, Nil, text(name))
+    SchemaFile(TopologyFiles.schemas / s"$name.avsc", schema, Nil, text(name))
   }
   private val known = List("Heartbeat", "ConfirmMoneyTransfer").map(file).map(f => f.fullName -> f).toMap
 

@@ -3,14 +3,13 @@ package bankops.jobs.replay
 import bankops.services.avro.WireFormat
 import bankops.services.contracts.SubjectNameStrategy
 import bankops.services.registry.{RegistryError, SchemaResolver}
-import bankops.support.{Seeded, FakeRegistry, TopologyFixture}
-import bankops.support.OnSandbox
+import bankops.support.{Seeded, FakeRegistry, TopologyFiles}
 
 /** Replay's schema id translation between two registries in memory: only the frame's id changes, to the id the
   * target has (or gives) the same schema under the target subject.
   */
-class IdTranslatorSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
-  private def schema(name: String): String = os.read(TopologyFixture.schemas / s"$name.avsc")
+class IdTranslatorSuite extends munit.CatsEffectSuite with Seeded {
+  private def schema(name: String): String = os.read(TopologyFiles.schemas / s"$name.avsc")
 
   private val twoRegistries = for { source <- FakeRegistry.withClient; target <- FakeRegistry.withClient } yield (source, target)
 

@@ -6,7 +6,7 @@ import io.circe.parser.parse
 import scala.concurrent.duration._
 
 import bankops.services.contracts.TopologyFile
-import bankops.support.{KafkaTools, CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.{KafkaTools, CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** The test sandbox's three brokers: the bank's topics as the topology declares them, read back with Kafka's own tool,
@@ -59,7 +59,7 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
     "inspect --follow go on, nothing lost or doubled (confluent-kafka counts), while it stops and while it comes back; started again, status is 0") {
     val (source, target, again2) = (TopologyFixture.unique("beats"), TopologyFixture.unique("beats-copy"), TopologyFixture.unique("beats-copy2"))
     val file =
-      TopologyFixture.write(TopologyFixture.topology((source, 3, Map.empty, "Heartbeat", "time"), (target, 3, Map.empty, "Heartbeat", "time"),
+      TopologyFiles.write(TopologyFiles.topology((source, 3, Map.empty, "Heartbeat", "time"), (target, 3, Map.empty, "Heartbeat", "time"),
           (again2, 3, Map.empty, "Heartbeat", "time")))
     def beats(lines: List[io.circe.Json]) = lines.map(_.hcursor.downField("value").get[Long]("beat").toOption.get)
     for {

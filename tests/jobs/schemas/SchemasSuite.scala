@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import bankops.services.avro.WireFormat
 import bankops.services.bank.ConfirmMoneyTransfer
 import bankops.services.registry.{RegistryClient, SchemaResolver}
-import bankops.support.{PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.{PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 class SchemasSuite extends munit.CatsEffectSuite with OnSandbox {
@@ -47,7 +47,7 @@ class SchemasSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("an incompatible change is refused with the reason, and nothing is registered, not even a compatible new subject") {
     val (hb, other) = (TopologyFixture.unique("hb"), TopologyFixture.unique("other"))
-    val (v1, v2) = TopologyFixture.incompatibleHeartbeat(hb, (other, 1, "MoneyTransferConfirmed"))
+    val (v1, v2) = TopologyFiles.incompatibleHeartbeat(hb, (other, 1, "MoneyTransferConfirmed"))
     for {
       _ <- Setup.cli("register v1", "schemas", "register", "--topology", v1.toString)
       plan <- bankops("schemas", "plan", "--topology", v2.toString, "-o", "table")
@@ -67,8 +67,8 @@ class SchemasSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("a compatible change registers a new version; --compatibility sets the subjects' level") {
     val hb = TopologyFixture.unique("hb")
-    val v1 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time")))
-    val v2 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time")))
+    val v1 = TopologyFiles.write(TopologyFiles.topology((hb, 1, Map.empty, "Heartbeat", "time")))
+    val v2 = TopologyFiles.write(TopologyFiles.topology((hb, 1, Map.empty, "Heartbeat", "time")))
     os.write.over(v2 / os.up / "Heartbeat.avsc",
       """{"type":"record","name":"Heartbeat","namespace":"nl.openweb.data","fields":[{"name":"beat","type":"long"},{"name":"node","type":"string","default":""}]}""")
     val subject = s"$hb-nl.openweb.data.Heartbeat"
@@ -92,8 +92,8 @@ class SchemasSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("whitespace and attribute order are no change: the canonical form decides") {
     val hb = TopologyFixture.unique("hb")
-    val v1 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time")))
-    val v2 = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map.empty, "Heartbeat", "time")))
+    val v1 = TopologyFiles.write(TopologyFiles.topology((hb, 1, Map.empty, "Heartbeat", "time")))
+    val v2 = TopologyFiles.write(TopologyFiles.topology((hb, 1, Map.empty, "Heartbeat", "time")))
     os.write.over(v2 / os.up / "Heartbeat.avsc",
       "{ \"namespace\" : \"nl.openweb.data\",\n  \"fields\": [ {\"type\": \"long\", \"name\": \"beat\", \"doc\": \"a " +
         "counter\"} ],\n \"name\": \"Heartbeat\", \"type\": \"record\" }")
@@ -109,7 +109,7 @@ class SchemasSuite extends munit.CatsEffectSuite with OnSandbox {
   test("references: an imported type's subject is registered first and the user's schema resolves through it") {
     val topic = TopologyFixture.unique("payments")
     val ns = s"bankops.t${UUID.randomUUID().toString.take(8)}"
-    val file = TopologyFixture.write(s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1,
+    val file = TopologyFiles.write(s"""{"topics": {"$topic": {"partitions": 1, "replicationFactor": 1,
       "records": [{"type": "$ns.Payment", "key": "id"}]}}}""")
     os.write(file / os.up / "Money.avsc", s"""{"type":"record","name":"Money","namespace":"$ns","fields":[{"name":"cents","type":"long"}]}""")
     os.write(file / os.up / "Payment.avsc",

@@ -6,14 +6,12 @@ import java.time.Instant
 
 import bankops.services.contracts.TopologyFile
 import bankops.services.kafka.{ConfigSetting, PartitionDetails, TopicDetails}
-import bankops.support.{Repo, TestShell, TopologyFixture}
-import bankops.support.OnSandbox
+import bankops.support.{Repo, TestShell, TopologyFiles}
 
-/** `topics list/describe` without a cluster: the flags of a partition, the topology comparison and the exit code.
-  * The sandbox has one broker, so an under-replicated or offline partition cannot be made there: the flagging is
-  * checked on the model here.
+/** `topics list/describe` without a cluster: the flags of a partition, the topology comparison and the exit code,
+  * every combination on the model (on the sandbox, only ClusterSuite's stopped broker makes a partition under-replicated).
   */
-class TopicsCoreSuite extends munit.CatsEffectSuite with OnSandbox {
+class TopicsCoreSuite extends munit.CatsEffectSuite {
   private def part(n: Int, leader: Option[Int], replicas: List[Int], isr: List[Int], sizes: Map[Int, Long] = Map.empty) =
     PartitionDetails(n, leader, replicas, isr, Some(0), Some(5), Some(5), sizes, Some(Instant.EPOCH), Some(Instant.EPOCH))
 
@@ -48,7 +46,7 @@ class TopicsCoreSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("differences from the topology are what topics plan reports: configs by meaning, partitions, replication") {
-    val file = TopologyFixture.write(TopologyFixture.topology(("t", 2, Map("retention.ms" -> "15m"), "Heartbeat", "time")))
+    val file = TopologyFiles.write(TopologyFiles.topology(("t", 2, Map("retention.ms" -> "15m"), "Heartbeat", "time")))
     val topology = TopologyFile.load(file).fold(e => fail(e), identity)
     def topic(partitions: Int, rf: Int, retention: String) =
       TopicDetails("t", internal = false, "id", (0 until partitions).toList.map(p => part(p, Some(1), (1 to rf).toList, (1 to rf).toList)),

@@ -11,7 +11,7 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
-import bankops.support.{KafkaTools, PythonClients, RefusedClient, SandboxFixture, Setup, TestShell, TopologyFixture}
+import bankops.support.{KafkaTools, PythonClients, RefusedClient, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
@@ -60,7 +60,7 @@ class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("describe agrees with Kafka's TopicCommand and LogDirsCommand; offsets, record times, config sources, drift from the topology") {
     val t = TopologyFixture.unique("described")
-    val file = TopologyFixture.write(TopologyFixture.topology((t, 3, Map("retention.ms" -> "2d"), "ConfirmAccountCreation", "id")))
+    val file = TopologyFiles.write(TopologyFiles.topology((t, 3, Map("retention.ms" -> "2d"), "ConfirmAccountCreation", "id")))
     val base = Instant.now().minus(10, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.MILLIS)
     val lines = (0 until 12).map(i =>
       s"""{"topic": "$t", "key": "k$i", "timestamp": ${base.plusSeconds(i.toLong).toEpochMilli}, "record": "ConfirmAccountCreation",
@@ -119,7 +119,7 @@ class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
   test("list: the topology's topics with partitions and replication; internal ones only with --internal; an unknown topic to describe is exit 2".tag(
       OnSandbox.Alone)) {
     val t = TopologyFixture.unique("listed")
-    val file = TopologyFixture.write(TopologyFixture.topology((t, 2, Map.empty, "Heartbeat", "time")))
+    val file = TopologyFiles.write(TopologyFiles.topology((t, 2, Map.empty, "Heartbeat", "time")))
     for {
       _ <- Setup.cli("apply the topic", "topics", "apply", "--topology", file.toString)
       listed <- bankops("topics", "list", "--topology", file.toString, "-o", "json", "--fail-under-replicated")
@@ -144,7 +144,7 @@ class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("apply creates the declared topics (checked with Kafka's TopicCommand); a second apply changes nothing") {
     val (hb, cmd) = (TopologyFixture.unique("heartbeat"), TopologyFixture.unique("commands"))
-    val file = TopologyFixture.write(TopologyFixture.topology(
+    val file = TopologyFiles.write(TopologyFiles.topology(
         (hb, 1, Map("retention.ms" -> "15m"), "Heartbeat", "time"), (cmd, 4, Map.empty, "ConfirmMoneyTransfer", "id")))
     for {
       first <- bankops("topics", "apply", "--topology", file.toString, "-o", "json")
@@ -166,8 +166,8 @@ class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("a config changed out of band: plan exits 1 naming it, apply restores it; more partitions declared are added") {
     val hb = TopologyFixture.unique("heartbeat")
-    val file = TopologyFixture.write(TopologyFixture.topology((hb, 1, Map("retention.ms" -> "900000"), "Heartbeat", "time")))
-    val grown = TopologyFixture.write(TopologyFixture.topology((hb, 3, Map("retention.ms" -> "900000"), "Heartbeat", "time")))
+    val file = TopologyFiles.write(TopologyFiles.topology((hb, 1, Map("retention.ms" -> "900000"), "Heartbeat", "time")))
+    val grown = TopologyFiles.write(TopologyFiles.topology((hb, 3, Map("retention.ms" -> "900000"), "Heartbeat", "time")))
     for {
       _ <- Setup.cli("apply the topic", "topics", "apply", "--topology", file.toString)
       settings <- SandboxFixture.settings
@@ -193,7 +193,7 @@ class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("a config the broker refuses: apply changes nothing at all and exits 2 naming the topic") {
     val (good, bad) = (TopologyFixture.unique("good"), TopologyFixture.unique("bad"))
-    val file = TopologyFixture.write(TopologyFixture.topology(
+    val file = TopologyFiles.write(TopologyFiles.topology(
         (good, 1, Map.empty, "Heartbeat", "time"), (bad, 1, Map("cleanup.policy" -> "shred"), "Heartbeat", "time")))
     for {
       r <- bankops("topics", "apply", "--topology", file.toString)
@@ -215,7 +215,7 @@ class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("an unreachable broker: exit 3 within the timeout, naming the address") {
-    val file = TopologyFixture.write(TopologyFixture.topology(("x", 1, Map.empty, "Heartbeat", "time")))
+    val file = TopologyFiles.write(TopologyFiles.topology(("x", 1, Map.empty, "Heartbeat", "time")))
     val started = System.nanoTime()
     TestShell.run(List("topics", "plan", "--topology", file.toString, "--bootstrap-server", "localhost:1", "--timeout", "3")).map { r =>
       val took = (System.nanoTime() - started).nanos
@@ -226,7 +226,7 @@ class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a bad topology: exit 2 naming file and path, before any connection") {
-    val file = TopologyFixture.write("""{"topics": {"x": {"partitions": 0, "replicationFactor": 1, "records": []}}}""")
+    val file = TopologyFiles.write("""{"topics": {"x": {"partitions": 0, "replicationFactor": 1, "records": []}}}""")
     TestShell.run(List("topics", "apply", "--topology", file.toString, "--bootstrap-server", "localhost:1")).map { r =>
       assertEquals(r.code, 2)
       assertEquals(r.err.trim, s"bankops: $file: topics.x.partitions: must be at least 1, got 0")

@@ -1,16 +1,15 @@
 package bankops.services.contracts
 
-import bankops.support.TopologyFixture
-import bankops.support.OnSandbox
+import bankops.support.TopologyFiles
 
-class AccessFileSuite extends munit.FunSuite with OnSandbox {
+class AccessFileSuite extends munit.FunSuite {
 
   private val topics =
-    TopologyFixture.topology(("commands", 1, Map.empty, "Heartbeat", "time"), ("balance_changed", 1, Map.empty, "Heartbeat", "time"))
+    TopologyFiles.topology(("commands", 1, Map.empty, "Heartbeat", "time"), ("balance_changed", 1, Map.empty, "Heartbeat", "time"))
 
   /** The topology with `sections` (`"access": {...}`) added at its top level. */
   private def load(sections: String): Either[String, Topology] = {
-    val file = TopologyFixture.write(topics.stripSuffix("}") + s", $sections}")
+    val file = TopologyFiles.write(topics.stripSuffix("}") + s", $sections}")
     TopologyFile.load(file).left.map { e => assert(e.startsWith(file.toString), e); e.stripPrefix(file.toString + ": ") }
   }
 
@@ -36,7 +35,7 @@ class AccessFileSuite extends munit.FunSuite with OnSandbox {
   }
 
   test("a topology without access or users manages neither") {
-    val t = TopologyFile.load(TopologyFixture.write(topics)).fold(fail(_), identity)
+    val t = TopologyFile.load(TopologyFiles.write(topics)).fold(fail(_), identity)
     assertEquals((t.access, t.users), (None, None))
   }
 

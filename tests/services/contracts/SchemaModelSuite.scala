@@ -3,10 +3,9 @@ package bankops.services.contracts
 import org.apache.avro.Schema
 
 import bankops.services.plan.LocalCompatibility
-import bankops.support.{Repo, TopologyFixture}
-import bankops.support.OnSandbox
+import bankops.support.{Repo, TopologyFiles}
 
-class SchemaModelSuite extends munit.FunSuite with OnSandbox {
+class SchemaModelSuite extends munit.FunSuite {
 
   test("subject name strategies name subjects as Confluent's serializers do") {
     assertEquals(SubjectNameStrategy.TopicRecord.subject("commands", "nl.openweb.data.ConfirmMoneyTransfer"),
@@ -40,7 +39,7 @@ class SchemaModelSuite extends munit.FunSuite with OnSandbox {
   }
 
   test("a schema importing a named type from another file: parsed after it, referenced by that file's subject, which comes first") {
-    val file = TopologyFixture.write("""{"topics": {"payments": {"partitions": 1, "replicationFactor": 1,
+    val file = TopologyFiles.write("""{"topics": {"payments": {"partitions": 1, "replicationFactor": 1,
       "records": [{"type": "bankops.test.Payment", "key": "id"}]}}}""")
     os.write(file / os.up / "Money.avsc",
       """{"type":"record","name":"Money","namespace":"bankops.test","fields":[{"name":"cents","type":"long"},{"name":"currency","type":"string"}]}""")

@@ -1,12 +1,11 @@
 package bankops.services.contracts
 
-import bankops.support.{Repo, TopologyFixture}
-import bankops.support.OnSandbox
+import bankops.support.{Repo, TopologyFiles}
 
-class TopologyFileSuite extends munit.FunSuite with OnSandbox {
+class TopologyFileSuite extends munit.FunSuite {
 
   private def error(json: String): String = {
-    val file = TopologyFixture.write(json)
+    val file = TopologyFiles.write(json)
     TopologyFile.load(file) match {
       case Left(e) => assert(e.startsWith(file.toString), e); e.stripPrefix(file.toString + ": ")
       case Right(t) => fail(s"loaded $t")
@@ -30,7 +29,7 @@ class TopologyFileSuite extends munit.FunSuite with OnSandbox {
   }
 
   test("config values are stored canonically: units resolved") {
-    val file = TopologyFixture.write(s"""{"topics": {"h": {"partitions": 1, "replicationFactor": 1,
+    val file = TopologyFiles.write(s"""{"topics": {"h": {"partitions": 1, "replicationFactor": 1,
       "config": {"retention.ms": "15m", "segment.bytes": "1GiB", "cleanup.policy": "Delete,Compact"},
       "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}}}""")
     val t = TopologyFile.load(file).fold(fail(_), identity)
@@ -43,7 +42,7 @@ class TopologyFileSuite extends munit.FunSuite with OnSandbox {
   }
 
   test("environments: an override for every topic, then per topic; errors name their path") {
-    val file = TopologyFixture.write(s"""{"topics": {"h": $heartbeat, "g": $heartbeat}, "environments": {"small": {"replicationFactor": 1,
+    val file = TopologyFiles.write(s"""{"topics": {"h": $heartbeat, "g": $heartbeat}, "environments": {"small": {"replicationFactor": 1,
       "config": {"min.insync.replicas": 1}, "topics": {"g": {"partitions": 4, "config": {"retention.ms": "1h"}}}}}}""")
     val t = TopologyFile.load(file).flatMap(_.in("small")).fold(fail(_), identity)
     assertEquals(t.topic("h").map(h => (h.partitions, h.replicationFactor, h.config)), Some((1, 1, Map("min.insync.replicas" -> "1"))))
@@ -72,7 +71,7 @@ class TopologyFileSuite extends munit.FunSuite with OnSandbox {
   }
 
   test("a record whose .avsc is missing is refused") {
-    val file = TopologyFixture.write(s"""{"topics": {"h": $heartbeat}}""")
+    val file = TopologyFiles.write(s"""{"topics": {"h": $heartbeat}}""")
     os.remove(file / os.up / "Heartbeat.avsc")
     val e = TopologyFile.load(file).left.getOrElse(fail("loaded"))
     assert(e.contains("topics.h.records[0].type: no .avsc file defines record nl.openweb.data.Heartbeat"), e)
@@ -100,7 +99,7 @@ class TopologyFileSuite extends munit.FunSuite with OnSandbox {
   }
 
   test("an invalid .avsc next to the topology is named") {
-    val file = TopologyFixture.write(s"""{"topics": {"h": $heartbeat}}""")
+    val file = TopologyFiles.write(s"""{"topics": {"h": $heartbeat}}""")
     os.write(file / os.up / "Broken.avsc", """{"type": "record", "name": "Broken", "fields": [{"name": "x", "type": "lng"}]}""")
     val e = TopologyFile.load(file).left.getOrElse(fail("loaded"))
     assert(e.startsWith(s"${file / os.up / "Broken.avsc"}: not a valid Avro schema:") && e.contains("lng"), e)
