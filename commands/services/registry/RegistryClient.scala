@@ -20,11 +20,11 @@ import bankops.services.config.{ConnectionSettings, Secrets, TlsProfile}
   * Schemas by id and subject look-ups are cached (ids are immutable); 5xx answers
   * and connection errors are retried with backoff, nothing else is.
   */
-final class RegistryClient private (baseUrl: String, makeHttp: () => RegistryHttp, userInfo: Option[String], timeout: FiniteDuration,
+final class RegistryClient private (baseUrl: String, makeHttp: String => RegistryHttp, userInfo: Option[String], timeout: FiniteDuration,
                                     retries: Int = 3) {
   // Made on the first request: a replay that never decodes needs no HTTP client (nor its TLS stores loaded).
   @volatile private var made = false
-  private lazy val http = { made = true; makeHttp() }
+  private lazy val http = { made = true; makeHttp(describe) }
 
   /** Closes the HTTP client, if one was made; see [[RegistryClient.resource]]. */
   private def close: IO[Unit] = if (made) http.close else IO.unit
@@ -208,8 +208,9 @@ object RegistryClient {
   def resource(url: String, tlsProperties: Map[String, String], ca: Option[os.Path], userInfo: Option[String],
                timeout: FiniteDuration): Resource[IO, RegistryClient] = {
     // Plain http needs no TLS context; loading the key and trust stores is a noticeable share of start-up.
-    def http(): RegistryHttp =
-      RegistryHttp(timeout, if (url.startsWith("https:")) TlsProfile.sslContext(tlsProperties, ca) else None, Secrets.maskUrl(url.stripSuffix("/")))
-    Resource.make(IO(new RegistryClient(url, () => http(), userInfo, timeout)))(_.close)
+    // `describe`: the client's own name for the registry (its address, credentials masked), for the errors.
+    def http(describe: String): RegistryHttp =
+      RegistryHttp(timeout, if (url.startsWith("https:")) TlsProfile.sslContext(tlsProperties, ca) else None, describe)
+    Resource.make(IO(new RegistryClient(url, http, userInfo, timeout)))(_.close)
   }
 }
