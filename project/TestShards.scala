@@ -45,7 +45,6 @@ object TestShards {
     "bankops.jobs.sandbox.MtlsSuite" -> 39,
     "bankops.jobs.replay.ReplaySuite" -> 37,
     "bankops.jobs.topics.TopicsSuite" -> 33,
-    "bankops.jobs.replay.ReplayRestartSuite" -> 31,
     "bankops.jobs.FaultsSuite" -> 20,
     "bankops.jobs.balances.BalancesSuite" -> 19,
     "bankops.jobs.inspect.InspectSuite" -> 18,
