@@ -16,9 +16,6 @@ import bankops.support.OnSandbox
   * temporary config directory, so `sandbox up` registers it as the context `sandbox` there and never in the user's).
   */
 class ContextSuite extends CatsEffectSuite with OnSandbox {
-  // Alone: it starts a second sandbox and asks doctor for a healthy one.
-  override def alone: Boolean = true
-
   override val munitIOTimeout: Duration = 10.minutes
 
   private val xdg = os.temp.dir(prefix = "bankops-contexts")
@@ -71,7 +68,9 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
     } yield ()
   }
 
-  test("context add both sandboxes; use, --context and BANKOPS_CONTEXT each reach the right one") {
+  // Alone: doctor must find sandbox A healthy (no prepared transaction another test holds). The rest reads and writes
+  // only this suite's contexts file and sandbox B.
+  test("context add both sandboxes; use, --context and BANKOPS_CONTEXT each reach the right one".tag(OnSandbox.Alone)) {
     for {
       a <- SandboxFixture.connection
       _ <- cli("context", "add", "a", "--bootstrap-server", a.bootstrapServers, "--command-config", a.commandConfig.toString, "--registry-url",
