@@ -1,5 +1,5 @@
 /** How `./bankops test` deals its suites to JVMs that run at once (build.sbt's testGrouping): the longest first, each
-  * to the shard with the least so far, by the seconds each took in a full run. A suite not listed counts one second.
+  * to the shard with the least so far, by the seconds each ran in a full run. A suite not listed counts one second.
   */
 object TestShards {
   /** One shard per two processors, at most three: each shard runs a sandbox of three brokers, and the suites are
@@ -29,32 +29,44 @@ object TestShards {
         sys.error(s"BANKOPS_TEST_SHARDS must be a number from 1 to 8, not '$s'"))
     }
 
-  /** Seconds each suite's tests held the sandbox in a full run (`BANKOPS_TEST_TIMELINE`, tests/support/OnSandbox.scala);
-    * the rest take a few seconds or less.
+  /** Seconds each suite ran in a full run: munit's times of its tests summed, their waits for a turn on the sandbox
+    * included (tests/bench/suite-seconds.py reads them from the run's log). How long a suite holds one of the JVM's
+    * places, not the sandbox: a small suite with a test alone started last waited for its turn at the end of the run, and
+    * a suite without the sandbox that waits on timeouts ran on by itself after every other. The rest take a few seconds.
     */
   val seconds: Map[String, Int] = Map(
-    "bankops.jobs.handler.HandlerSuite" -> 304,
-    "bankops.jobs.handler.HandlerRecoverySuite" -> 268,
-    "bankops.workflows.WorkflowsSuite" -> 238,
-    "bankops.jobs.latency.LatencySuite" -> 120,
-    "bankops.DemoSuite" -> 102,
-    "bankops.jobs.groups.GroupsSuite" -> 85,
-    "bankops.jobs.sandbox.ClusterSuite" -> 73,
-    "bankops.jobs.handler.HandlerInputsSuite" -> 48,
-    "bankops.jobs.NotAuthorizedSuite" -> 40,
-    "bankops.jobs.sandbox.MtlsSuite" -> 39,
-    "bankops.jobs.replay.ReplaySuite" -> 37,
-    "bankops.jobs.topics.TopicsSuite" -> 33,
-    "bankops.jobs.FaultsSuite" -> 20,
-    "bankops.jobs.balances.BalancesSuite" -> 19,
-    "bankops.jobs.inspect.InspectSuite" -> 18,
-    "bankops.jobs.deploy.AccessDeploySuite" -> 15,
-    "bankops.jobs.heartbeat.HeartbeatSuite" -> 14,
-    "bankops.jobs.capture.CaptureSuite" -> 14,
+    "bankops.jobs.handler.HandlerRecoverySuite" -> 592,
+    "bankops.jobs.handler.HandlerSuite" -> 576,
+    "bankops.workflows.WorkflowsSuite" -> 434,
+    "bankops.jobs.latency.LatencySuite" -> 432,
+    "bankops.jobs.NotAuthorizedSuite" -> 312,
+    "bankops.DemoSuite" -> 238,
+    "bankops.jobs.handler.HandlerInputsSuite" -> 202,
+    "bankops.jobs.sandbox.ClusterSuite" -> 178,
+    "bankops.jobs.groups.GroupsSuite" -> 177,
+    "bankops.jobs.topics.TopicsSuite" -> 144,
+    "bankops.jobs.replay.ReplaySuite" -> 136,
+    "bankops.jobs.inspect.InspectSuite" -> 84,
+    "bankops.jobs.HostileInputSuite" -> 77,
+    "bankops.jobs.sandbox.MtlsSuite" -> 73,
+    "bankops.jobs.deploy.AccessDeploySuite" -> 62,
+    "bankops.jobs.doctor.DoctorSuite" -> 55,
+    "bankops.jobs.schemas.SchemasSuite" -> 50,
+    "bankops.jobs.context.ContextSuite" -> 42, // its second sandbox starts in ~34 s
+    "bankops.jobs.produce.ProduceSuite" -> 41,
+    "bankops.jobs.BadInputSuite" -> 39,
+    "bankops.jobs.balances.BalancesSuite" -> 25,
+    "bankops.jobs.FaultsSuite" -> 24,
+    "bankops.jobs.capture.CaptureSuite" -> 18,
+    "bankops.services.registry.RegistryHttpSuite" -> 18,
+    "bankops.base.LauncherSuite" -> 13,
     "bankops.jobs.handler.LedgerDbSuite" -> 12,
-    "bankops.jobs.sandbox.SandboxSuite" -> 12,
-    "bankops.jobs.produce.ProduceSuite" -> 10,
-    "bankops.jobs.BadInputSuite" -> 10
+    "bankops.jobs.heartbeat.HeartbeatSuite" -> 12,
+    "bankops.jobs.sandbox.SandboxSuite" -> 10,
+    "bankops.services.config.ClientIdentitySuite" -> 9,
+    "bankops.services.ParsersFuzzSuite" -> 8,
+    "bankops.jobs.replay.ReplayInterruptSuite" -> 7,
+    "bankops.services.config.TlsProfileSuite" -> 6
   )
 
   /** The suites' names dealt to `shards` groups, each longest first: a JVM runs its suites side by side in the order

@@ -5,8 +5,9 @@
     tests/bench/test-timeline.py /tmp/turns.tsv
 
 Prints the span, the seconds tests held the sandbox alone (nothing else ran) and shared (by how many at once), and
-each suite's seconds held, the figures project/TestShards.scala orders the suites by. A shared test's part alone
-(OnSandbox.aloneFor, a line of its own named "[alone] why") counts as alone, not as that test's shared time.
+each suite's seconds held (project/TestShards.scala orders suites by their whole time instead: tests/bench/suite-seconds.py).
+A shared test's part alone (OnSandbox.aloneFor, a line of its own named "[alone] why") counts as alone, not as that
+test's shared time.
 """
 import sys
 from collections import defaultdict

@@ -78,7 +78,7 @@ object OnSandbox {
   }
 
   /** `BANKOPS_TEST_TIMELINE=FILE`: a line per test, tab-separated: its suite, name, whether alone, and when (epoch ms)
-    * it asked for its turn, had it and gave it back. What project/TestShards.scala's seconds are measured from.
+    * it asked for its turn, had it and gave it back. Read by tests/bench/test-timeline.py.
     */
   private object Timeline {
     private val file = sys.env.get("BANKOPS_TEST_TIMELINE").filter(_.nonEmpty).map(os.Path(_, os.pwd))
