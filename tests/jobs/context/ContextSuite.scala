@@ -39,9 +39,9 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
   private val sandboxB = ResourceSuiteLocalFixture("sandbox-b",
     Resource.make(
       // The operator's shell names another cluster and an unknown context: the sandbox's own provisioning uses neither.
-      // A second sandbox starting is work enough to upset another test's timing: it has the sandbox alone meanwhile
-      // (not urgent: nothing runs yet while it waits).
-      OnSandbox.turns.io(alone = true, urgent = false)(SandboxFixture.connection >> cli(upB: _*)(
+      // A shared turn: starting a second sandbox is CPU work like a test's load. Alone, it had the whole run wait for
+      // it (31 s) and first for the tests in flight to end, at the end of runs 26 and 28.
+      OnSandbox.turns.io(alone = false)(SandboxFixture.connection >> cli(upB: _*)(
         "KAFKA_BROKERS" -> "127.0.0.1:1", "DB_URL" -> "jdbc:postgresql://127.0.0.1:1/x", "BANKOPS_CONTEXT" -> "nosuch")
         .flatMap(Setup.succeeded("sandbox up (B)")).void)
     )(_ => cli("sandbox", "down", "--wipe", "--sandbox-dir", dirB.toString)().void))
