@@ -70,9 +70,10 @@ object SandboxFixture {
       // A fresh sandbox each run, as CI's: one reused run after run kept every run's metadata (some 7,500 records a run,
       // 68,000 after a day here), and after that many its brokers, restarted by the tests, no longer listed the bank's
       // SCRAM users the controller's log still held (apply then asked to create them; `reader` could not sign in).
-      sandbox.down(wipe = true).attempt.unsafeRunSync()
+      sandbox.down(wipe = true, graceful = false).attempt.unsafeRunSync()
       val c = sandbox.up(sandboxSettings).unsafeRunSync()
-      sys.addShutdownHook { sandbox.down(wipe = false).unsafeRunSync(); () }
+      // Killed, not shut down cleanly (8 s at the end of every run): the next run wipes it first. Its logs stay.
+      sys.addShutdownHook { sandbox.down(wipe = false, graceful = false).unsafeRunSync(); () }
       c
     }
     startedHere = Some(!running)

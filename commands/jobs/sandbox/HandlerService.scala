@@ -82,6 +82,7 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
 
   /** SIGTERM: the handler finishes the batch in hand. */
   def stop: IO[Unit] = process.stop(30.seconds)
+  override def kill: IO[Unit] = process.stop(Duration.Zero)
 
   def version: IO[String] = IO.pure(s"bankops ${Version.current}")
 }

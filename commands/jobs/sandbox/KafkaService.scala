@@ -132,6 +132,7 @@ private[sandbox] final class KafkaService(ctx: SandboxContext, node: Int) extend
     } yield ()
 
   def stop: IO[Unit] = process.stop(30.seconds)
+  override def kill: IO[Unit] = process.stop(Duration.Zero)
 }
 
 private[sandbox] object KafkaService {

@@ -65,4 +65,5 @@ private[sandbox] final class RegistryService(ctx: SandboxContext) extends Sandbo
   }
 
   def stop: IO[Unit] = process.stop(20.seconds)
+  override def kill: IO[Unit] = process.stop(Duration.Zero)
 }

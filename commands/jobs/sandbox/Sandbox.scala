@@ -161,16 +161,18 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
 
   /** Stops whatever runs, in the reverse of the start order, each wave together (the handler first: it finishes its
     * batch while Kafka and PostgreSQL are still there; the brokers together, so none waits for a quorum that its peers
-    * already left); returns the services that were stopped.
+    * already left); returns the services that were stopped. Not `graceful`, each is killed ([[SandboxService.kill]]):
+    * for data that is wiped, or never started on again.
     */
-  def down(wipe: Boolean): IO[List[String]] =
+  def down(wipe: Boolean, graceful: Boolean): IO[List[String]] = {
+    def end(s: SandboxService) = if (graceful) s.stop else s.kill
     IO.blocking(SandboxDir.checkForWipe(layout)).flatMap(IO.fromEither(_)).whenA(wipe) >> services.flatMap { case (list, ran) =>
       if (!ran) IO.pure(Nil)
       else IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false)) >>
-        list.waves.reverse.flatTraverse(_.parFlatTraverse(s =>
-            s.pid.flatMap(p => if (p.isDefined) s.stop.as(List(s.name)) else IO.pure(List.empty[String])))) <*
+        list.waves.reverse.flatTraverse(_.parFlatTraverse(s => s.pid.flatMap(p => if (p.isDefined) end(s).as(List(s.name)) else IO.pure(Nil)))) <*
         ServiceProcess(layout.pidFile(LegacyKafka), "kafka.Kafka").stop(30.seconds)
     }.flatTap(_ => if (wipe) IO.blocking(os.remove.all(layout.dir)) else IO.unit)
+  }
 }
 
 object Sandbox {

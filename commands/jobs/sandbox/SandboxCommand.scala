@@ -64,10 +64,13 @@ object SandboxCommand {
   final case class Stopped(services: List[String], context: Rendered)
 
   private val down = Job.Sub("down", "Stop every sandbox service; --wipe also deletes their data.",
-    (dirOpt, Opts.flag("wipe", "Delete the sandbox's data, certificates and logs too.").orFalse).mapN(DownOptions.apply))(
+    (dirOpt,
+      Opts.flag("wipe",
+        "Delete the sandbox's data, certificates and logs too (its services killed, not shut down: nothing of them is kept).").orFalse).mapN(
+      DownOptions.apply))(
     (o, shell) => {
       val box = sandbox(o.dir, shell)
-      box.down(o.wipe).flatMap(stopped =>
+      box.down(o.wipe, graceful = !o.wipe).flatMap(stopped =>
         (if (o.wipe) register(shell, box.layout.dir, None, "removed") else IO.pure(Rendered.empty)).map(Stopped(stopped, _)))
     },
     (o, s: Stopped) => {

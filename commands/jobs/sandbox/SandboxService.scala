@@ -17,6 +17,11 @@ private[sandbox] trait SandboxService {
 
   def stop: IO[Unit]
 
+  /** Stops it at once, its data about to be thrown away: a JVM service is killed rather than shut down cleanly (the
+    * brokers' clean shutdown ends with the quorum leader waiting 5 s for peers that have already left).
+    */
+  def kill: IO[Unit] = stop
+
   /** Succeeds when it answers its clients. */
   def ready: IO[Unit]
 
