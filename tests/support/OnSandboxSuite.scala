@@ -61,6 +61,28 @@ class OnSandboxSuite extends munit.FunSuite {
     Future.sequence(List(first, second, third)).map(_ => assertEquals(turns.waiting, 0))
   }
 
+  test("a quiet test waits for a test suspended around its part alone: the part and the rest of that test go first") {
+    import cats.effect.IO
+    import cats.effect.unsafe.implicits.global
+    val (other, part) = (Promise[Unit](), Promise[Unit]())
+    val turns = new OnSandbox.Turns
+    val otherStarted, partStarted, suspendedDone, quietStarted = new AtomicBoolean(false)
+    val first = turns.holding(alone = false) { otherStarted.set(true); other.future }
+    until("the other shared test running")(otherStarted.get)
+    val second = turns.holding(alone = false) {
+      (turns.alonePart("OnSandboxSuite", "a part")(IO(partStarted.set(true)) >> IO.fromFuture(IO(part.future))) >>
+        IO(assert(!quietStarted.get, "the quiet test ran before this one resumed")) >> IO(suspendedDone.set(true))).unsafeToFuture()
+    }
+    until("the part waiting")(turns.waiting == 1)
+    val third =
+      turns.holding(alone = true, quiet = true)(Future { assert(suspendedDone.get, "quiet while a test was part-way"); quietStarted.set(true) })
+    until("the quiet test queued")(turns.waiting == 2)
+    other.success(())
+    until("the part running")(partStarted.get)
+    part.success(())
+    Future.sequence(List(first, second, third)).map(_ => assert(quietStarted.get))
+  }
+
   test("tests alone gather: shared turns asked after one go first within its patience, capped; past it, or once one " +
     "ran alone, those alone go on; a part alone is urgent") {
     import OnSandbox.Turns.{next, Waiter}
@@ -68,8 +90,8 @@ class OnSandboxSuite extends munit.FunSuite {
     def at(s: Int) = s.seconds.toNanos
     val (alone, shared1, shared2) = (new Waiter(true, false, at(0)), new Waiter(false, false, at(1)), new Waiter(false, false, at(2)))
     val part = new Waiter(true, true, at(3))
-    def nextAt(now: Int, queue: List[Waiter], shared: Int, lastAlone: Boolean = false) =
-      next(queue, shared, alone = false, lastAlone, sharedAtOnce = 2, patience, at(now))
+    def nextAt(now: Int, queue: List[Waiter], shared: Int, lastAlone: Boolean = false, suspended: Int = 0) =
+      next(queue, shared, alone = false, lastAlone, suspended, sharedAtOnce = 2, patience, at(now))
     // Within its patience, a whole test alone lets the shared ones asked after it go first, as many as the cap allows.
     assertEquals(nextAt(5, List(alone, shared1, shared2), shared = 1), Some(shared1))
     assertEquals(nextAt(5, List(alone, shared2), shared = 2), None)
@@ -85,7 +107,14 @@ class OnSandboxSuite extends munit.FunSuite {
     assertEquals(nextAt(6, List(shared1, part), shared = 0, lastAlone = true), Some(part))
     // Once the alone ones are done, the shared ones go on; nothing is given while a turn alone is held.
     assertEquals(nextAt(7, List(shared1), shared = 0, lastAlone = true), Some(shared1))
-    assertEquals(next(List(shared1), 0, alone = true, lastAlone = true, 2, patience, at(7)), None)
+    assertEquals(next(List(shared1), 0, alone = true, lastAlone = true, 0, 2, patience, at(7)), None)
+    // A quiet one waits while a test is suspended around its part alone: a part goes, the test resuming after its
+    // part goes (shared), a fresh shared one does not; none suspended, the quiet one goes.
+    val (quiet, resuming) = (new Waiter(true, false, at(0), quiet = true), new Waiter(false, true, at(4), resuming = true))
+    assertEquals(nextAt(31, List(quiet, part), shared = 0, suspended = 1), Some(part))
+    assertEquals(nextAt(31, List(quiet, shared1, resuming), shared = 0, suspended = 1), Some(resuming))
+    assertEquals(nextAt(31, List(quiet, shared1), shared = 0, suspended = 1), None)
+    assertEquals(nextAt(31, List(quiet, shared1), shared = 0), Some(quiet))
   }
 
   test("a shared test asked after a test alone goes first, within the latter's patience; the test alone runs once it ends") {

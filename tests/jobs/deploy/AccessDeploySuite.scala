@@ -21,8 +21,8 @@ import bankops.support.OnSandbox
   * `--delete-unlisted --yes` leaves them be) plus a topic, a principal and a SCRAM user of the test's own.
   */
 class AccessDeploySuite extends munit.CatsEffectSuite with OnSandbox {
-  // Alone: it applies the real topology and deletes ACLs it does not list.
-  override def alone: Boolean = true
+  // Alone, and quiet: it applies the real topology and deletes the ACLs it does not list, the test banks' among them.
+  override def quiet: Boolean = true
 
   override val munitIOTimeout: Duration = 5.minutes
 
