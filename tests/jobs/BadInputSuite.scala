@@ -213,7 +213,8 @@ class BadInputSuite extends CatsEffectSuite with OnSandbox {
         _ = assertEquals(seeded.code, 0, seeded.err)
         table = rows(webServer)
         before <- ends("heartbeat")
-        results <- table.traverse(r => TestShell.run(r.args, sandboxEnv ++ r.env, Repo.root, r.stdin).map(r -> _))
+        // Four at a time: some rows wait out a --timeout, and the sandbox is held alone meanwhile.
+        results <- IO.parTraverseN(4)(table)(r => TestShell.run(r.args, sandboxEnv ++ r.env, Repo.root, r.stdin).map(r -> _))
         after <- ends("heartbeat")
       } yield {
         val failures = results.flatMap { case (row, res) =>

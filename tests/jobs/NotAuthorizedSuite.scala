@@ -79,7 +79,9 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
-  test("latency --floor as an identity that may not read the commands topic's configs: named, exit 4, no scratch topic made".tag(OnSandbox.Alone)) {
+  // Shared: refused before it makes a topic or sends a probe, so nothing another test sees changes (and were it not
+  // refused, this test fails on its exit code).
+  test("latency --floor as an identity that may not read the commands topic's configs: named, exit 4, no scratch topic made") {
     as(identities / "loader.properties", "latency", "--floor", "--load", "0", "--step-duration", "2s", "--warm-up", "0").map { r =>
       refused(r, "not authorized to DESCRIBE_CONFIGS topic commands as CN=loader (from BANKOPS_COMMAND_CONFIG)")
       assert(!r._1.err.contains("bankops-floor-"), r._1.err)
