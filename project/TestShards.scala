@@ -8,12 +8,13 @@ object TestShards {
     */
   def default(processors: Int): Int = math.max(1, math.min(3, processors / 2))
 
-  /** How many tests a shard's JVM runs on its sandbox at once: two more than its share of the processors, since a test
-    * spends most of its time waiting on timeouts and paced loads. Two at once on this 2-core machine left 256 of 640 s
-    * of shared turns to one suite alone; with three, once the brokers' TLS cost less, 97 of 792 core-s of shared turns
-    * went idle, and four took the whole run from 12:51 to 12:14.
+  /** How many tests a shard's JVM runs on its sandbox at once: three more than its share of the processors, since a
+    * test spends most of its time waiting on timeouts and paced loads. Two at once on this 2-core machine left 256 of
+    * 640 s of shared turns to one suite alone; with three, once the brokers' TLS cost less, 97 of 792 core-s of shared
+    * turns went idle; four took the whole run from 12:51 to 12:14, and five from 11:40 to 9:59 and 11:00 (runs 36-38:
+    * the waits for a turn alone left 9 and 42 core-s idle, 47 before, as more tests were in flight to fill them).
     */
-  def sharedAtOnce(processors: Int, shards: Int): Int = math.max(1, processors / shards) + 2
+  def sharedAtOnce(processors: Int, shards: Int): Int = math.max(1, processors / shards) + 3
 
   /** How many suites a shard's JVM runs at once: two more than [[sharedAtOnce]], so while suites wait to run a test
     * alone (tests/support/OnSandbox.scala gathers them), others still fill the shared turns. sbt's ForkMain sizes its
