@@ -14,15 +14,16 @@ import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
   * own with a small heap, on the sandbox's default topics and `balancedb`, its status lines in its log. The stable
   * instance name lets a restart take its partitions back at once. `brokers` are the Kafka it consumes from.
   */
-final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) extends SandboxService {
+final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) extends SpawnedService {
   import HandlerService.Group
 
   val name = "handler"
   private val log = ctx.layout.log(name)
   private val Marker = "-Dbankops.service=sandbox-handler"
-  private val process = ServiceProcess(ctx.layout.pidFile(name), Marker)
+  protected val process: ServiceProcess = ServiceProcess(ctx.layout.pidFile(name), Marker)
+  /** After SIGTERM the handler finishes the batch in hand. */
+  protected val grace: FiniteDuration = 30.seconds
 
-  def pid: IO[Option[Long]] = process.pid
   def address: String = s"group $Group"
   def ports: List[Int] = Nil
   // It reads the connection `up` wrote once, as it starts: any other address is a restart.
@@ -79,10 +80,6 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
       _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(consuming(pid))
     } yield ()
   }
-
-  /** SIGTERM: the handler finishes the batch in hand. */
-  def stop: IO[Unit] = process.stop(30.seconds)
-  override def kill: IO[Unit] = process.stop(Duration.Zero)
 
   def version: IO[String] = IO.pure(s"bankops ${Version.current}")
 }

@@ -13,18 +13,18 @@ import bankops.services.kafka.KafkaClients
   * Three listeners, all TLS: SSL with a client certificate required, SASL_SSL for SCRAM users, and the controllers'
   * own. The StandardAuthorizer allows nothing no ACL grants, except to the brokers and the operator (super users).
   */
-private[sandbox] final class KafkaService(ctx: SandboxContext, node: Int) extends SandboxService {
+private[sandbox] final class KafkaService(ctx: SandboxContext, node: Int) extends SpawnedService {
   val name: String = KafkaService.name(node)
   private val dir = ctx.layout.kafkaDir(node)
   private val log = ctx.layout.log(name)
   private val Marker = "kafka.Kafka"
-  private val process = ServiceProcess(ctx.layout.pidFile(name), Marker)
+  protected val process: ServiceProcess = ServiceProcess(ctx.layout.pidFile(name), Marker)
+  protected val grace: FiniteDuration = 30.seconds
   private val s = ctx.settings
   private val sslPort = s.sslPort(node)
   private val scramPort = s.scramPort(node)
   private val controllerPort = s.controllerPortOf(node)
 
-  def pid: IO[Option[Long]] = process.pid
   def version: IO[String] = IO.pure(Artifacts.KafkaVersion)
   def address: String = s"localhost:$sslPort"
   def ports: List[Int] = List(sslPort, scramPort, controllerPort)
@@ -130,9 +130,6 @@ private[sandbox] final class KafkaService(ctx: SandboxContext, node: Int) extend
       _ <- process.record(pid)
       _ <- ctx.awaitReady(name, 90.seconds, process.isAlive(pid))(ready)
     } yield ()
-
-  def stop: IO[Unit] = process.stop(30.seconds)
-  override def kill: IO[Unit] = process.stop(Duration.Zero)
 }
 
 private[sandbox] object KafkaService {

@@ -28,16 +28,20 @@ private[sandbox] object Processes {
   }
 
   /** SIGTERM, then SIGKILL after `grace`. */
-  def stop(pid: Long, marker: String, grace: FiniteDuration): IO[Unit] = {
-    def waitGone(deadline: Deadline): IO[Boolean] =
-      IO.blocking(alive(pid, marker)).flatMap { a =>
-        if (!a) IO.pure(true) else if (deadline.isOverdue()) IO.pure(false) else IO.sleep(200.millis) >> waitGone(deadline)
-      }
+  def stop(pid: Long, marker: String, grace: FiniteDuration): IO[Unit] =
     IO.blocking(ProcessHandle.of(pid).ifPresent(h => { h.destroy(); () })) >>
-      waitGone(grace.fromNow).flatMap {
-        case true => IO.unit
-        case false => IO.blocking(ProcessHandle.of(pid).ifPresent(h => { h.destroyForcibly(); () })) >> waitGone(5.seconds.fromNow).void
-      }
+      gone(pid, marker, grace).flatMap(if (_) IO.unit else kill(pid, marker))
+
+  /** SIGKILL, then up to 5 s for it to be gone. */
+  def kill(pid: Long, marker: String): IO[Unit] =
+    IO.blocking(ProcessHandle.of(pid).ifPresent(h => { h.destroyForcibly(); () })) >> gone(pid, marker, 5.seconds).void
+
+  private def gone(pid: Long, marker: String, within: FiniteDuration): IO[Boolean] = {
+    val deadline = within.fromNow
+    def poll: IO[Boolean] = IO.blocking(alive(pid, marker)).flatMap { a =>
+      if (!a) IO.pure(true) else if (deadline.isOverdue()) IO.pure(false) else IO.sleep(200.millis) >> poll
+    }
+    poll
   }
 
   def portFree(port: Int): Boolean =

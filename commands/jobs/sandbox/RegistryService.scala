@@ -10,15 +10,15 @@ import bankops.services.registry.RegistryClient
 /** Apicurio Registry, whose Confluent-compatible API is at `/apis/ccompat/v7`,
   * storing its data in the sandbox's PostgreSQL so schemas and ids survive a restart.
   */
-private[sandbox] final class RegistryService(ctx: SandboxContext) extends SandboxService {
+private[sandbox] final class RegistryService(ctx: SandboxContext) extends SpawnedService {
   val name = "registry"
   private val dir = ctx.layout.registryDir
   private val log = ctx.layout.log(name)
   private val Marker = "apicurio-registry-app"
-  private val process = ServiceProcess(ctx.layout.pidFile(name), Marker)
+  protected val process: ServiceProcess = ServiceProcess(ctx.layout.pidFile(name), Marker)
+  protected val grace: FiniteDuration = 20.seconds
   private val s = ctx.settings
 
-  def pid: IO[Option[Long]] = process.pid
   def version: IO[String] = IO.pure(s"Apicurio ${Artifacts.ApicurioVersion}")
   def address: String = s.registryUrl
   def ports: List[Int] = List(s.registryPort)
@@ -63,7 +63,4 @@ private[sandbox] final class RegistryService(ctx: SandboxContext) extends Sandbo
     val marker = dir / "compatibility-initialised"
     IO.blocking(os.exists(marker)).ifM(IO.unit, client.use(_.setGlobalCompatibility("BACKWARD")) >> IO.blocking(os.write.over(marker, "BACKWARD")))
   }
-
-  def stop: IO[Unit] = process.stop(20.seconds)
-  override def kill: IO[Unit] = process.stop(Duration.Zero)
 }

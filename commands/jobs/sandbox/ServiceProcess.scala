@@ -19,8 +19,13 @@ private[sandbox] final case class ServiceProcess(pidFile: os.Path, marker: Strin
 
   def isAlive(pid: Long): IO[Boolean] = IO.blocking(Processes.alive(pid, marker))
 
-  def stop(grace: FiniteDuration): IO[Unit] = pid.flatMap {
+  def stop(grace: FiniteDuration): IO[Unit] = ended(Processes.stop(_, marker, grace))
+
+  /** SIGKILL at once: for a service whose data is thrown away. */
+  def kill: IO[Unit] = ended(Processes.kill(_, marker))
+
+  private def ended(end: Long => IO[Unit]): IO[Unit] = pid.flatMap {
     case None => IO.unit
-    case Some(p) => Processes.stop(p, marker, grace) >> IO.blocking(os.remove(pidFile, checkExists = false)).void
+    case Some(p) => end(p) >> IO.blocking(os.remove(pidFile, checkExists = false)).void
   }
 }
