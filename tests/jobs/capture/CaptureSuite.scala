@@ -29,10 +29,13 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       bank <- BankFixture.create("capture")
       lines = (1 to 60).map(i => BankFixture.transfer(BankFixture.id(), "t", i.toLong, "cash", "NL66OPEN0000000000"))
       _ <- bank.send(lines)
-      // A dead letter as the handler writes one: bytes that are not Avro, with headers.
+      // A dead letter as the handler writes one: bytes that are not Avro, with headers. Its timestamp is not the
+      // append time (so the copy's is seen to be kept) and is well inside the topic's retention: an older one is
+      // deleted by the broker's next retention check, at any moment of the test.
       _ <- SandboxFixture.settings.flatMap(s =>
         bankops.services.kafka.ChunkProducer.resource(s.kafka, 30.seconds).use(p =>
-          p.send(fs2.Chunk.singleton(new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](bank.deadLetters, null, 1234L,
+          p.send(fs2.Chunk.singleton(new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](bank.deadLetters, null,
+                Long.box(System.currentTimeMillis() - 3600000L),
                 "k".getBytes("UTF-8"), Array[Byte](0, 1, 2, -1),
                 List[org.apache.kafka.common.header.Header](
                   new org.apache.kafka.common.header.internals.RecordHeader("bankops.dlq.reason", "not Avro".getBytes("UTF-8"))).asJava)))(
