@@ -5,7 +5,7 @@ import cats.effect.unsafe.implicits.global
 
 import scala.concurrent.duration._
 
-import bankops.services.kafka.{EndOffsets, KafkaClients}
+import bankops.services.kafka.{EndOffsets, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.services.registry.RegistryClient
 import bankops.jobs.sandbox.{Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, SandboxConnection}
@@ -109,6 +109,12 @@ object SandboxFixture {
 
   /** How far a topic has been written: its end offsets summed (records and transaction markers; it only grows). */
   def written(topic: String): IO[Long] = admin.flatMap(EndOffsets.of(_, topic)).map(_.values.sum)
+
+  /** Every record of a topic as Kafka holds it (bytes, headers, timestamps), read from the beginning to the end it had
+    * when the read began.
+    */
+  def records(topic: String, timeout: FiniteDuration = 60.seconds): IO[List[TopicReader.Raw]] = settings.flatMap(s =>
+    TopicReader.open(s.kafka, ReadSpec(List(topic), None, StartAt.Beginning, StopAt.End), timeout).use(_._2.compile.toList))
 
   /** One admin client for the test JVM (asked every 100 ms while a fault test waits: one client each time was a TLS
     * handshake with every broker each time), closed as the JVM exits.

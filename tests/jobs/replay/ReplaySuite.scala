@@ -9,7 +9,6 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.Artifacts
-import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.support.{PythonClients, SandboxFixture, TestShell, TopologyFixture}
 import bankops.support.OnSandbox
 
@@ -34,13 +33,10 @@ class ReplaySuite extends munit.CatsEffectSuite with OnSandbox {
 
   /** Every record of a topic: (partition, offset) -> (key, value, headers, timestamp). */
   private def raw(topic: String): IO[Map[(Int, Long), (List[Byte], List[Byte], List[(String, List[Byte])], Long)]] =
-    SandboxFixture.settings.flatMap(s =>
-      TopicReader.open(s.kafka, ReadSpec(List(topic), None, StartAt.Beginning, StopAt.End), 30.seconds).use {
-        case (_, records) => records.compile.toList.map(_.map(r =>
-              (r.partition, r.offset) ->
-                ((Option(r.key).fold(List.empty[Byte])(_.toList), Option(r.value).fold(List.empty[Byte])(_.toList),
-                  r.headers.toArray.toList.map(h => h.key -> h.value.toList), r.timestamp))).toMap)
-      })
+    SandboxFixture.records(topic, 30.seconds).map(_.map(r =>
+        (r.partition, r.offset) ->
+          ((Option(r.key).fold(List.empty[Byte])(_.toList), Option(r.value).fold(List.empty[Byte])(_.toList),
+            r.headers.toArray.toList.map(h => h.key -> h.value.toList), r.timestamp))).toMap)
 
   test("topic to topic on one cluster: keys, values, headers, partitions and timestamps byte-identical; --verify confirms") {
     val (src, dst) = (TopologyFixture.unique("src"), TopologyFixture.unique("dst"))

@@ -7,7 +7,6 @@ import scala.concurrent.duration._
 
 import bankops.jobs.replay.CommandTopics
 import bankops.services.contracts.TopologyFile
-import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.support.{KafkaTools, CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
@@ -59,10 +58,7 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
 
   /** (partition, offset, key) of every record on a topic. */
   private def records(topic: String): IO[List[(Int, Long, String)]] =
-    SandboxFixture.settings.flatMap(s =>
-      TopicReader.open(s.kafka, ReadSpec(List(topic), None, StartAt.Beginning, StopAt.End), 60.seconds).use {
-        case (_, rs) => rs.map(r => (r.partition, r.offset, new String(r.key, "UTF-8"))).compile.toList
-      })
+    SandboxFixture.records(topic).map(_.map(r => (r.partition, r.offset, new String(r.key, "UTF-8"))))
 
   private val ResumeAt = """partition (\d+) from offset (\d+)""".r
 
