@@ -13,12 +13,20 @@ private[sandbox] object SandboxDir {
   /** Before `up` writes anything: a directory or a new name, empty or a sandbox's, and writable. */
   def checkForUp(layout: SandboxLayout): Either[Failure, Unit] = {
     val dir = layout.dir
-    if (os.isLink(dir)) Left(Failure.BadInput(s"--sandbox-dir $dir is a symbolic link; give the directory itself"))
-    else if (os.exists(dir) && !os.isDir(dir)) Left(Failure.BadInput(s"--sandbox-dir $dir is a file, not a directory"))
-    else if (os.isDir(dir) && os.list(dir).nonEmpty && !isSandbox(layout))
-      Left(Failure.BadInput(s"--sandbox-dir $dir is not empty and holds no sandbox (no secrets.json); give a new or empty directory"))
-    else writable(dir)
+    notADirectory(dir).map(what => Left(Failure.BadInput(s"--sandbox-dir $dir $what"))).getOrElse(
+      if (os.isDir(dir) && os.list(dir).nonEmpty && !isSandbox(layout))
+        Left(Failure.BadInput(s"--sandbox-dir $dir is not empty and holds no sandbox (no secrets.json); give a new or empty directory"))
+      else writable(dir))
   }
+
+  /** What a path that is there but is no directory of its own is: a link (even to a sandbox: `down --wipe` would stop
+    * its services and remove the link only), a file, or something else (a device, a pipe).
+    */
+  private def notADirectory(dir: os.Path): Option[String] =
+    if (os.isLink(dir)) Some("is a symbolic link; give the directory itself")
+    else if (os.isFile(dir)) Some("is a file, not a directory")
+    else if (os.exists(dir) && !os.isDir(dir)) Some("is not a directory")
+    else None
 
   /** Made (with its parents) and written to: a read-only place is named now, not by a service failing later. */
   private def writable(dir: os.Path): Either[Failure, Unit] =
@@ -34,7 +42,9 @@ private[sandbox] object SandboxDir {
     }
 
   /** `down --wipe` removes the directory only when it is a sandbox's. */
-  def checkForWipe(layout: SandboxLayout): Either[Failure, Unit] =
-    if (!os.exists(layout.dir) || isSandbox(layout)) Right(())
-    else Left(Failure.BadInput(s"--sandbox-dir ${layout.dir} holds no sandbox (no secrets.json): nothing removed"))
+  def checkForWipe(layout: SandboxLayout): Either[Failure, Unit] = {
+    val dir = layout.dir
+    val refused = notADirectory(dir).orElse(Option.when(os.exists(dir) && !isSandbox(layout))("holds no sandbox (no secrets.json)"))
+    refused.toLeft(()).left.map(what => Failure.BadInput(s"--sandbox-dir $dir $what: nothing stopped or removed"))
+  }
 }

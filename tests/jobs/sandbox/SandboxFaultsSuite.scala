@@ -1,6 +1,7 @@
 package bankops.jobs.sandbox
 
 import cats.effect.IO
+import cats.syntax.all._
 
 import java.net.{InetAddress, ServerSocket}
 import scala.concurrent.duration._
@@ -57,14 +58,19 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite with OnSandbox {
       nonEmpty <- up(home)
       onFile <- up(file)
       onLink <- up(link)
-      wipe <- TestShell.run(List("sandbox", "down", "--wipe", "--sandbox-dir", home.toString))
+      wipes <-
+        List(home, file, link, os.Path("/dev/null")).traverse(d => TestShell.run(List("sandbox", "down", "--wipe", "--sandbox-dir", d.toString)))
     } yield {
       assertEquals((nonEmpty.code, nonEmpty.err.trim),
         (2, s"bankops: --sandbox-dir $home is not empty and holds no sandbox (no secrets.json); give a new or empty directory"))
       assertEquals((onFile.code, onFile.err.trim), (2, s"bankops: --sandbox-dir $file is a file, not a directory"))
       assertEquals(onLink.code, 2, onLink.err)
       assert(onLink.err.contains("is a symbolic link"), onLink.err)
-      assertEquals((wipe.code, wipe.err.trim), (2, s"bankops: --sandbox-dir $home holds no sandbox (no secrets.json): nothing removed"))
+      assertEquals(
+        wipes.map(w => (w.code, w.err.trim)),
+        List(s"$home holds no sandbox (no secrets.json)", s"$file is a file, not a directory", s"$link is a symbolic link; give the directory itself",
+          "/dev/null is not a directory").map(what => (2, s"bankops: --sandbox-dir $what: nothing stopped or removed")))
+      assert(os.isLink(link), "the link is kept")
       assertEquals(os.list(home).map(_.last).toList, List("notes.txt"), "nothing written or removed")
       assertEquals(os.read(file), "mine")
     }
