@@ -23,13 +23,17 @@ final case class BankFixture(commands: String, feedback: String, balance: String
   /** `bankops handler` in a JVM of its own, stdout and stderr appended to `log`; `instance` None: a dynamic member.
     * `env` sets fault points (BANKOPS_HANDLER_PAUSE etc.), `args` more options (a later one wins).
     */
+  /** A handler of this bank, its output to `log`. `patient`: its Kafka transactions get 60 s, not 10, before the
+    * coordinator aborts them, for a test that holds it after PREPARE while something slow (a JVM starting) happens.
+    */
   def spawnHandler(instance: String, log: os.Path, crash: Option[String] = None, env: Map[String, String] = Map.empty,
-                   args: List[String] = Nil, dynamic: Boolean = false): os.SubProcess = {
+                   args: List[String] = Nil, dynamic: Boolean = false, patient: Boolean = false): os.SubProcess = {
     val environment = SandboxFixture.env ++ crash.map("BANKOPS_HANDLER_CRASH" -> _) ++ env
     val member = if (dynamic) Nil else List("--instance", instance)
     // As the sandbox's handler identity, which the fixture's topology grants exactly what a handler of this bank needs.
+    val handler = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
     val identity = List("--command-config",
-      bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false).toString)
+      (if (patient) os.temp(os.read(handler) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties") else handler).toString)
     os.proc(Jvm.bankops(handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file",
         BankFixture.readyFile(log).toString) ++ args))
       .spawn(env = environment, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
@@ -128,6 +132,12 @@ final case class BankFixture(commands: String, feedback: String, balance: String
       Thread.sleep(20)
     }
   }
+
+  /** Rolls back what is left prepared in this bank's database: a test that leaves a batch prepared on purpose settles
+    * it, when it fails too (doctor flags a prepared transaction a minute old in any database, in the tests after it).
+    */
+  def rollbackPrepared: IO[Unit] = query("SELECT gid FROM pg_prepared_xacts WHERE database = current_database()")(_.getString(1))
+    .flatMap(gids => BankFixture.withDb(dbUrl)(c => gids.foreach(g => c.createStatement().execute(s"ROLLBACK PREPARED '$g'"))))
 
   def query[A](sql: String)(row: java.sql.ResultSet => A): IO[List[A]] = BankFixture.withDb(dbUrl) { c =>
     val rs = c.createStatement().executeQuery(sql)

@@ -74,9 +74,12 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       created <- bank.awaitFeedback(Set(account), 150.seconds)
       (iban, token) = bank.accounts(created)(account)
       _ <- more
+      // `sent` starts before the send (connected, asking) and is waited for after it: what it sees of the send is not
+      // late by its own start.
+      seeing <- sent.start
       _ <- bank.send(List(transfer(deposit, "x", 700, "cash", iban, deposit),
           transfer(move, token, 200, iban, bankops.services.bank.BankRules.SeededIban, move)))
-      _ <- sent
+      _ <- seeing.joinWithNever
       checked <- consistent(bank, Set(account, deposit, move), logs(log))
     } yield {
       assertEquals(checked(deposit)._1, "MoneyTransferConfirmed")
@@ -97,14 +100,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       val held = BankFixture.hold("after-prepare")
       val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> spawn(bank.spawnHandler("b", logB)).flatMap(_ =>
         BankFixture.awaitLog(logB, "still open on Kafka")).guarantee(held.release)
-      val patient = IO.blocking {
-        val identity = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
-        os.temp(os.read(identity) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties")
-      }
       (for {
-        config <- patient
-        a <- spawn(bank.spawnHandler("a", logA, env = held.env,
-            args = List("--command-config", config.toString)))
+        a <- spawn(bank.spawnHandler("a", logA, env = held.env, patient = true))
         _ <- BankFixture.awaitReady(a, logA)
         _ <- secondStarts.start
         _ <- scenario(bank, IO.pure(a), logA)
@@ -292,8 +289,10 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
         h <- IO.blocking(bank.spawnHandler("x", log, env = env, args = List("--max-batch", "1")))
         _ <- BankFixture.awaitReady(h, log)
         checked <-
-        (bank.send(List(creation(first), creation(second))) >> bank.awaitLockWaiter() >> held.release >>
-          consistent(bank, Set(first, second), logs(log))).guarantee(held.release >> BankFixture.signal(h, "TERM").void)
+          // The lock waiter is asked for from before the send, connected: it is released well within the lock timeout.
+          (bank.awaitLockWaiter().start.flatMap(waiter => bank.send(List(creation(first), creation(second))) >> waiter.joinWithNever) >>
+            held.release >>
+            consistent(bank, Set(first, second), logs(log))).guarantee(held.release >> BankFixture.signal(h, "TERM").void)
         perIban <- bank.query("SELECT iban, count(*) FROM balance GROUP BY iban HAVING count(*) > 1")(_.getString(1))
         created <- bank.feedbackRecords.map(bank.accounts)
       } yield {
@@ -325,8 +324,11 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
         _ <- prepareForeign
         status <- SandboxFixture.cli("sandbox", "status", "-o", "json")
         h <- IO.blocking(bank.spawnHandler("f", log))
-        _ <- bank.send(List(transfer(between, "x", 100, a, b, between), transfer(deposit, "x", 100, "cash", a, deposit)))
-        feedback <- bank.awaitFeedback(Set(between, deposit), 30.seconds).guarantee(BankFixture.signal(h, "TERM").void)
+        // Ready first: the answers' time is then the batch's alone (a handler waiting for the foreign one never answers).
+        answered = BankFixture.awaitReady(h, log) >>
+          bank.send(List(transfer(between, "x", 100, a, b, between), transfer(deposit, "x", 100, "cash", a, deposit))) >>
+          bank.awaitFeedback(Set(between, deposit), 30.seconds)
+        feedback <- answered.guarantee(BankFixture.signal(h, "TERM").void)
         _ <- settleForeign
         checked <- consistent(bank, Set(between, deposit), logs(log))
       } yield {
@@ -355,8 +357,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
         c.createStatement().execute(s"INSERT INTO cmt (uuid, reason) VALUES ('$row', 'not this batch')")
         c.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
       }
-      def settleByHand(gid: String) = BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"ROLLBACK PREPARED '$gid'")).attempt.void
-      for {
+      (for {
         first <- IO.blocking(bank.spawnHandler("i", log))
         _ <- bank.send(List(creation(account)))
         created <- bank.awaitFeedback(Set(account))
@@ -372,7 +373,6 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
         feedback <- bank.awaitFeedback(Set(deposit)).guarantee(BankFixture.signal(h, "TERM").void)
         left <- bank.query("SELECT gid FROM pg_prepared_xacts WHERE database = current_database() ORDER BY gid")(_.getString(1))
         rows <- bank.query(s"SELECT count(*) FROM cmt WHERE uuid IN ('$other', '$none')")(_.getLong(1))
-        _ <- settleByHand(anotherGid) >> settleByHand(noneGid)
       } yield {
         val text = os.read(log)
         assertEquals(left.toSet, Set(anotherGid, noneGid), logs(log))
@@ -380,7 +380,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
         assert(text.contains(s"$anotherGid cannot be settled") && text.contains("holds another record than this batch's marker"), logs(log))
         assert(text.contains(s"$noneGid cannot be settled") && text.contains("holds no record"), logs(log))
         assertEquals(feedback.filter(_._1 == deposit).map(_._2), List("MoneyTransferConfirmed"))
-      }
+      }).guarantee(bank.rollbackPrepared)
     }
   }
 

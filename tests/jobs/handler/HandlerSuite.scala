@@ -156,9 +156,10 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
       def start = IO.blocking(bank.spawnHandler("crash", log))
       for {
         first <- start
-        loaded <- load(bank, 12000, 1)
+        loaded <- load(bank, 36000, 1)
         (accounts, transfers) = loaded
-        // Up to 80 s of load, stopped once the last restarted handler answered 100 more.
+        // Up to 4 minutes of load (three restarts fit on a slow machine), stopped once the last restarted handler answered
+        // 100 more.
         sending <- bank.load(transfers.map(_._2), rate = 150)
         // Each kill lands while a handler is applying the load: once it consumes and has answered 100 more commands;
         // the answers counted when each kill came.
@@ -187,7 +188,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
       for {
         a <- IO.blocking(bank.spawnHandler("a", logA))
         b <- IO.blocking(bank.spawnHandler("b", logB))
-        loaded <- load(bank, 12000, 2)
+        loaded <- load(bank, 36000, 2)
         (accounts, transfers) = loaded
         sending <- bank.load(transfers.map(_._2), rate = 300)
         // Both applying (B's partitions may come a moment after it consumes) and the load being applied when B is
@@ -220,12 +221,12 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
       BankFixture.explained(logA, logB)(for {
         a <- IO.blocking(bank.spawnHandler("a", logA))
         b <- IO.blocking(bank.spawnHandler("b", logB))
-        loaded <- load(bank, 9000, 4)
+        loaded <- load(bank, 27000, 4)
         (accounts, transfers) = loaded
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         // The load and the broker's absence with the sandbox to itself; the set-up above and the checks below share it.
         stopped <- aloneFor("a broker stopped and started again under a handler's load")((for {
-          // Up to 90 s of load, stopped once the broker is back and B answered 100 more.
+          // Up to 4.5 minutes of load, stopped once the broker is back and B answered 100 more.
           sending <- bank.load(transfers.map(_._2), rate = 100)
           atStop <- sending.whileApplying(200).map(_._2)
           _ <- Setup.cli("stop a broker", "sandbox", "stop", "kafka-3")
@@ -254,9 +255,9 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
         val (logA, logB) = (os.temp(prefix = "late-a", suffix = ".log"), os.temp(prefix = "late-b", suffix = ".log"))
         BankFixture.explained(logA, logB)(for {
           a <- IO.blocking(bank.spawnHandler("a", logA, dynamic = dynamic))
-          loaded <- load(bank, 12000, 3)
+          loaded <- load(bank, 36000, 3)
           (accounts, transfers) = loaded
-          // Up to 60 s of load, stopped once B alone answered 200 more after the kill.
+          // Up to 3 minutes of load, stopped once B alone answered 200 more after the kill.
           sending <- bank.load(transfers.map(_._2), rate = 200)
           _ <- BankFixture.awaitReady(a, logA) >> sending.whileApplying(100)
           b <- IO.blocking(bank.spawnHandler("b", logB, dynamic = dynamic))
