@@ -1,6 +1,6 @@
 package bankops.base
 
-import cats.effect.IO
+import cats.effect.{Deferred, IO}
 import munit.CatsEffectSuite
 
 import scala.concurrent.duration._
@@ -86,10 +86,14 @@ class OutputFileSuite extends CatsEffectSuite {
     val f = d / "slice.jsonl"
     os.write(f, "old")
     val failing = OutputFile.write("--to-file", f, overwrite = true)(w => IO.blocking(w.write("half")) >> IO.raiseError(new RuntimeException("boom")))
-    val cancelled = OutputFile.write("--to-file", f, overwrite = true)(w => IO.blocking { w.write("half"); w.flush() } >> IO.never[Unit])
+    // Cancelled once it has written: the partial file is looked at then, however slow the machine.
+    def cancelled(written: Deferred[IO, Unit]) =
+      OutputFile.write("--to-file", f, overwrite = true)(w => IO.blocking { w.write("half"); w.flush() } >> written.complete(()) >> IO.never[Unit])
     for {
       e <- failing.attempt
-      sawPartial <- cancelled.start.flatMap(fiber => IO.sleep(200.millis) >> IO(os.exists(OutputFile.partialOf(f))).flatTap(_ => fiber.cancel))
+      written <- Deferred[IO, Unit]
+      fiber <- cancelled(written).start
+      sawPartial <- (written.get >> IO(os.exists(OutputFile.partialOf(f)))).timeout(30.seconds).guarantee(fiber.cancel)
     } yield {
       assertEquals(e.left.map(_.getMessage), Left("boom"))
       assert(sawPartial, "the contents go to the partial file first")

@@ -9,7 +9,7 @@ import bankops.support.{Repo, SandboxFixture, SilentListener, TestShell}
 import bankops.support.OnSandbox
 
 /** Services that fail slowly: one that accepts connections and never answers. `--timeout` is a deadline for the whole
-  * operation, retries included: exit 3 within the timeout plus a second, naming the address.
+  * operation, retries included: exit 3 within the timeout and a margin, naming the address.
   */
 class FaultsSuite extends CatsEffectSuite with OnSandbox {
   // Shared: each job runs in this JVM (no JVM to start under another test's load) and waits on a listener of its own.
@@ -21,12 +21,13 @@ class FaultsSuite extends CatsEffectSuite with OnSandbox {
     SandboxFixture.connection >> TestShell.run(args, sandboxEnv, Repo.root).timed.map(_.swap)
 
   private def hangs(name: String, args: Int => List[String], fragment: Int => String): Unit =
-    test(s"$name that accepts and never answers: exit 3 within 6 s with --timeout 5, naming it") {
+    // Within the timeout and a margin for a busy machine: a second try, or a wait that outlived the timeout, takes 10 s.
+    test(s"$name that accepts and never answers: exit 3 within 8 s with --timeout 5, naming it") {
       SilentListener.resource.use(port =>
         timed(args(port) ++ List("--timeout", "5")).map { case (r, took) =>
           assertEquals(r.code, 3, r.err)
           assert(r.err.contains(fragment(port)), r.err)
-          assert(took < 6.seconds, s"took $took")
+          assert(took < 8.seconds, s"took $took")
           assertEquals(r.err.linesIterator.count(_.nonEmpty), 1, r.err)
         })
     }

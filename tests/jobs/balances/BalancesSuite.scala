@@ -10,10 +10,8 @@ import bankops.support.{BalanceEvents, BankFixture, CliProcess, SandboxFixture, 
 import bankops.support.OnSandbox
 
 class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
+  import BalancesSuite.Bank
   override val munitIOTimeout: Duration = 5.minutes
-
-  /** A topic of BalanceChanged records, and a database of the test's own holding its balance table. */
-  private final case class Bank(topic: String, table: String, db: String)
 
   private def setup(): IO[Bank] = {
     val topic = TopologyFixture.unique("balance_changed")
@@ -82,12 +80,15 @@ class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
       bank <- setup()
       _ <- produce(bank.topic, events)
       _ <- sql(bank, s"INSERT INTO balance (iban, amount) VALUES ('${accounts(3)}', ${bal + 700})")
-      // The late event is produced once the first check has found the difference (its line says so), within the settle time.
-      p <- CliProcess.start(args(bank) ++ List("--settle", "10s", "-o", "json"): _*)
-      _ <- p.await(60.seconds, "the first check's difference")(IO.blocking(os.read(p.err).contains("checking them again")))
-      _ <- produce(bank.topic, List(BalanceChanged(accounts(3), bal + 700, 700, accounts(4), "late")))
-      code <- p.exited(60.seconds)
-      settled = TestShell.Result(code, os.read(p.out), os.read(p.err))
+      // The late event is produced once the first check has found the difference (its line says so), within the settle
+      // time: its producer is connected before.
+      settled <- BalanceEvents.producer(bank.topic).use(send =>
+        for {
+          p <- CliProcess.start(args(bank) ++ List("--settle", "10s", "-o", "json"): _*)
+          _ <- p.await(60.seconds, "the first check's difference")(IO.blocking(os.read(p.err).contains("checking them again")))
+          _ <- send(List(BalanceChanged(accounts(3), bal + 700, 700, accounts(4), "late")))
+          code <- p.exited(60.seconds)
+        } yield TestShell.Result(code, os.read(p.out), os.read(p.err)))
       without <- validate(bank, "-o", "json")
       _ <- sql(bank, "UPDATE balance SET amount = amount + 1")
       drift <- validate(bank, "--settle", "1s", "-o", "json")
@@ -129,4 +130,10 @@ class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
       assertEquals(findings.head.hcursor.get[Int]("rows"), Right(2))
     }
   }
+}
+
+object BalancesSuite {
+
+  /** A topic of BalanceChanged records, and a database of the test's own holding its balance table. */
+  private final case class Bank(topic: String, table: String, db: String)
 }

@@ -47,9 +47,12 @@ class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
     for {
       s <- SandboxFixture.settings
       // As a job asks a broker that has not yet read the controller's record of a topic `apply` just created.
+      // Created through the tests' admin client, connected already: the creation is one request, well within the
+      // 2 s a job asks an unknown topic again.
+      admin <- SandboxFixture.admin
       counting <- KafkaClients.partitionCount(s.kafka, late, 30.seconds).start
       _ <- IO.sleep(300.millis)
-      _ <- KafkaClients.admin(s.kafka).use(_.createTopic(new org.apache.kafka.clients.admin.NewTopic(late, 3, 1.toShort)))
+      _ <- IO.blocking(admin.createTopics(java.util.List.of(new org.apache.kafka.clients.admin.NewTopic(late, 3, 1.toShort))).all().get())
       counted <- counting.joinWithNever
       missing <- KafkaClients.partitionCount(s.kafka, never, 30.seconds).attempt
     } yield {
