@@ -41,6 +41,23 @@ object SandboxFixture {
       registryPort = port("BANKOPS_REGISTRY_PORT", d.registryPort), dbPort = port("BANKOPS_DB_PORT", d.dbPort))
   }
 
+  /** Ports of a second sandbox a suite starts beside the tests' own (MtlsSuite's, ContextSuite's, SandboxFaultsSuite's;
+    * `n` from 1): the tests' own moved up by `n` * [[BesideStep]], so they move with BANKOPS_*_PORT and the shard as the
+    * tests' own do, and two checkouts testing at once meet nowhere.
+    */
+  def beside(n: Int): SandboxSettings = moved(sandboxSettings, n * BesideStep)
+
+  /** Every port of `s` moved `up`. */
+  def moved(s: SandboxSettings, up: Int): SandboxSettings =
+    s.copy(kafkaPort = s.kafkaPort + up, controllerPort = s.controllerPort + up, registryPort = s.registryPort + up, dbPort = s.dbPort + up)
+
+  /** A multiple of the shards' step: a port's last two digits say which service it is, whatever sandbox it is of. */
+  val BesideStep = 2000
+
+  /** `sandbox up`'s flags for the ports of `s`. */
+  def portFlags(s: SandboxSettings): List[String] = List("--kafka-port", s.kafkaPort.toString, "--controller-port", s.controllerPort.toString,
+    "--registry-port", s.registryPort.toString, "--db-port", s.dbPort.toString)
+
   /** The JVMs of the CLI as the tests start them (`./bankops`, `sandbox start`): C1 only, as [[Jvm.TestOnly]] says why.
     * The registry and the handler keep their own options. The brokers: [[Jvm.Broker]].
     */

@@ -19,6 +19,17 @@ class SandboxFixtureSuite extends munit.FunSuite {
     assertEquals(ports(SandboxFixture.defaultSettings).size, 4)
   }
 
+  test("the suites' second sandboxes, in every shard, take none of the ports of another sandbox or of the user's, below the ephemeral range") {
+    def ports(s: SandboxSettings) = s.nodes.flatMap(n => List(s.sslPort(n), s.scramPort(n), s.controllerPortOf(n))).toSet + s.registryPort + s.dbPort
+    val sandboxes = SandboxSettings() ::
+      (for { shard <- 0 to 7; n <- 0 to 3 } yield SandboxFixture.moved(SandboxFixture.defaultSettings,
+        shard * SandboxFixture.ShardPortStep + n * SandboxFixture.BesideStep)).toList
+    val all = sandboxes.map(ports)
+    assertEquals(all.map(_.size).sum, all.flatten.toSet.size, "a port is in two sandboxes")
+    assert(all.flatten.max < 32768, all.flatten.max)
+    assertEquals(SandboxFixture.beside(2), SandboxFixture.moved(SandboxFixture.sandboxSettings, 2 * SandboxFixture.BesideStep))
+  }
+
   test("CLI runs against it carry its ports, so a `sandbox up` among them keeps it where it is") {
     val s = SandboxFixture.sandboxSettings
     assertEquals(List("BANKOPS_KAFKA_PORT", "BANKOPS_CONTROLLER_PORT", "BANKOPS_REGISTRY_PORT", "BANKOPS_DB_PORT").map(SandboxFixture.env.get),

@@ -22,8 +22,9 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
   private val contextsFile = xdg / "bankops" / "contexts.json"
   private val dirB = Repo.root / ".bankops" / "test-sandbox-contexts"
   // Below Linux's ephemeral range (32768-60999): a client connection's local port there once took 59292 from `up`.
-  private val (kafkaB, registryB, dbB) = (26192, 26181, 26532)
-  private val portsB = List("--kafka-port", s"$kafkaB", "--controller-port", s"${kafkaB + 1}", "--registry-port", s"$registryB", "--db-port", s"$dbB")
+  private val settingsB = SandboxFixture.beside(2)
+  private val (kafkaB, registryB, dbB) = (settingsB.kafkaPort, settingsB.registryPort, settingsB.dbPort)
+  private val portsB = SandboxFixture.portFlags(settingsB)
   private val env = Map("XDG_CONFIG_HOME" -> xdg.toString)
 
   private def cli(args: String*)(extra: (String, String)*): IO[TestShell.Result] = TestShell.run(args.toList, env ++ extra, Repo.root)

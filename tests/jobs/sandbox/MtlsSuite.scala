@@ -5,7 +5,7 @@ import fs2.kafka.{AdminClientSettings, KafkaAdminClient}
 
 import scala.concurrent.duration._
 
-import bankops.support.{Repo, TestShell}
+import bankops.support.{Repo, SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
 /** A second sandbox, on its own ports: one broker (which requires client certificates, as every sandbox broker does)
@@ -16,10 +16,11 @@ class MtlsSuite extends munit.CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val dir = Repo.root / ".bankops" / "test-mtls"
-  private val ports = List("--kafka-port", "29192", "--controller-port", "29193", "--registry-port", "28181", "--db-port", "25532")
+  private val settings = SandboxFixture.beside(1)
+  private val ports = SandboxFixture.portFlags(settings)
 
   private def list(props: Map[String, String]): IO[Either[Throwable, Set[String]]] =
-    KafkaAdminClient.resource[IO](AdminClientSettings("localhost:29192").withProperties(props)
+    KafkaAdminClient.resource[IO](AdminClientSettings(s"localhost:${settings.kafkaPort}").withProperties(props)
         .withProperty("default.api.timeout.ms", "8000").withRequestTimeout(5.seconds)).use(_.listTopics.names).attempt
 
   /** A PKCS12 truststore holding only a CA of its own, made with the JDK's keytool. */
@@ -64,10 +65,12 @@ class MtlsSuite extends munit.CatsEffectSuite with OnSandbox {
       assert(withCert.isRight, s"client with keystore refused: $withCert")
       assert(withoutCert.isLeft, "client without keystore was served")
       assertEquals(doctor.code, 0, doctor.out)
-      assert(doctor.outLines.exists(l => l.contains("\"registry tls localhost:28181\"") && l.contains("\"passed\":true")), doctor.out)
-      assert(doctor.out.contains("https://localhost:28181/apis/ccompat/v7"), doctor.out)
+      assert(
+        doctor.outLines.exists(l => l.contains(s"\"registry tls localhost:${settings.registryPort}\"") && l.contains("\"passed\":true")), doctor.out)
+      assert(doctor.out.contains(s"https://localhost:${settings.registryPort}/apis/ccompat/v7"), doctor.out)
       assertEquals(ownTrust.code, 3, ownTrust.out)
-      assert(ownTrust.outLines.exists(l => l.contains("\"registry tls localhost:28181\"") && l.contains("\"passed\":false")), ownTrust.out)
+      assert(ownTrust.outLines.exists(l => l.contains(s"\"registry tls localhost:${settings.registryPort}\"") && l.contains("\"passed\":false")),
+        ownTrust.out)
       assert(ownTrust.outLines.exists(l => l.contains("\"kafka metadata\"") && l.contains("\"passed\":true")), ownTrust.out)
       assertEquals(down.code, 0)
       assertEquals(pids.size, 3)

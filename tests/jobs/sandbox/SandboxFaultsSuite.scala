@@ -6,7 +6,7 @@ import cats.syntax.all._
 import java.net.{InetAddress, ServerSocket}
 import scala.concurrent.duration._
 
-import bankops.support.TestShell
+import bankops.support.{SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
 /** Bad situations that need no running services. */
@@ -24,8 +24,8 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite with OnSandbox {
     val dir = os.temp.dir()
     IO.blocking(new ServerSocket(0, 1, InetAddress.getLoopbackAddress)).bracket { taken =>
       val port = taken.getLocalPort.toString
-      TestShell.run(List("sandbox", "up", "--sandbox-dir", dir.toString, "--db-port", "29990", "--kafka-port", "29991",
-          "--controller-port", "29992", "--registry-port", port)).map { r =>
+      TestShell.run(List("sandbox", "up", "--sandbox-dir", dir.toString) ++ SandboxFixture.portFlags(SandboxFixture.beside(3).copy(
+          registryPort = port.toInt))).map { r =>
         assertEquals(r.code, 3, r.err)
         assert(r.err.contains(s"port $port for registry"), r.err)
         assert(!os.exists(dir / "postgres" / "data"), "postgres was started anyway")
@@ -52,8 +52,7 @@ class SandboxFaultsSuite extends munit.CatsEffectSuite with OnSandbox {
     val file = home / "notes.txt"
     val link = os.temp.dir() / "link"
     os.symlink(link, home)
-    def up(dir: os.Path) = TestShell.run(List("sandbox", "up", "--sandbox-dir", dir.toString, "--db-port", "29980", "--kafka-port", "29981",
-        "--controller-port", "29982", "--registry-port", "29983"))
+    def up(dir: os.Path) = TestShell.run(List("sandbox", "up", "--sandbox-dir", dir.toString) ++ SandboxFixture.portFlags(SandboxFixture.beside(3)))
     for {
       nonEmpty <- up(home)
       onFile <- up(file)
