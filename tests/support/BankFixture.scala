@@ -20,11 +20,14 @@ final case class BankFixture(commands: String, feedback: String, balance: String
   def handlerArgs: List[String] =
     List("handler", "--topic", commands, "--feedback-topic", feedback, "--balance-topic", balance, "--group", group, "--db-url", dbUrl)
 
-  /** `bankops handler` in a JVM of its own, stdout and stderr appended to `log`; `instance` None: a dynamic member.
-    * `env` sets fault points (BANKOPS_HANDLER_PAUSE etc.), `args` more options (a later one wins).
-    */
-  /** A handler of this bank, its output to `log`. `patient`: its Kafka transactions get 60 s, not 10, before the
-    * coordinator aborts them, for a test that holds it after PREPARE while something slow (a JVM starting) happens.
+  // What a test started on this bank, for [[cleanUp]].
+  private val spawned = new java.util.concurrent.ConcurrentLinkedQueue[os.SubProcess]()
+  private val loads = new java.util.concurrent.ConcurrentLinkedQueue[BankFixture.Load]()
+
+  /** `bankops handler` in a JVM of its own, stdout and stderr appended to `log`; `dynamic`: a dynamic member, else
+    * `--instance instance`. `env` sets fault points (BANKOPS_HANDLER_PAUSE etc.), `args` more options (a later one wins).
+    * `patient`: its Kafka transactions get 60 s, not 10, before the coordinator aborts them, for a test that holds it
+    * after PREPARE while something slow (a JVM starting) happens.
     */
   def spawnHandler(instance: String, log: os.Path, crash: Option[String] = None, env: Map[String, String] = Map.empty,
                    args: List[String] = Nil, dynamic: Boolean = false, patient: Boolean = false): os.SubProcess = {
@@ -34,9 +37,21 @@ final case class BankFixture(commands: String, feedback: String, balance: String
     val handler = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
     val identity = List("--command-config",
       (if (patient) os.temp(os.read(handler) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties") else handler).toString)
-    os.proc(Jvm.bankops(handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file",
+    val handlerProcess = os.proc(Jvm.bankops(handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file",
         BankFixture.readyFile(log).toString) ++ args))
       .spawn(env = environment, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
+    spawned.add(handlerProcess)
+    handlerProcess
+  }
+
+  /** Ends what the test left running, when it failed too: its loads, and its handlers (killed: what they left
+    * prepared is rolled back, as doctor flags a prepared transaction a minute old in any database, in later tests).
+    */
+  def cleanUp: IO[Unit] = IO.defer {
+    import scala.jdk.CollectionConverters._
+    loads.asScala.toList.traverse_(_.halt) >>
+      IO.blocking(spawned.asScala.filter(_.isAlive()).foreach { p => p.wrapped.destroyForcibly(); p.wrapped.waitFor() }) >>
+      rollbackPrepared
   }
 
   /** Sends `lines` in the background at `rate`, a few seconds' worth at a time, until they run out or the test stops
@@ -59,7 +74,9 @@ final case class BankFixture(commands: String, feedback: String, balance: String
           sent.update(_ + c.size) >> since.set(None)
       chunks.traverse_(c => stopping.get.flatMap(s => IO.unlessA(s)(chunk(c))))
         .onError(e => failed.complete(e).void).start.map { fiber =>
-          new BankFixture.Load(this, fiber, stopping, sent, failed, since, lines.size)
+          val load = new BankFixture.Load(this, fiber, stopping, sent, failed, since, lines.size)
+          loads.add(load)
+          load
         }
     }
   }
@@ -175,7 +192,13 @@ object BankFixture {
 
     /** Stops after the chunk being sent; how many lines were sent, the first of those given. */
     def stop: IO[Int] = stopping.set(true) >> fiber.joinWithNever >> sent.get
+
+    /** Stops at once, the chunk being sent cancelled: the test is over. */
+    private[BankFixture] def halt: IO[Unit] = stopping.set(true) >> fiber.cancel
   }
+
+  /** A bank of `name` for `test`, what the test left running ended after it ([[BankFixture.cleanUp]]). */
+  def using[A](name: String)(test: BankFixture => IO[A]): IO[A] = create(name).flatMap(bank => test(bank).guarantee(bank.cleanUp))
 
   /** Topics of three partitions each for the bank's records, subjects registered, and a fresh database. */
   def create(name: String): IO[BankFixture] = {

@@ -76,10 +76,9 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       _ <- more
       // `sent` starts before the send (connected, asking) and is waited for after it: what it sees of the send is not
       // late by its own start.
-      seeing <- sent.start
-      _ <- bank.send(List(transfer(deposit, "x", 700, "cash", iban, deposit),
-          transfer(move, token, 200, iban, bankops.services.bank.BankRules.SeededIban, move)))
-      _ <- seeing.joinWithNever
+      _ <- sent.background.use(seen =>
+        bank.send(List(transfer(deposit, "x", 700, "cash", iban, deposit),
+            transfer(move, token, 200, iban, bankops.services.bank.BankRules.SeededIban, move))) >> seen.flatMap(_.embedNever))
       checked <- consistent(bank, Set(account, deposit, move), logs(log))
     } yield {
       assertEquals(checked(deposit)._1, "MoneyTransferConfirmed")
@@ -91,7 +90,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   test(
     "a handler held after PREPARE while a second handler starts: the second waits for Kafka's outcome instead of " +
       "rolling back, and the batch counts once") {
-    BankFixture.create("held").flatMap { bank =>
+    BankFixture.using("held") { bank =>
       val (logA, logB) = (os.temp(prefix = "held-a", suffix = ".log"), os.temp(prefix = "held-b", suffix = ".log"))
       var spawned = List.empty[os.SubProcess]
       def spawn(p: => os.SubProcess) = IO.blocking { val h = p; spawned ::= h; h }
@@ -116,7 +115,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   List("after-kafka-commit" -> "published by Kafka, committed", "before-kafka-commit" -> "not published, rolled back").foreach {
     case (point, settled) =>
       test(s"Kafka's answer to the commit lost ($point): the handler's own recovery finds the batch $settled, every command once") {
-        BankFixture.create("lost").flatMap { bank =>
+        BankFixture.using("lost") { bank =>
           val log = os.temp(prefix = "lost", suffix = ".log")
           scenario(bank, IO.blocking(bank.spawnHandler("lost", log, env = Map("BANKOPS_HANDLER_LOSE" -> point))), log).flatMap { case (h, _) =>
             BankFixture.signal(h, "TERM").map { _ =>
@@ -131,7 +130,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("COMMIT PREPARED held on the committer's thread while the next batch needs the account it created: that batch waits for it, " +
     "every command once") {
-    BankFixture.create("committer").flatMap { bank =>
+    BankFixture.using("committer") { bank =>
       val log = os.temp(prefix = "committer", suffix = ".log")
       // The creating batch's COMMIT PREPARED is held until the batch with the deposit and the transfer waits for its rows.
       val held = BankFixture.hold("before-commit-prepared")
@@ -147,7 +146,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a crash on the committer's thread before COMMIT PREPARED: the restarted handler commits the batch by its marker, every command once") {
-    BankFixture.create("commitcrash").flatMap { bank =>
+    BankFixture.using("commitcrash") { bank =>
       val log = os.temp(prefix = "commitcrash", suffix = ".log")
       val account = id()
       for {
@@ -167,7 +166,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a crash after the database writes and before PREPARE: nothing is left prepared, the restarted handler applies the batch once") {
-    BankFixture.create("unprepared").flatMap { bank =>
+    BankFixture.using("unprepared") { bank =>
       val log = os.temp(prefix = "unprepared", suffix = ".log")
       val start = for {
         crashing <- IO.blocking(bank.spawnHandler("u", log, crash = Some("before-prepare")))
@@ -190,7 +189,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a crash during recovery (outcome decided, not yet settled), then another start: the batch is settled once, by its marker") {
-    BankFixture.create("recrash").flatMap { bank =>
+    BankFixture.using("recrash") { bank =>
       val log = os.temp(prefix = "recrash", suffix = ".log")
       val account = id()
       for {
@@ -214,7 +213,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   test(
     "an operator deletes the group's offsets while a published batch is still prepared: the handler commits it " +
       "anyway, and re-reading everything changes nothing") {
-    BankFixture.create("deleted").flatMap { bank =>
+    BankFixture.using("deleted") { bank =>
       val log = os.temp(prefix = "deleted", suffix = ".log")
       val (account, deposit) = (id(), id())
       val deleteGroup = SandboxFixture.cli("groups", "delete", bank.group, "--yes").flatMap { r =>
@@ -242,7 +241,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a new account's first deposit reaches another handler while the creating batch's COMMIT PREPARED is pending: it waits and succeeds") {
-    BankFixture.create("fresh").flatMap { bank =>
+    BankFixture.using("fresh") { bank =>
       val (logA, logB) = (os.temp(prefix = "fresh-a", suffix = ".log"), os.temp(prefix = "fresh-b", suffix = ".log"))
       val other = s"${bank.commands}-2"
       val (account, deposit) = (id(), id())
@@ -277,7 +276,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   test(
     "two batches draw one account number, the first still prepared when the second writes: the second is redone with a new " +
       "number, no number is held twice") {
-    BankFixture.create("collide").flatMap { bank =>
+    BankFixture.using("collide") { bank =>
       val log = os.temp(prefix = "collide", suffix = ".log")
       val (first, second) = (id(), id())
       val drawn = bankops.services.bank.BankRules.iban(424242424L)
@@ -290,7 +289,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
         _ <- BankFixture.awaitReady(h, log)
         checked <-
           // The lock waiter is asked for from before the send, connected: it is released well within the lock timeout.
-          (bank.awaitLockWaiter().start.flatMap(waiter => bank.send(List(creation(first), creation(second))) >> waiter.joinWithNever) >>
+          (bank.awaitLockWaiter().background.use(waiter => bank.send(List(creation(first), creation(second))) >> waiter.flatMap(_.embedNever)) >>
             held.release >>
             consistent(bank, Set(first, second), logs(log))).guarantee(held.release >> BankFixture.signal(h, "TERM").void)
         perIban <- bank.query("SELECT iban, count(*) FROM balance GROUP BY iban HAVING count(*) > 1")(_.getString(1))
@@ -309,7 +308,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a prepared transaction of another group in the database: reported, never waited for; transfers naming unknown accounts are answered") {
-    BankFixture.create("foreign").flatMap { bank =>
+    BankFixture.using("foreign") { bank =>
       val log = os.temp(prefix = "foreign", suffix = ".log")
       val gid = s"${LedgerDb.GidRoot}000000000000:0@1"
       val (between, deposit) = (id(), id())
@@ -345,7 +344,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
 
   test(
     "a prepared batch whose marker offset holds another record, or none: an error naming it, never a verdict; the bank goes on") {
-    BankFixture.create("identity").flatMap { bank =>
+    BankFixture.using("identity") { bank =>
       val log = os.temp(prefix = "identity", suffix = ".log")
       val (account, deposit) = (id(), id())
       val prefix = s"${LedgerDb.GidRoot}${HandlerLoop.hash(s"${bank.group}\u0000${bank.commands}\u0000${bank.feedback}")}:"
@@ -387,7 +386,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   test(
     "one id as an account creation and as a transfer, reaching two handlers while the creation's batch is still prepared: " +
       "one outcome for the id, nothing applied twice") {
-    BankFixture.create("oneid").flatMap { bank =>
+    BankFixture.using("oneid") { bank =>
       val (logA, logB) = (os.temp(prefix = "oneid-a", suffix = ".log"), os.temp(prefix = "oneid-b", suffix = ".log"))
       val other = s"${bank.commands}-2"
       val shared = id()
@@ -423,7 +422,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   test(
     "a batch whose database work would outlive its Kafka transaction (a statement held 12 s, the timeout 10 s): cut off, undone " +
       "and retried; the handler is not fenced and every command counts once") {
-    BankFixture.create("slow").flatMap { bank =>
+    BankFixture.using("slow") { bank =>
       val log = os.temp(prefix = "slow", suffix = ".log")
       // The first write of a transfer outcome after this sleeps 12 s: a database that stalls once.
       val stallOnce = BankFixture.withDb(bank.dbUrl) { c =>
@@ -451,7 +450,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
 
   test("the schema registry unreachable under load for three failed tries: each batch retried with a line, the handler stays up, " +
     "every command once") {
-    BankFixture.create("regdown").flatMap { bank =>
+    BankFixture.using("regdown") { bank =>
       val log = os.temp(prefix = "regdown", suffix = ".log")
       val (account, late) = (id(), id())
       val deposits = List.fill(50)(id())
@@ -493,7 +492,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a command-config that sets what the handler sets itself (transactional.id, group.id): exit 2, one line naming the keys") {
-    BankFixture.create("ownkeys").flatMap { bank =>
+    BankFixture.using("ownkeys") { bank =>
       val log = os.temp(prefix = "ownkeys", suffix = ".log")
       val config = IO.blocking {
         val identity = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)

@@ -28,7 +28,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("each rule and reason: feedback, database and balance changes as the original handler's; the same commands again change nothing") {
-    BankFixture.create("rules").flatMap { bank =>
+    BankFixture.using("rules") { bank =>
       withHandler(bank, "rules") { (_, log) =>
         val (a, b) = (id(), id())
         val seeded = BankRules.SeededIban
@@ -151,7 +151,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
     }
 
   test("killed with SIGKILL three times under load and restarted: every command applied exactly once, chains intact") {
-    BankFixture.create("crash").flatMap { bank =>
+    BankFixture.using("crash") { bank =>
       val log = os.temp(prefix = "handler-crash", suffix = ".log")
       def start = IO.blocking(bank.spawnHandler("crash", log))
       for {
@@ -183,7 +183,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("two handlers in one group share the partitions; one stopped mid-run (SIGTERM: exit 0); nothing lost or doubled") {
-    BankFixture.create("pair").flatMap { bank =>
+    BankFixture.using("pair") { bank =>
       val (logA, logB) = (os.temp(prefix = "handler-a", suffix = ".log"), os.temp(prefix = "handler-b", suffix = ".log"))
       for {
         a <- IO.blocking(bank.spawnHandler("a", logA))
@@ -216,7 +216,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a broker stopped mid-load and started again, one of two handlers killed meanwhile: nothing lost or doubled, balances exact") {
-    BankFixture.create("broker").flatMap { bank =>
+    BankFixture.using("broker") { bank =>
       val (logA, logB) = (os.temp(prefix = "broker-a", suffix = ".log"), os.temp(prefix = "broker-b", suffix = ".log"))
       BankFixture.explained(logA, logB)(for {
         a <- IO.blocking(bank.spawnHandler("a", logA))
@@ -279,7 +279,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
 
   List("after-prepare" -> "rolled back", "after-kafka-commit" -> "committed").foreach { case (point, settled) =>
     test(s"a crash $point: the restarted handler finds the prepared batch, $settled by its marker on Kafka, and every command counts once") {
-      BankFixture.create("halt").flatMap { bank =>
+      BankFixture.using("halt") { bank =>
         val log = os.temp(prefix = "handler-halt", suffix = ".log")
         val (a, deposit, move) = (id(), id(), id())
         for {
@@ -321,7 +321,7 @@ class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
   // last, it asks about when the workflows' latency part does, and one wait serves both.
   test(("garbage, an unknown schema id and another record type go to the dead-letter topic as they came, with headers saying why; " +
     "offsets move past them; once the missing schema is registered, a replay from the dead-letter topic applies that command once")) {
-    BankFixture.create("dlq").flatMap { bank =>
+    BankFixture.using("dlq") { bank =>
       withHandler(bank, "dlq") { (h, log) =>
         val (account, after, late) = (id(), id(), id())
         val heartbeat = Heartbeat.codec.schema.toOption.get
