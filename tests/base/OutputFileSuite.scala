@@ -93,7 +93,9 @@ class OutputFileSuite extends CatsEffectSuite {
       e <- failing.attempt
       written <- Deferred[IO, Unit]
       fiber <- cancelled(written).start
-      sawPartial <- (written.get >> IO(os.exists(OutputFile.partialOf(f)))).timeout(30.seconds).guarantee(fiber.cancel)
+      // A write that failed before it had written is its own error, not a timeout.
+      sawPartial <- IO.race(written.get, fiber.joinWithNever).flatMap(_ => IO(os.exists(OutputFile.partialOf(f)))).timeout(30.seconds)
+        .guarantee(fiber.cancel)
     } yield {
       assertEquals(e.left.map(_.getMessage), Left("boom"))
       assert(sawPartial, "the contents go to the partial file first")

@@ -16,8 +16,8 @@ import bankops.services.registry.RegistryClient
 object BalanceEvents {
   def produce(topic: String, events: List[BalanceChanged]): IO[Unit] = producer(topic).use(_(events))
 
-  /** Sends events to `topic`, its schema id looked up and its producer connected first: a test that must put an event on
-    * the topic within a window spends the window on the send alone.
+  /** Sends events to `topic`, its schema id looked up and its producer made first: a test that must put an event on the
+    * topic within a window spends the window on the send alone.
     */
   def producer(topic: String): Resource[IO, List[BalanceChanged] => IO[Unit]] =
     Resource.eval(SandboxFixture.settings).flatMap { s =>

@@ -51,7 +51,9 @@ object SandboxFixture {
   def moved(s: SandboxSettings, up: Int): SandboxSettings =
     s.copy(kafkaPort = s.kafkaPort + up, controllerPort = s.controllerPort + up, registryPort = s.registryPort + up, dbPort = s.dbPort + up)
 
-  /** A multiple of the shards' step: a port's last two digits say which service it is, whatever sandbox it is of. */
+  /** A multiple of the shards' step: a port's last two digits say which service it is, whatever sandbox it is of (up to
+    * three brokers each, as the tests run them).
+    */
   val BesideStep = 2000
 
   /** `sandbox up`'s flags for the ports of `s`. */

@@ -19,15 +19,17 @@ class SandboxFixtureSuite extends munit.FunSuite {
     assertEquals(ports(SandboxFixture.defaultSettings).size, 4)
   }
 
-  test("the suites' second sandboxes, in every shard, take none of the ports of another sandbox or of the user's, below the ephemeral range") {
+  test("the suites' second sandboxes, in every shard, take none of the ports of another sandbox, of a second checkout 1,000 " +
+    "ports up, or of the user's; all below the ephemeral range") {
+    // Three brokers each: the most a test sandbox runs.
     def ports(s: SandboxSettings) = s.nodes.flatMap(n => List(s.sslPort(n), s.scramPort(n), s.controllerPortOf(n))).toSet + s.registryPort + s.dbPort
     val sandboxes = SandboxSettings() ::
-      (for { shard <- 0 to 7; n <- 0 to 3 } yield SandboxFixture.moved(SandboxFixture.defaultSettings,
-        shard * SandboxFixture.ShardPortStep + n * SandboxFixture.BesideStep)).toList
+      (for { checkout <- List(0, 1000); shard <- 0 to 7; n <- 0 to 3 } yield SandboxFixture.moved(
+        SandboxFixture.defaultSettings.copy(brokers = SandboxSettings.DefaultBrokers),
+        checkout + shard * SandboxFixture.ShardPortStep + n * SandboxFixture.BesideStep)).toList
     val all = sandboxes.map(ports)
     assertEquals(all.map(_.size).sum, all.flatten.toSet.size, "a port is in two sandboxes")
     assert(all.flatten.max < 32768, all.flatten.max)
-    assertEquals(SandboxFixture.beside(2), SandboxFixture.moved(SandboxFixture.sandboxSettings, 2 * SandboxFixture.BesideStep))
   }
 
   test("CLI runs against it carry its ports, so a `sandbox up` among them keeps it where it is") {

@@ -81,7 +81,7 @@ class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
       _ <- produce(bank.topic, events)
       _ <- sql(bank, s"INSERT INTO balance (iban, amount) VALUES ('${accounts(3)}', ${bal + 700})")
       // The late event is produced once the first check has found the difference (its line says so), within the settle
-      // time: its producer is connected before.
+      // time: its schema id is looked up and its producer made before, so only the send is left then.
       settled <- BalanceEvents.producer(bank.topic).use(send =>
         for {
           p <- CliProcess.start(args(bank) ++ List("--settle", "10s", "-o", "json"): _*)

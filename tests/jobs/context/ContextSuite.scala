@@ -21,7 +21,8 @@ class ContextSuite extends CatsEffectSuite with OnSandbox {
   private val xdg = os.temp.dir(prefix = "bankops-contexts")
   private val contextsFile = xdg / "bankops" / "contexts.json"
   private val dirB = Repo.root / ".bankops" / "test-sandbox-contexts"
-  // Below Linux's ephemeral range (32768-60999): a client connection's local port there once took 59292 from `up`.
+  // Below Linux's ephemeral range (32768-60999) at the default ports: a client connection's local port there once took
+  // 59292 from `up`.
   private val settingsB = SandboxFixture.beside(2)
   private val (kafkaB, registryB, dbB) = (settingsB.kafkaPort, settingsB.registryPort, settingsB.dbPort)
   private val portsB = SandboxFixture.portFlags(settingsB)
