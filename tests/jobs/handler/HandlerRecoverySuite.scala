@@ -1,7 +1,6 @@
 package bankops.jobs.handler
 
 import cats.effect.IO
-import cats.syntax.all._
 import io.circe.Json
 
 import scala.concurrent.duration._
@@ -92,15 +91,14 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       "rolling back, and the batch counts once") {
     BankFixture.using("held") { bank =>
       val (logA, logB) = (os.temp(prefix = "held-a", suffix = ".log"), os.temp(prefix = "held-b", suffix = ".log"))
-      var spawned = List.empty[os.SubProcess]
-      def spawn(p: => os.SubProcess) = IO.blocking { val h = p; spawned ::= h; h }
       // A is held after PREPARE until B, started meanwhile, says it waits for Kafka's outcome of A's batch; A's
       // transaction is given 60 s before the coordinator aborts it.
       val held = BankFixture.hold("after-prepare")
-      val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> spawn(bank.spawnHandler("b", logB)).flatMap(_ =>
+      val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> IO.blocking(bank.spawnHandler("b", logB)).flatMap(_ =>
         BankFixture.awaitLog(logB, "still open on Kafka")).guarantee(held.release)
-      (for {
-        a <- spawn(bank.spawnHandler("a", logA, env = held.env, patient = true))
+      // Both handlers are ended by BankFixture.using.
+      for {
+        a <- IO.blocking(bank.spawnHandler("a", logA, env = held.env, patient = true))
         _ <- BankFixture.awaitReady(a, logA)
         _ <- secondStarts.start
         _ <- scenario(bank, IO.pure(a), logA)
@@ -108,7 +106,7 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       } yield {
         assert(text.contains("still open on Kafka"), logs(logA, logB))
         assert(!text.contains("rolled back"), logs(logA, logB))
-      }).guarantee(IO.defer(spawned.traverse_(BankFixture.signal(_, "TERM"))))
+      }
     }
   }
 
