@@ -110,7 +110,7 @@ private[latency] object LatencyChart {
   }
 
   private[latency] def latency(steps: List[StepResult], timeoutMs: Double, title: String, floor: List[StepResult] = Nil): XYChart = {
-    val c = base(title, "end-to-end latency (ms, log scale)")
+    val c = base(if (steps.isEmpty) s"$title: no step reached (the run ended in its warm-up)" else title, "end-to-end latency (ms, log scale)")
     c.getStyler.setYAxisLogarithmic(true)
     val x = xs(steps)
     var drawn = List.empty[(String, Array[Double])]
@@ -163,8 +163,10 @@ private[latency] object LatencyChart {
     st.setYAxisMax(1, (all.map(_.rssMaxMiB).maxOption.getOrElse(0.0) * 1.6) max 64.0)
     // An empty figure still says why it is empty (and XChart draws no chart without a series).
     if (processes.isEmpty) {
-      c.setTitle("no process watched (--watch-pid PID)")
-      c.addSeries("none", x, x.map(_ => 0.0)).setMarker(SeriesMarkers.NONE)
+      c.setTitle(if (steps.isEmpty) "no step reached" else "no process watched (--watch-pid PID)")
+      // XChart refuses a series without points, and a run that ended in its warm-up has no step: its one point is at 0.
+      val at = if (x.isEmpty) Array(0.0) else x
+      c.addSeries("none", at, at.map(_ => 0.0)).setMarker(SeriesMarkers.NONE)
     }
     c
   }

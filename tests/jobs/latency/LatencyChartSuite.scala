@@ -57,6 +57,16 @@ class LatencyChartSuite extends munit.FunSuite {
     assertEquals((empty.getYAxisMin.doubleValue, empty.getYAxisMax.doubleValue), (1000.0, 10000.0))
   }
 
+  test("a run that ended in its warm-up (no step): both figures, each saying so, as PNG and SVG") {
+    val png = javax.imageio.ImageIO.read(new java.io.ByteArrayInputStream(LatencyChart.render(Nil, 5000, "t", LatencyChart.Format.Png)))
+    assertEquals((png.getWidth, png.getHeight), (900, 840))
+    val svg = new String(LatencyChart.render(Nil, 5000, "t", LatencyChart.Format.Svg), UTF_8)
+    val desc = svg.substring(svg.indexOf("<desc>"), svg.indexOf("</desc>"))
+    assert(
+      desc.contains("t: no step reached (the run ended in its warm-up): y end-to-end latency") && desc.contains("series timeout") &&
+        desc.contains("no step reached: y CPU"), desc)
+  }
+
   test("the file's extension chooses the format; anything else is refused by name") {
     assertEquals(LatencyChart.Format.of(os.pwd / "a.PNG"), Right(LatencyChart.Format.Png))
     assertEquals(LatencyChart.Format.of(os.pwd / "a.svg"), Right(LatencyChart.Format.Svg))

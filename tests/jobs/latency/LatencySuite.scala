@@ -133,7 +133,7 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test(
-    "a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends after --max-timeouts with exit 1, chart written") {
+    "a broken SLO is exit 1 naming it; with the handler stopped probes time out and the run ends in its warm-up after --max-timeouts with exit 1, chart written") {
     BankFixture.create("latency-stop").flatMap { bank =>
       val chart = os.temp.dir() / "latency.png"
       val account = id()
@@ -151,11 +151,12 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
             bank.accounts(created)(account)._1
           }
         }
-        // Shared: two probes of 1 s with the handler stopped end the run in seconds; 30 s allow for a busy machine.
+        // Shared: two probes of 1 s with the handler stopped end the run in seconds, in its warm-up (a chart with no step
+        // in it); 30 s allow for a busy machine.
         timedOut <- for {
           started <- IO.monotonic
           stopped <- SandboxFixture.cli(bankArgs(bank) ++ List("--account", iban, "--load", "0", "--step-duration", "60s", "--timeout", "1s",
-              "--max-timeouts", "2", "--warm-up", "0", "--chart", chart.toString, "-o", "json"): _*)
+              "--max-timeouts", "2", "--warm-up", "60s", "--chart", chart.toString, "-o", "json"): _*)
           ended <- IO.monotonic
         } yield (stopped, ended - started)
         (stopped, took) = timedOut
@@ -165,7 +166,8 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
         assert(stopped.err.contains("stopped after 2 probes timed out"), stopped.err)
         assert(took < 30.seconds, s"took $took")
         assert(lines(stopped, "probe").count(_.hcursor.get[String]("outcome").contains("timeout")) >= 2, stopped.out)
-        assertEquals(lines(stopped, "step").size, 1)
+        assertEquals((lines(stopped, "warm-up").size, lines(stopped, "step").size), (1, 0), stopped.out)
+        assert(stopped.err.contains(s"latency: chart written to $chart"), stopped.err)
         val png = os.read.bytes(chart)
         assertEquals(png.take(4).toList, List(0x89, 'P', 'N', 'G').map(_.toByte))
         assertEquals(creation.code, 1, creation.err)
