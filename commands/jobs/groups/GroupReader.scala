@@ -24,8 +24,10 @@ private[groups] final class GroupReader(admin: Admin, kafka: KafkaSettings, time
     ConsumerGroups.describe(admin, groups).flatMap(_.traverse { d =>
       val assigned = d.members.flatMap(m => m.assignment.map(_ -> m.clientId)).toMap
       for {
-        committed <- ConsumerGroups.committed(admin, d.group)
-        partitions = (committed.keySet ++ assigned.keySet).toList.sortBy(tp => (tp.topic, tp.partition))
+        all <- ConsumerGroups.committed(admin, d.group)
+        // A topic deleted since the group committed on it (or was assigned it) has no partitions to describe.
+        partitions <- EndOffsets.existing(admin, all.keySet ++ assigned.keySet).map(_.sortBy(tp => (tp.topic, tp.partition)))
+        committed = all.filter { case (tp, _) => partitions.contains(tp) }
         ends <- EndOffsets.ends(admin, partitions)
         starts <- EndOffsets.beginnings(admin, partitions)
         behind = committed.collect { case (tp, c) if c < ends(tp) => tp -> (c max starts(tp)) }

@@ -58,8 +58,14 @@ object ConsumerGroups {
 
   /** Committed offset and end offset per partition the group has committed on (read_committed ends: the last stable offset). */
   def positions(admin: Admin, group: String): IO[Map[TopicPartition, (Long, Long)]] =
-    committed(admin, group).flatMap { c =>
-      EndOffsets.ends(admin, c.keySet).map(ends => c.map { case (tp, o) => tp -> (o, ends(tp)) })
+    committed(admin, group).flatMap(positionsOf(admin, _))
+
+  /** The `committed` offsets beside their partitions' ends, leaving out the partitions of a topic deleted since: listing
+    * every group's lag failed whole when one of them had committed on a topic being deleted.
+    */
+  def positionsOf(admin: Admin, committed: Map[TopicPartition, Long]): IO[Map[TopicPartition, (Long, Long)]] =
+    EndOffsets.existing(admin, committed.keySet).flatMap { live =>
+      EndOffsets.ends(admin, live).map(ends => live.map(tp => tp -> (committed(tp), ends(tp))).toMap)
     }
 
   /** Records the group has yet to read, summed over its partitions; None when it has committed nothing. */

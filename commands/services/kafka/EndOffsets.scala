@@ -1,6 +1,7 @@
 package bankops.services.kafka
 
 import cats.effect.IO
+import cats.syntax.all._
 import org.apache.kafka.clients.admin.{Admin, ListOffsetsOptions, OffsetSpec}
 import org.apache.kafka.common.{IsolationLevel, TopicPartition}
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException
@@ -25,6 +26,21 @@ object EndOffsets {
         case e if Failures.chain(e).exists(_.isInstanceOf[UnknownTopicOrPartitionException]) =>
           Failure.BadInput(s"topic $topic does not exist")
       }
+
+  /** Those of `partitions` whose topic exists. A group's committed offsets can name a topic deleted since they were
+    * read (the coordinator drops them a moment after), and the ends of a partition that is gone are an error, not a 0.
+    */
+  def existing(admin: Admin, partitions: Iterable[TopicPartition]): IO[List[TopicPartition]] = {
+    val topics = partitions.map(_.topic).toList.distinct
+    if (topics.isEmpty) IO.pure(Nil)
+    else {
+      val described = admin.describeTopics(topics.asJava).topicNameValues().asScala
+      topics.traverseFilter(t =>
+        KafkaClients.await(described(t)).as(Option(t)).recover {
+          case e if Failures.chain(e).exists(_.isInstanceOf[UnknownTopicOrPartitionException]) => None
+        }).adaptError(Denied.tag(Doing.describing(topics))).map(known => partitions.filter(tp => known.contains(tp.topic)).toList)
+    }
+  }
 
   def ends(admin: Admin, partitions: Iterable[TopicPartition]): IO[Map[TopicPartition, Long]] =
     list(admin, partitions, OffsetSpec.latest()).map(_.map { case (tp, o) => tp -> o.getOrElse(0L) })
