@@ -201,8 +201,8 @@ object Demo {
       // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
       // Warm figures: 15 s of probes first (reported apart) for the JIT and the brokers; then a probe every 100 ms,
       // 100 a step, so a p99 is not simply the slowest of five. Of ~350 probes, 50 may time out: the probes of 5 s. A
-      // machine busy elsewhere can hold the handler or this JVM for seconds, timing out every probe sent meanwhile (ten
-      // ended runs beside the test suite), where a handler gone answers none and still ends the run within 10 s.
+      // machine busy elsewhere delays commands for seconds, timing out every probe sent meanwhile (a limit of ten ended
+      // two of the test suite's runs); a handler that is gone answers none and still ends the run within 10 s.
       latencyOptions = LatencyOptions.defaults(loader).copy(
         schedule = LatencySchedule(steps = List(0, 500), stepDuration = 10.seconds, interval = 100.millis, timeout = 5.seconds, maxTimeouts = 50,
           warmUp = 15.seconds),

@@ -27,7 +27,8 @@ private[groups] final class GroupReader(admin: Admin, kafka: KafkaSettings, time
         all <- ConsumerGroups.committed(admin, d.group)
         // A topic deleted since the group committed on it (or was assigned it) has no partitions to describe.
         partitions <- EndOffsets.existing(admin, all.keySet ++ assigned.keySet).map(_.sortBy(tp => (tp.topic, tp.partition)))
-        committed = all.filter { case (tp, _) => partitions.contains(tp) }
+        live = partitions.toSet
+        committed = all.filter { case (tp, _) => live(tp) }
         ends <- EndOffsets.ends(admin, partitions)
         starts <- EndOffsets.beginnings(admin, partitions)
         behind = committed.collect { case (tp, c) if c < ends(tp) => tp -> (c max starts(tp)) }
