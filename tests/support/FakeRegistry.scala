@@ -30,8 +30,15 @@ final class FakeRegistry private (port: Int) {
   /** Every request so far, as `GET /schemas/ids/3`. */
   def requests: List[String] = asked.asScala.toList
 
-  /** A schema under an id of the test's choosing (another registry's numbering), in no subject. */
-  def put(id: Int, schema: String): Unit = { schemas(id) = schema; () }
+  private val types = TrieMap.empty[Int, String]
+
+  /** A schema under an id of the test's choosing (another registry's numbering), in no subject; `schemaType` as a
+    * registry answers it for a JSON or Protobuf schema (none for Avro, as Confluent's API does).
+    */
+  def put(id: Int, schema: String, schemaType: Option[String] = None): Unit = {
+    schemas(id) = schema
+    schemaType.foreach(types(id) = _)
+  }
 
   /** Registers `schema` under `subject`: its id, the one it already has when the same schema is known. */
   def register(subject: String, schema: String): Int = synchronized {
@@ -46,7 +53,7 @@ final class FakeRegistry private (port: Int) {
   /** The versions of a subject, as ids. */
   def versions(subject: String): Vector[Int] = subjects.getOrElse(subject, Vector.empty)
 
-  private def same(a: String, b: String) = new Schema.Parser().parse(a) == new Schema.Parser().parse(b)
+  private def same(a: String, b: String) = scala.util.Try(new Schema.Parser().parse(a) == new Schema.Parser().parse(b)).getOrElse(false)
   private def idOf(schema: String): Option[Int] = schemas.collectFirst { case (id, s) if same(s, schema) => id }
 
   private def version(subject: String, v: Int): Json = Json.obj("subject" -> Json.fromString(subject), "version" -> Json.fromInt(v),
@@ -58,7 +65,8 @@ final class FakeRegistry private (port: Int) {
     lazy val schema = parse(body).toOption.flatMap(_.hcursor.get[String]("schema").toOption).getOrElse("")
     (method, path.split('/').toList.drop(1)) match {
       case ("GET", List("schemas", "ids", id)) =>
-        schemas.get(id.toInt).fold(notFound(40403, "Schema not found"))(s => (200, Json.obj("schema" -> Json.fromString(s))))
+        schemas.get(id.toInt).fold(notFound(40403, "Schema not found"))(s =>
+          (200, Json.obj(("schema" -> Json.fromString(s)) :: types.get(id.toInt).map("schemaType" -> Json.fromString(_)).toList: _*)))
       case ("POST", List("subjects", subject, "versions")) => (200, Json.obj("id" -> Json.fromInt(register(subject, schema))))
       case ("POST", List("subjects", subject)) =>
         if (!subjects.contains(subject)) notFound(40401, s"Subject '$subject' not found.")

@@ -10,7 +10,7 @@ import java.time.Instant
 import scala.collection.concurrent.TrieMap
 
 import bankops.services.avro.{AvroJson, DecodeError, WireFormat}
-import bankops.services.registry.{RegistryError, RegistryGarbled, SchemaResolver}
+import bankops.services.registry.{RegistryError, RegistryGarbled, SchemaNotAvro, SchemaResolver}
 import bankops.services.kafka.TopicReader.Raw
 
 /** Decodes values in the Confluent wire format with their writer schemas. Schemas are fetched once per id
@@ -37,6 +37,7 @@ final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true)
         case Left(e: RegistryError) if e.kind == RegistryError.Kind.NotFound || e.kind == RegistryError.Kind.Rejected =>
           IO(unknown.put(id, e.message)).void
         case Left(e: RegistryGarbled) => IO(unknown.put(id, e.getMessage)).void
+        case Left(e: SchemaNotAvro) => IO(unknown.put(id, e.getMessage)).void
         case Left(e) => IO.raiseError(e)
       }
     }

@@ -134,7 +134,9 @@ final class RegistryClient private (baseUrl: String, makeHttp: String => Registr
     byId.get(id).fold {
       request("GET", s"/schemas/ids/$id").flatMap { j =>
         val c = j.hcursor
-        IO.fromEither(c.get[String]("schema").map(s => RegisteredSchema(s, c.getOrElse[List[SchemaReference]]("references")(Nil).getOrElse(Nil)))
+        IO.fromEither(c.get[String]("schema").map(s =>
+            RegisteredSchema(s, c.getOrElse[List[SchemaReference]]("references")(Nil).getOrElse(Nil),
+              c.get[String]("schemaType").toOption.filter(_.nonEmpty).getOrElse(RegisteredSchema.Avro)))
             .left.map(_ => garbled(s"schema id $id", "schema", j)))
       }.flatTap(s => IO(byId.put(id, s)))
     }(x => IO.pure(x))

@@ -58,3 +58,13 @@ final case class RegistryGarbled(registry: String, request: String, expected: St
 final case class NotARegistry(registry: String, what: String) extends ServiceError(s"no Confluent-compatible registry at $registry ($what)") {
   def exitCode: Int = Failure.ExitUnavailable
 }
+
+/** The registry answered with a schema bankops cannot read values by: another type than Avro (a shared registry holds
+  * JSON and Protobuf schemas too), or Avro text that does not parse. A fact about that schema, not a fault of the
+  * registry's: asking again gives the same answer, so a record framed with its id is never readable (exit 3 for a job
+  * that needed it; the handler dead-letters such records).
+  */
+final case class SchemaNotAvro(registry: String, why: String, answer: String) extends ServiceError(
+      s"schema registry at $registry answered a schema that is no Avro schema ($why): ${answer.replaceAll("\\s+", " ").take(200)}") {
+  def exitCode: Int = Failure.ExitUnavailable
+}

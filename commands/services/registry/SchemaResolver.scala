@@ -23,18 +23,20 @@ final class SchemaResolver(val client: RegistryClient) {
   def subjectVersion(subject: String, version: String = "latest"): IO[Option[(SubjectVersion, Schema)]] =
     client.version(subject, version).flatMap(_.traverse(v => parse(RegisteredSchema(v.schema, v.references)).map(v -> _)))
 
-  /** A schema's text with its references resolved. */
+  /** A schema's text with its references resolved; [[SchemaNotAvro]] for another type, or Avro text that does not parse. */
   def parse(registered: RegisteredSchema): IO[Schema] =
-    registered.references.traverse { r =>
-      client.version(r.subject, r.version.toString).flatMap(v =>
-        IO.fromOption(v)(RegistryError(404, None, s"reference ${r.name}: subject ${r.subject} version ${r.version} not found")))
-        .flatMap(v => parse(RegisteredSchema(v.schema, v.references)))
-    }.flatMap { deps =>
-      IO.fromEither(Try {
-        val parser = new Schema.Parser()
-        val known = NamedTypes.byName(deps)
-        if (known.nonEmpty) parser.addTypes(known.asJava)
-        parser.parse(registered.schema)
-      }.toEither.left.map(e => RegistryGarbled(client.describe, "a schema look-up", s"Avro schema that parses (${e.getMessage})", registered.schema)))
-    }
+    IO.raiseWhen(!registered.schemaType.equalsIgnoreCase(RegisteredSchema.Avro))(
+      SchemaNotAvro(client.describe, s"a ${registered.schemaType} schema", registered.schema)) >>
+      registered.references.traverse { r =>
+        client.version(r.subject, r.version.toString).flatMap(v =>
+          IO.fromOption(v)(RegistryError(404, None, s"reference ${r.name}: subject ${r.subject} version ${r.version} not found")))
+          .flatMap(v => parse(RegisteredSchema(v.schema, v.references)))
+      }.flatMap { deps =>
+        IO.fromEither(Try {
+          val parser = new Schema.Parser()
+          val known = NamedTypes.byName(deps)
+          if (known.nonEmpty) parser.addTypes(known.asJava)
+          parser.parse(registered.schema)
+        }.toEither.left.map(e => SchemaNotAvro(client.describe, String.valueOf(e.getMessage), registered.schema)))
+      }
 }

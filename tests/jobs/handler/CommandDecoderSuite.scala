@@ -10,7 +10,7 @@ import scala.util.Random
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{Atype, ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
-import bankops.support.{Seeded, FakeRegistry, TopologyFiles}
+import bankops.support.{FakeRegistry, FuzzFrames, Seeded, TopologyFiles}
 
 /** The handler's decoder of `commands` values against a registry in memory: the two bank commands come back as they
   * were written; everything else is a dead letter with its reason, except an unreachable registry, which is an error (the batch is retried).
@@ -99,6 +99,65 @@ class CommandDecoderSuite extends munit.CatsEffectSuite with Seeded {
           val r = decoder.decode(v)
           assert(r.left.exists(_.startsWith(s"payload does not parse under writer schema $id: ")), s"${v.length} of ${value.length} bytes: $r")
         })
+    }
+  }
+
+  test("26 bytes whose token declares 10^9 bytes are a dead letter, refused before Avro allocates anything") {
+    FakeRegistry.withClient.use { case (registry, client) =>
+      val id = registry.register(Subject + "ConfirmMoneyTransfer", schema("ConfirmMoneyTransfer"))
+      val value = WireFormat.frame(id, Array.fill[Byte](16)(7) ++ Array(0x80, 0xa8, 0xd6, 0xb9, 0x07).map(_.toByte))
+      val decoder = new CommandDecoder(new SchemaResolver(client))
+      decoder.resolve(List(value)).map { _ =>
+        assertEquals(value.length, 26)
+        assertEquals(decoder.decode(value),
+          Left(s"payload does not parse under writer schema $id: field token declares 1000000000 bytes, but only 0 bytes remain"))
+      }
+    }
+  }
+
+  test("a JSON schema's id, or Avro text that does not parse, is a dead letter saying so, asked for once, never retried") {
+    FakeRegistry.withClient.use { case (registry, client) =>
+      registry.put(31, """{"type": "object", "properties": {"id": {"type": "string"}}}""", Some("JSON"))
+      registry.put(32, """{"type": "record", "fields": []}""")
+      val (json, broken) = (WireFormat.frame(31, Array[Byte](2, 4)), WireFormat.frame(32, Array[Byte](2, 4)))
+      val decoder = new CommandDecoder(new SchemaResolver(client))
+      for {
+        _ <- decoder.resolve(List(json, broken))
+        _ <- decoder.resolve(List(json, broken))
+        asked <- IO(registry.requests.filter(_.startsWith("GET /schemas/ids/")))
+      } yield {
+        assertEquals(decoder.decode(json), Left("schema id 31 is no Avro schema the handler can read (a JSON schema)"))
+        assert(decoder.decode(broken).left.exists(_.startsWith("schema id 32 is no Avro schema the handler can read (")), decoder.decode(broken))
+        assertEquals(asked.sorted, List("GET /schemas/ids/31", "GET /schemas/ids/32"))
+      }
+    }
+  }
+
+  test("fuzz: mutated frames under every kind of schema id end as a command or a dead letter, each read within bounds") {
+    FakeRegistry.withClient.use { case (registry, client) =>
+      val (cac, cmt) = (registry.register(Subject + "ConfirmAccountCreation", schema("ConfirmAccountCreation")),
+        registry.register(Subject + "ConfirmMoneyTransfer", schema("ConfirmMoneyTransfer")))
+      val heartbeat = registry.register("commands-nl.openweb.data.Heartbeat", schema("Heartbeat"))
+      registry.put(900, """{"type": "object"}""", Some("JSON"))
+      registry.put(901, "not a schema")
+      val ids = Vector(cac, cmt, heartbeat, 900, 901, 902)
+      val valid = List.fill(200)(randomCommand(random)).map(_.fold(c => WireFormat.Writer[ConfirmAccountCreation](cac).apply(c),
+          t => WireFormat.Writer[ConfirmMoneyTransfer](cmt).apply(t)).fold(e => fail(e.message), identity)).toVector
+      val mutated = List.fill(20000)(FuzzFrames.mutate(valid(random.nextInt(valid.size)), random, ids))
+      val decoder = new CommandDecoder(new SchemaResolver(client))
+      val threads = java.lang.management.ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
+      decoder.resolve(valid ++ mutated).map { _ =>
+        valid.foreach(decoder.decode) // each reader made once, outside what is measured
+        val outcomes = mutated.map { v =>
+          val before = threads.getThreadAllocatedBytes(Thread.currentThread.getId)
+          val outcome = decoder.decode(v)
+          val used = threads.getThreadAllocatedBytes(Thread.currentThread.getId) - before
+          assert(used <= 64L * v.length + 256 * 1024, s"${v.length} bytes took $used bytes to decode: $outcome")
+          outcome
+        }
+        val (dead, commands) = (outcomes.count(_.isLeft), outcomes.count(_.isRight))
+        assert(dead > 1000 && commands > 100, s"$dead dead letters, $commands commands: the mutations reach too little")
+      }
     }
   }
 
