@@ -4,7 +4,9 @@ import cats.effect.IO
 import cats.syntax.all._
 import org.apache.kafka.clients.consumer.ConsumerRecord
 import org.apache.kafka.clients.producer.ProducerRecord
+import org.apache.kafka.common.header.Header
 import org.apache.kafka.common.header.internals.RecordHeaders
+import org.apache.kafka.common.record.{AbstractRecords, CompressionType, RecordBatch}
 import vulcan.Codec
 
 import java.nio.charset.StandardCharsets.UTF_8
@@ -72,14 +74,20 @@ private[handler] object Outputs {
   val MaxDeadLetterBytes: Int = BankRules.MaxDeadLetterBytes
   val KeptBytes: Int = 64 * 1024
 
-  private[handler] def size(headers: List[org.apache.kafka.common.header.Header]): Long =
-    headers.map(h => h.key.length.toLong + Option(h.value).fold(0)(_.length)).sum
+  /** A record's size as the producer measures it against its 1 MiB limit (Kafka's own upper bound: key, value, each
+    * header's UTF-8 key and value with their varints, the batch's overhead). Counting a header key's chars instead
+    * judged a key of 350,000 "€" 350 KB; it is 1.05 MB, refused by the producer, and its batch was retried for ever.
+    */
+  private[handler] def recordBytes(key: Array[Byte], value: Array[Byte], headers: List[Header]): Long =
+    AbstractRecords.estimateSizeInBytesUpperBound(RecordBatch.CURRENT_MAGIC_VALUE, CompressionType.NONE, key, value, headers.toArray).toLong
+
+  /** What headers add to a record ([[recordBytes]]). */
+  private[handler] def size(headers: List[Header]): Long = recordBytes(null, null, headers) - recordBytes(null, null, Nil)
 
   /** What a dead letter too large to publish had ("value 4194304 bytes, key 36 bytes, headers 0 bytes"); None when it fits. */
-  private[handler] def cut(key: Option[Array[Byte]], value: Option[Array[Byte]], headers: List[org.apache.kafka.common.header.Header])
-      : Option[String] = {
+  private[handler] def cut(key: Option[Array[Byte]], value: Option[Array[Byte]], headers: List[Header]): Option[String] = {
     val (k, v, h) = (key.fold(0)(_.length).toLong, value.fold(0)(_.length).toLong, size(headers))
-    Option.when(k + v + h > MaxDeadLetterBytes)(
+    Option.when(recordBytes(key.orNull, value.orNull, headers) > MaxDeadLetterBytes)(
       s"value $v bytes, key $k bytes, headers $h bytes: the first $KeptBytes bytes of key and value kept" +
         (if (h > KeptBytes) ", the headers dropped" else ""))
   }
