@@ -248,10 +248,17 @@ private[handler] object LedgerDb {
        |UNION ALL SELECT 'n', NULL, n.iban, NULL, NULL, NULL, NULL, NULL FROM ($TakenSql) AS n""".stripMargin
 
   /** Inserts the numbers that no row holds and no transaction is inserting (waiting for those that one is), returning
-    * them; run inside a savepoint that is rolled back at once.
+    * them; run inside a savepoint that is rolled back at once. Each probe row carries a negative `balance_id` of its
+    * own (from its number's hash) rather than drawing one from the identity: a rolled-back draw is never given back, so
+    * transfers between outside numbers used up the 32-bit identity (a day of a hostile client's traffic), after which
+    * every account creation failed. Real accounts take positive ids; two probes of numbers whose hashes meet wait on
+    * each other for the moment a probe lasts, and a conflict of any kind reads as "not absent", which the locked
+    * read after it settles. In number order, as the locked read takes its rows: two probes of the same numbers in
+    * opposite orders would wait on each other under the 200 ms lock timeout, below PostgreSQL's deadlock detection (1 s).
     */
   private val ProbeSql =
-    "INSERT INTO balance (iban, token, type) SELECT k.iban, '', '' FROM unnest(?::text[]) AS k(iban) ON CONFLICT (iban) DO NOTHING RETURNING iban"
+    "INSERT INTO balance (balance_id, iban, token, type) SELECT -1 - (hashtext(k.iban) & 2147483646), k.iban, '', '' " +
+      "FROM unnest(?::text[]) AS k(iban) ORDER BY k.iban ON CONFLICT DO NOTHING RETURNING iban"
 
   private val LockNotAvailable = "55P03"
   private val QueryCanceled = "57014"

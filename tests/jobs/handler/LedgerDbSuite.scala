@@ -118,4 +118,28 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
       }
     }
   }
+
+  test("probing for unknown numbers draws nothing from balance_id's identity: the next account gets the id it would have") {
+    BankFixture.create("probeids").flatMap { bank =>
+      connect(bank).flatMap { connect =>
+        IO.blocking {
+          val c = connect()
+          try {
+            def next(): Long = {
+              val rs = c.createStatement().executeQuery("SELECT last_value, is_called FROM balance_balance_id_seq")
+              rs.next()
+              rs.getLong(1) + (if (rs.getBoolean(2)) 1 else 0)
+            }
+            val before = next()
+            val ledger = new LedgerDb(c)
+            (1 to 20).foreach { i =>
+              ledger.known(Set.empty, Set(BankRules.iban(300000000L + i), s"outside-$i", "cash"))
+              ledger.rollback()
+            }
+            assertEquals(next(), before, "twenty probes of three unknown numbers each drew ids")
+          } finally c.close()
+        }
+      }
+    }
+  }
 }
