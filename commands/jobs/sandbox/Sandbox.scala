@@ -19,7 +19,7 @@ import bankops.services.config.SandboxConnection
 final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.Provision = Sandbox.NoProvision) {
   import Sandbox._
 
-  private val stateFile = layout.dir / "state.json"
+  private val stateFile = layout.dir / SandboxConnection.StateFileName
   private val artifacts = new Artifacts(Artifacts.cacheDir(shell.env), Artifacts.mavenUrl(shell.env))
 
   def recordedSettings: IO[Option[SandboxSettings]] = IO.blocking {
@@ -67,11 +67,14 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       _ <- IO.blocking(AtomicFile.write(stateFile, settings.asJson.spaces2, perms = "rw-r--r--"))
       ensureAll = (wave: List[SandboxService], restarting: IO[Unit]) =>
         wave.parTraverse_(s => timed(s.name, ensure(s, previous.exists(p => s.startedWith(p) == s.startedWith(settings)), restarting))(s.upLine))
-      // The connection file says the sandbox answers: gone as soon as a service must (re)start, and left in place while
-      // every one is reused, so jobs running against it meanwhile never find it missing.
-      _ <- services.infrastructure.traverse_(ensureAll(_, IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false)).void))
       conn = SandboxConnection(settings.bootstrap, layout.clientProperties, settings.registryUrl, settings.dbUrl, SandboxSettings.DbUser,
         ctx.secrets.dbPassword)
+      // The connection file says where the sandbox answers. Restarting a service on the same addresses leaves it in place,
+      // so a job in another shell meanwhile reaches the sandbox (or waits on it) instead of finding no sandbox; one that
+      // names other addresses is gone before anything restarts, and jobs say the sandbox is not up until it is written.
+      stale = SandboxConnection.read(layout.dir).flatMap(c =>
+        IO.blocking(os.remove(layout.dir / SandboxConnection.FileName, checkExists = false)).whenA(c.exists(_ != conn)))
+      _ <- services.infrastructure.traverse_(ensureAll(_, stale))
       _ <- IO.blocking(AtomicFile.write(layout.dbPasswordFile, ctx.secrets.dbPassword))
       _ <- SandboxConnection.write(layout.dir, conn)
       _ <- timed("topology", provision(layout, settings, shell))(identity)

@@ -33,13 +33,27 @@ object Connections {
       })
     }
 
+  /** A sandbox is expected in `dir` (named by the flag, the variable or the context, or one has run there) but offers no
+    * connection: it is down, or `sandbox up` is (re)starting it. Exit 3 naming it, rather than the default address, which
+    * the operator never gave and where something else may listen.
+    */
+  private def sandboxDown(flags: ConnectionFlags, chosen: Option[ChosenContext], shell: Shell, dir: os.Path): IO[Unit] = {
+    val named = flags.sandboxDir.isDefined || shell.env.get("BANKOPS_SANDBOX_DIR").exists(_.nonEmpty) ||
+      chosen.exists(_.context.sandboxDir.isDefined)
+    IO.blocking(named || os.exists(dir / SandboxConnection.StateFileName)).flatMap { expected =>
+      val status = if (flags.sandboxDir.isDefined) s"bankops sandbox status --sandbox-dir $dir" else "bankops sandbox status"
+      IO.raiseWhen(expected)(Failure.Unavailable(s"the sandbox at $dir is not up, or is being restarted: $status"))
+    }
+  }
+
   /** The settings, their Kafka part checked ([[KafkaCheck]]): a bad value is exit 2 naming it before any client is made.
     * `checked = false` for the jobs that report on settings rather than use them (`config show`, `doctor`).
     */
   def load(flags: ConnectionFlags, shell: Shell, checked: Boolean = true): IO[ConnectionSettings] =
     for {
       chosen <- context(flags, shell)
-      sandbox <- SandboxConnection.read(sandboxDir(flags.sandboxDir, chosen.flatMap(_.context.sandboxDir), shell))
+      dir = sandboxDir(flags.sandboxDir, chosen.flatMap(_.context.sandboxDir), shell)
+      sandbox <- SandboxConnection.read(dir)
       settings = ConnectionSettings.resolve(flags, shell.env, sandbox, chosen)
       props <- settings.kafka.commandConfig.fold(IO.pure(Map.empty[String, String]))(c =>
         ClientProperties.load(c.value,
@@ -49,6 +63,8 @@ object Connections {
           }))
       loaded = ConnectionSettings.withProperties(settings, props)
       _ <- IO(Secrets.remember(loaded))
+      _ <- if (checked && sandbox.isEmpty && loaded.kafka.bootstrapServers.source == Source.Default) sandboxDown(flags, chosen, shell, dir)
+      else IO.unit
       _ <- if (checked) IO.blocking(KafkaCheck(loaded.kafka)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))) else IO.unit
     } yield loaded
 }

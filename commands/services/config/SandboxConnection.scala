@@ -24,10 +24,15 @@ object SandboxConnection {
 
   val FileName = "connection.json"
 
+  /** The settings `sandbox up` last started with: there once a sandbox has run in the directory. */
+  val StateFileName = "state.json"
+
   /** Where the sandbox in `dir` keeps the pid of one of its services (kafka, registry, postgres, handler). */
   def pidFile(dir: os.Path, service: String): os.Path = dir / service / "pid"
 
-  /** Written by `sandbox up` once every service answered: only its owner may read the password in it. */
+  /** Written by `sandbox up` once every service answered, and left in place while it restarts a service with the same
+    * settings (jobs meanwhile reach the same addresses): only its owner may read the password in it.
+    */
   def write(dir: os.Path, connection: SandboxConnection): IO[Unit] =
     IO.blocking(bankops.base.AtomicFile.write(dir / FileName, connection.asJson.spaces2))
 

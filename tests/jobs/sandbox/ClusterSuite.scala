@@ -6,6 +6,7 @@ import io.circe.parser.parse
 import scala.concurrent.duration._
 
 import bankops.jobs.replay.CommandTopics
+import bankops.services.config.{ConnectionFlags, Connections, Source}
 import bankops.services.contracts.TopologyFile
 import bankops.support.{KafkaTools, CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
@@ -26,6 +27,28 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
   private def withBrokerStopped[A](brokers: String*)(during: IO[A]): IO[A] =
     Setup.cli(s"stop ${brokers.mkString(" ")}", "sandbox" :: "stop" :: brokers.toList: _*).bracket(_ => during)(_ =>
       Setup.cli(s"start ${brokers.mkString(" ")}", "sandbox" :: "start" :: brokers.toList: _*).void)
+
+  /** `sandbox up` bringing back what is stopped while a job in another shell resolves its connection in a loop: up's
+    * result, how many times the job resolved, and what it found wrong (no sandbox, or an address that is not the
+    * sandbox's: `up` used to remove the connection while a service restarted, and jobs went to localhost:9092).
+    */
+  private def upWhileResolving: IO[(TestShell.Result, Int, List[String])] = {
+    val shell = new bankops.support.TestShell(SandboxFixture.env, Repo.root).shell
+    val resolve = Connections.load(ConnectionFlags(useContexts = false), shell).attempt.map {
+      case Right(s) if s.kafka.bootstrapServers.source == Source.Sandbox => Nil
+      case Right(s) => List(s"resolved ${s.kafka.bootstrapServers.value} (${s.kafka.bootstrapServers.source.describe})")
+      case Left(e) => List(String.valueOf(e.getMessage))
+    }
+    def readUntil(done: IO[Boolean], reads: Int, seen: List[String]): IO[(Int, List[String])] =
+      done.flatMap(d => if (d) IO.pure((reads, seen)) else resolve.flatMap(p => readUntil(done, reads + 1, seen ++ p)))
+    for {
+      done <- cats.effect.Ref[IO].of(false)
+      reader <- readUntil(done.get, 0, Nil).start
+      up <- TestShell.run(List("sandbox", "up"), SandboxFixture.env + ("XDG_CONFIG_HOME" -> os.temp.dir().toString), Repo.root)
+        .guarantee(done.set(true))
+      read <- reader.joinWithNever
+    } yield (up, read._1, read._2)
+  }
 
   private val bankTopics = TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity).topics.map(_.name)
 
@@ -109,11 +132,13 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
         // most of a fixed 3 s wait in CI, and 52 records of a first batch expired unacknowledged).
         _ <- (IO.sleep(1.second) >> PythonClients.consume(again2)).iterateUntil(_.size > 300).timeout(90.seconds)
         atStop <- (IO.sleep(100.millis) >> SandboxFixture.written(copied)).iterateUntil(_ >= 2000).timeout(90.seconds)
-        replay2 <- withBrokerStopped("kafka-3")(replaying2.joinWithNever)
+        // Brought back by `sandbox up`, as an operator mending the cluster would, while a job resolves the connection.
+        stopped2 <- withBrokerStopped("kafka-3")(replaying2.joinWithNever.flatMap(r => upWhileResolving.map(r -> _)))
+        (replay2, upped) = stopped2
         fastReplay <- fast.joinWithNever
         _ <- whole(again2 :: bankTopics: _*)
-      } yield (stopped, replay, again, replay2, (fastReplay, atStop))).guarantee(SandboxFixture.inSync))
-      ((status, flagged, replaying, sent), replay, again, replay2, (fastReplay, atStop)) = loads
+      } yield (stopped, replay, again, replay2, (fastReplay, atStop), upped)).guarantee(SandboxFixture.inSync))
+      ((status, flagged, replaying, sent), replay, again, replay2, (fastReplay, atStop), (up, reads, wrong)) = loads
       restarted <- IO.blocking(commandLine("kafka-3"))
       // Checked after what the heartbeat and replay reported: a load that failed explains a follower that fell short.
       reached <- follow.await(60.seconds, "3001 records followed")(IO.blocking(followed(follow).size >= 3001)).attempt
@@ -134,7 +159,11 @@ class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
       assertEquals(replay2.code, 0, replay2.out + replay2.err)
       assertEquals(beats(copy2).sorted, (0L to 3000L).toList, "replay with a broker stopped midway copied every beat once")
       assertEquals(statusOf(again).values.toSet, Set(true), again.out)
-      // `sandbox start` gave the broker BANKOPS_KAFKA_JAVA_OPTS (the fixture's environment) after its own options.
+      assertEquals(up.code, 0, up.err)
+      assert(up.err.linesIterator.exists(_.matches("kafka-3 +(started|restarted).*")), up.err)
+      assert(reads >= 5, s"only $reads resolutions while up ran")
+      assertEquals(wrong.distinct, Nil, s"$reads resolutions while up restarted kafka-3")
+      // `sandbox up` gave the broker BANKOPS_KAFKA_JAVA_OPTS (the fixture's environment) after its own options.
       assert(restarted.containsSlice(bankops.base.JvmOptions.Kafka ++ bankops.support.Jvm.Broker), restarted)
       assertEquals(beats(read).sorted, (0L to 3000L).toList, "every beat once, read by confluent-kafka")
       reached.fold(e => fail(e.getMessage), identity)
