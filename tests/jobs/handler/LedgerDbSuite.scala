@@ -142,4 +142,26 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
       }
     }
   }
+
+  test("installing the tables on a live bank waits for no prepared batch: `sandbox up` never queues the handlers' writes") {
+    BankFixture.create("liveinstall").flatMap { bank =>
+      val gid = s"${LedgerDb.GidRoot}test:${BankFixture.id()}"
+      connect(bank).flatMap { connect =>
+        IO.blocking {
+          val (other, c) = (connect(), connect())
+          try {
+            other.setAutoCommit(false)
+            other.createStatement().execute(s"UPDATE balance SET amount = amount WHERE iban = '${BankRules.SeededIban}'")
+            other.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
+            other.setAutoCommit(true)
+            // A lock wait fails at once instead of queueing: 55P03 here is the wait `sandbox up` made.
+            c.createStatement().execute("SET lock_timeout = '1s'")
+            val installed = scala.util.Try(BankTables.install(c))
+            other.createStatement().execute(s"ROLLBACK PREPARED '$gid'")
+            assertEquals(installed.map(_ => ()).toEither.left.map(_.getMessage), Right(()))
+          } finally { c.close(); other.close() }
+        }
+      }
+    }
+  }
 }
