@@ -116,6 +116,10 @@ object HandlerCommand {
             }
           }
       }.adaptError(KafkaClients.denied(settings.kafka, applying)).adaptError(KafkaClients.unreachable(settings.kafka, o.timeout)).adaptError {
+        case e if HandlerLoop.overrun(e) =>
+          Failure.Unavailable(
+            s"Kafka fenced transactional id ${o.group}-$instance ${HandlerLoop.OverrunRetries + 1} times in a row: its transactions outlive " +
+              "transaction.timeout.ms (a stalled host or database), or another process uses the id: this one stops", e)
         case e if HandlerLoop.fenced(e) =>
           Failure.Unavailable(
             s"another handler took this one's place as ${o.group}-$instance (Kafka fenced its transactional id or member id): this one stops", e)

@@ -4,7 +4,9 @@ import cats.effect.{IO, Resource, SyncIO}
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener
 import org.apache.kafka.clients.producer.{KafkaProducer, RecordMetadata}
 import org.apache.kafka.common.TopicPartition
-import org.apache.kafka.common.errors.{AuthenticationException, AuthorizationException, FencedInstanceIdException, ProducerFencedException}
+import org.apache.kafka.common.errors.{
+  AuthenticationException, AuthorizationException, FencedInstanceIdException, InvalidProducerEpochException, ProducerFencedException
+}
 
 import java.sql.SQLException
 import java.util.concurrent.{ExecutionException, ExecutorService, Executors, Future}
@@ -239,13 +241,16 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     }
   }
 
-  /** After a failed batch: connections that may be broken are made anew on the next try. */
+  /** After a failed batch: connections that may be broken are made anew on the next try; a producer whose transaction
+    * the coordinator aborted is replaced (its epoch is spent).
+    */
   def afterFailure(e: Throwable): Unit = {
     preparedBatches.require()
     e match {
       case _: SQLException => db.drop()
       case _ => ()
     }
+    if (HandlerLoop.overrun(e)) producer.drop()
   }
 
   /** Total lag of the assigned partitions, from the consumer's last fetches (no request). */
@@ -314,6 +319,22 @@ object HandlerLoop {
     case _: AuthenticationException | _: AuthorizationException | _: Failure => true
     case _ => false
   }
+
+  /** Kafka fenced the producer's epoch. No other process can hold this handler's transactional id (GROUP-HOST-PID is
+    * unique, and a stable `--instance` is held by its lock in the database), so it means the coordinator aborted a
+    * transaction that outlived `transaction.timeout.ms` (a stalled host, a long pause) and bumped the epoch: a new
+    * producer takes the id over and the batch is retried, [[OverrunRetries]] times in a row at most before the handler
+    * stops as fenced. A consumer's fenced static member id is another process's, and always fatal.
+    */
+  def overrun(e: Throwable): Boolean = {
+    val chain = Failures.chain(e)
+    !chain.exists(_.isInstanceOf[FencedInstanceIdException]) && chain.exists {
+      case _: ProducerFencedException | _: InvalidProducerEpochException => true
+      case _ => false
+    }
+  }
+
+  val OverrunRetries = 3
 
   /** Another process took this handler's transactional id or static member id. */
   def fenced(e: Throwable): Boolean = Failures.chain(e).exists {

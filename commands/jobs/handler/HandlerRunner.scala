@@ -40,12 +40,14 @@ private[handler] object HandlerRunner {
       case false =>
         batch.attempt.flatMap {
           case Right(_) => status(previous).flatMap(go(_, 0))
-          case Left(e) if HandlerLoop.fatal(e) => IO.raiseError(e)
+          case Left(e) if HandlerLoop.fatal(e) && !(HandlerLoop.overrun(e) && failures < HandlerLoop.OverrunRetries) => IO.raiseError(e)
           case Left(_: HandlerStopping) => IO.pure(previous) // a wait cut short by SIGTERM: nothing of the batch applied
           case Left(e) =>
             val delay = ((200L << (failures min 6)) min 10000L).millis
             IO.blocking(loop.afterFailure(e)) >>
-              shell.info(s"handler: batch failed, nothing of it applied (${HandlerLoop.describe(e)}); retrying in ${delay.toMillis} ms") >>
+              shell.info(s"handler: batch failed, nothing of it applied (${HandlerLoop.describe(e)}" +
+                (if (HandlerLoop.overrun(e)) "; its Kafka transaction outlived its timeout and was aborted: a new producer takes over" else "") +
+                s"); retrying in ${delay.toMillis} ms") >>
               (if (shell.verbose) IO.blocking(e.printStackTrace(shell.err)) else IO.unit) >>
               backoff(delay) >> status(previous).flatMap(go(_, failures + 1))
         }

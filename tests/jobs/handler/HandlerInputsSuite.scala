@@ -2,6 +2,8 @@ package bankops.jobs.handler
 
 import cats.effect.IO
 
+import org.apache.kafka.clients.admin.TransactionState
+
 import scala.concurrent.duration._
 
 import bankops.support.{BankFixture, SandboxFixture}
@@ -187,6 +189,43 @@ class HandlerInputsSuite extends munit.CatsEffectSuite with OnSandbox {
         assertEquals(left, List(0L), BankFixture.tail(log))
         assertEquals(feedback.map(_._2), List("AccountCreationConfirmed"))
         assertEquals(rows, List(1L))
+        assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+      }
+    }
+  }
+
+  test("a batch held after PREPARE past its Kafka transaction's timeout: the coordinator aborts it, the handler takes a new " +
+    "producer and applies the batch once, not stopping as fenced") {
+    BankFixture.using("overrun") { bank =>
+      val log = os.temp(prefix = "overrun", suffix = ".log")
+      val account = id()
+      val held = BankFixture.hold("after-prepare")
+      val txnId = s"${bank.group}-o"
+      // The coordinator's own word that it aborted the held transaction (it checks every 10 s for ones past their 10 s).
+      val aborted = SandboxFixture.settings.flatMap(s =>
+        bankops.services.kafka.KafkaClients.javaAdmin(s.kafka, 30.seconds).use { admin =>
+          IO.blocking(admin.describeTransactions(java.util.List.of(txnId)).all().get().get(txnId).state)
+        }).map(state => Set(TransactionState.COMPLETE_ABORT, TransactionState.EMPTY).contains(state))
+      for {
+        h <- IO.blocking(bank.spawnHandler("o", log, env = held.env))
+        _ <- BankFixture.awaitReady(h, log)
+        _ <- bank.send(List(creation(account)))
+        _ <- BankFixture.awaitLog(log, "pausing after-prepare")
+        _ <- (IO.sleep(1.second) >> aborted).iterateUntil(identity).timeoutTo(90.seconds,
+          IO.raiseError(new AssertionError(s"the coordinator did not abort $txnId within 90 s:\n${BankFixture.tail(log)}"))).guarantee(held.release)
+        feedback <- bank.awaitFeedback(Set(account), 90.seconds)
+        alive <- IO.blocking(h.isAlive())
+        _ <- BankFixture.signal(h, "TERM")
+        rows <- bank.query("SELECT count(*) FROM cac")(_.getLong(1))
+        left <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
+        validated <- bank.validate
+      } yield {
+        assert(alive, BankFixture.tail(log))
+        assert(os.read(log).contains("was aborted: a new producer takes over"), BankFixture.tail(log))
+        assert(!os.read(log).contains("took this one's place"), BankFixture.tail(log))
+        assertEquals(feedback.filter(_._1 == account).map(_._2), List("AccountCreationConfirmed"), BankFixture.tail(log))
+        assertEquals(rows, List(1L))
+        assertEquals(left, List(0L), BankFixture.tail(log))
         assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
       }
     }
