@@ -12,8 +12,13 @@ private[handler] final case class Batch(records: Vector[Batch.Raw], commands: Ve
 private[handler] object Batch {
   type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
 
-  def apply(records: Vector[Raw], decoder: CommandDecoder): Batch = {
-    val decoded = records.map(r => r -> decoder.decode(r.value))
+  /** `purged`: command ids applied before whose outcomes were purged ([[CommandsPurged]]): dead letters. */
+  def apply(records: Vector[Raw], decoder: CommandDecoder, purged: java.util.UUID => Boolean = _ => false): Batch = {
+    val decoded = records.map(r =>
+      r -> decoder.decode(r.value).flatMap { c =>
+        val id = c.fold(_.id, _.id)
+        if (purged(id)) Left(CommandsPurged.reason(id)) else Right(c)
+      })
     Batch(records,
       decoded.collect { case (_, Right(c)) => c },
       decoded.collect { case (r, Left(reason)) => r -> reason },

@@ -32,9 +32,36 @@ private[handler] final class CommandApplied(id: String)
 private[handler] final class PreparedBatchPending(message: String) extends RuntimeException(message)
 
 private[handler] object PreparedBatchPending {
-  def account(ibans: Set[String]) =
-    new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for a transaction creating one of the accounts " +
-      s"${ibans.toList.sorted.take(5).mkString(", ")}${if (ibans.size > 5) ", ..." else ""} (a prepared batch whose handler may have died)")
   def settling(gid: String) = new PreparedBatchPending(s"waited ${LedgerDb.PreparedWait.toSeconds} s for prepared batch $gid to be settled")
   def undecided(gid: String) = new PreparedBatchPending(s"Kafka has not decided prepared batch $gid yet (its transaction is still open)")
+}
+
+/** Accounts a batch needs are held by a transaction that did not end within the lock wait: a prepared transaction that
+  * nobody settles (another deployment's, or one a person left), or a writer that stalls. Each with the prepared
+  * transaction's id when it is one. The loop holds back the partitions whose commands name them, and goes on with
+  * the others.
+  */
+private[handler] final case class AccountsHeld(held: Map[String, Option[String]])
+    extends RuntimeException(AccountsHeld.describe(held)) with scala.util.control.NoStackTrace
+
+private[handler] object AccountsHeld {
+  def describe(held: Map[String, Option[String]]): String =
+    if (held.isEmpty) s"the batch's accounts were held for ${LedgerDb.PreparedWait.toSeconds} s, and free again when looked at"
+    else
+      s"accounts held for over ${LedgerDb.PreparedWait.toSeconds} s: " + held.toList.sorted.take(5).map {
+        case (iban, Some(gid)) => s"$iban by prepared transaction $gid"
+        case (iban, None) => s"$iban by a transaction that is not prepared (or creating it)"
+      }.mkString(", ") + (if (held.size > 5) s" and ${held.size - 5} more" else "")
+}
+
+/** Command ids `cid` holds without an outcome in `cac` or `cmt`: applied once, their outcomes purged since. Redoing
+  * the batch would meet them in `cid` again, for ever; the loop dead-letters their records from now on instead.
+  */
+private[handler] final class CommandsPurged(val ids: Set[java.util.UUID])
+    extends RuntimeException(s"command ids applied before whose outcomes were purged from cac and cmt: ${ids.toList.map(_.toString).sorted.take(3)
+        .mkString(", ")}${if (ids.size > 3) ", ..." else ""}: dead-lettered from now on") with scala.util.control.NoStackTrace
+
+private[handler] object CommandsPurged {
+  def reason(id: java.util.UUID): String =
+    s"command id $id was applied before and its outcome has been purged from cac/cmt (cid keeps the id): it cannot be answered again"
 }

@@ -35,6 +35,11 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
   import parts.{consumer, decoder, fault, log, outputs}
 
   private val preparedBatches = new PreparedBatches(names, parts, producer, db)
+  private val heldBack = new HeldBack(consumer, decoder, log)
+  // Ids applied before whose outcomes were purged: bounded, as only a person purging rows and replaying fills it.
+  private val purged = java.util.Collections.newSetFromMap(new java.util.LinkedHashMap[java.util.UUID, java.lang.Boolean](16, 0.75f, false) {
+    override def removeEldestEntry(e: java.util.Map.Entry[java.util.UUID, java.lang.Boolean]): Boolean = size > 100000
+  })
   private val ledger = new LedgerReads(parts.draws)
   private val committer = new Committer(committing, committerThread, fault,
     (gid, e) => {
@@ -50,8 +55,10 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
     */
   val listener: ConsumerRebalanceListener = new ConsumerRebalanceListener {
     // Said as they move: which handler holds which partitions is what an operator asks first when one stops answering.
-    def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit =
+    def onPartitionsRevoked(partitions: java.util.Collection[TopicPartition]): Unit = {
+      heldBack.revoked(partitions.asScala)
       if (!partitions.isEmpty) log(s"handler: gave up ${HandlerLoop.partitionList(partitions.asScala)}")
+    }
     def onPartitionsAssigned(partitions: java.util.Collection[TopicPartition]): Unit = {
       log(s"handler: holds ${HandlerLoop.partitionList(consumer.assignment().asScala)}")
       preparedBatches.require()
@@ -101,6 +108,7 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
   /** One poll; None when it was empty. */
   def step(): Option[Vector[Batch.Raw]] = {
     recover()
+    if (!heldBack.isEmpty) heldBack.lookAgain(db.get())
     val polled = consumer.poll(java.time.Duration.ofMillis(200))
     if (polled.isEmpty) None else Some(polled.asScala.toVector)
   }
@@ -108,8 +116,13 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
   /** Applies a polled batch exactly once, step by step; on failure everything is undone and the consumer rewound to the
     * batch (see [[InFlight]]).
     */
-  def apply(records: Vector[Batch.Raw]): Unit = {
-    val batch = Batch(records, decoder)
+  def apply(polled: Vector[Batch.Raw]): Unit = {
+    val records = heldBack.going(polled)
+    if (records.nonEmpty) applyGoing(records)
+  }
+
+  private def applyGoing(records: Vector[Batch.Raw]): Unit = {
+    val batch = Batch(records, decoder, purged.contains)
     // A commit in flight that holds one of the batch's ids is awaited first: if it failed, recovery settles it before
     // the batch reads (its outcome rows are invisible while it is prepared).
     committer.beforeReading(batch.commands.map(_.fold(_.id, _.id)).toSet)
@@ -251,6 +264,11 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
       case _ => ()
     }
     if (HandlerLoop.overrun(e)) producer.drop()
+    e match {
+      case AccountsHeld(held) => heldBack.add(held)
+      case p: CommandsPurged => p.ids.foreach(purged.add)
+      case _ => ()
+    }
   }
 
   /** Total lag of the assigned partitions, from the consumer's last fetches (no request). */

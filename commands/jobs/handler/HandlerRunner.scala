@@ -42,6 +42,11 @@ private[handler] object HandlerRunner {
           case Right(_) => status(previous).flatMap(go(_, 0))
           case Left(e) if HandlerLoop.fatal(e) && !(HandlerLoop.overrun(e) && failures < HandlerLoop.OverrunRetries) => IO.raiseError(e)
           case Left(_: HandlerStopping) => IO.pure(previous) // a wait cut short by SIGTERM: nothing of the batch applied
+          // The partitions naming the held accounts are held back from now on: the others go on at once.
+          case Left(e @ AccountsHeld(held)) if held.nonEmpty =>
+            IO.blocking(loop.afterFailure(e)) >>
+              shell.info(s"handler: batch failed, nothing of it applied (${e.getMessage}); holding back the partitions that name them") >>
+              status(previous).flatMap(go(_, failures))
           case Left(e) =>
             val delay = ((200L << (failures min 6)) min 10000L).millis
             IO.blocking(loop.afterFailure(e)) >>

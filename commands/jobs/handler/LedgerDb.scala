@@ -59,18 +59,19 @@ private[handler] final class LedgerDb(val connection: Connection, stopping: () =
     val transfers = Map.newBuilder[UUID, Option[String]]
     val accounts = Map.newBuilder[String, Account]
     val taken = Set.newBuilder[String]
-    query(LedgerDb.KnownSql) { st =>
-      st.setArray(1, textArray(ibans)); st.setArray(2, uuidArray(ids)); st.setArray(3, uuidArray(ids)); st.setArray(4, textArray(candidates))
-    } { rs =>
-      rs.getString(1) match {
-        case "a" => accounts += rs.getString(3) -> Account(rs.getString(3), rs.getString(4), rs.getLong(7), rs.getLong(8))
-        case "c" =>
-          val id = rs.getObject(2, classOf[UUID])
-          creations += id -> CreationRow(id, Option(rs.getString(3)), Option(rs.getString(4)), rs.getString(5), Option(rs.getString(6)))
-        case "t" => transfers += rs.getObject(2, classOf[UUID]) -> Option(rs.getString(6))
-        case _ => taken += rs.getString(3)
+    try query(LedgerDb.KnownSql) { st =>
+        st.setArray(1, textArray(ibans)); st.setArray(2, uuidArray(ids)); st.setArray(3, uuidArray(ids)); st.setArray(4, textArray(candidates))
+      } { rs =>
+        rs.getString(1) match {
+          case "a" => accounts += rs.getString(3) -> Account(rs.getString(3), rs.getString(4), rs.getLong(7), rs.getLong(8))
+          case "c" =>
+            val id = rs.getObject(2, classOf[UUID])
+            creations += id -> CreationRow(id, Option(rs.getString(3)), Option(rs.getString(4)), rs.getString(5), Option(rs.getString(6)))
+          case "t" => transfers += rs.getObject(2, classOf[UUID]) -> Option(rs.getString(6))
+          case _ => taken += rs.getString(3)
+        }
       }
-    }
+    catch { case e: SQLException if e.getSQLState == LedgerDb.LockNotAvailable => throw AccountsHeld(rowsHeld(ibans)) }
     Known(creations.result(), transfers.result(), accountsAwaitingCreations(ibans, accounts.result()), taken.result())
   }
 
@@ -104,10 +105,44 @@ private[handler] final class LedgerDb(val connection: Connection, stopping: () =
     probed match {
       case Right(absent) => absent
       case Left(_) if stopping() => throw new HandlerStopping
-      case Left(_) if System.nanoTime() > deadline => throw PreparedBatchPending.account(ibans)
+      case Left(_) if System.nanoTime() > deadline => throw AccountsHeld(creationsHeld(ibans).map(_ -> None).toMap)
       case Left(_) => absent(ibans, deadline)
     }
   }
+
+  /** After a lock wait timed out: which of these accounts some transaction holds now, each with the prepared
+    * transaction's id when it is one (found by the row's locker, xmax), without waiting. The batch's transaction is
+    * rolled back first (the timeout aborted it) and after.
+    */
+  private def rowsHeld(ibans: Set[String]): Map[String, Option[String]] = {
+    rollback()
+    try query(LedgerDb.HeldSql) { st => st.setArray(1, textArray(ibans)); st.setArray(2, textArray(ibans)) }(rs =>
+        rs.getString(1) -> Option(rs.getString(2))).toMap
+    finally rollback()
+  }
+
+  /** Which of these numbers a transaction is inserting now (a probe each, that waits 20 ms at most): a creation held
+    * prepared by a handler that died, or another deployment's.
+    */
+  private def creationsHeld(ibans: Set[String]): Set[String] = {
+    deadline = None // the batch has failed: its budget no longer applies
+    ibans.toList.sorted.filter { iban =>
+      statement("SAVEPOINT bankops_held; SET LOCAL lock_timeout = '20ms'")
+      try { query(LedgerDb.ProbeSql)(_.setArray(1, textArray(List(iban))))(_ => ()); false }
+      catch { case e: SQLException if e.getSQLState == LedgerDb.LockNotAvailable => true }
+      finally statement("ROLLBACK TO SAVEPOINT bankops_held; RELEASE SAVEPOINT bankops_held")
+    }.toSet
+  }
+
+  /** Of accounts found held before, the ones still held: rows locked, or numbers being inserted. Waits for nothing; the
+    * transaction it runs in is rolled back.
+    */
+  def stillHeld(ibans: Set[String]): Set[String] =
+    try {
+      val rows = query(LedgerDb.HeldSql) { st => st.setArray(1, textArray(ibans)); st.setArray(2, textArray(ibans)) }(_.getString(1)).toSet
+      val existing = taken(ibans)
+      rows ++ creationsHeld(ibans -- existing)
+    } finally rollback()
 
   /** Waits until none of these prepared transactions is left (settled by the handler that prepared them, or by recovery). */
   def awaitSettled(gids: Set[String]): Unit = {
@@ -138,7 +173,25 @@ private[handler] final class LedgerDb(val connection: Connection, stopping: () =
     * accounts' amounts, and the outcomes of its new commands.
     */
   def write(a: Applied): Unit = if (a.writes) try writeRows(a)
-  catch { case e: SQLException => throw LedgerDb.conflict(e).getOrElse(e) }
+  catch {
+    case e: SQLException =>
+      LedgerDb.conflict(e) match {
+        case Some(_: CommandApplied) => throw purged(a).getOrElse(LedgerDb.conflict(e).get)
+        case other => throw other.getOrElse(e)
+      }
+  }
+
+  /** After a command id conflicted in `cid`: the batch's ids that `cid` holds with no outcome in `cac` or `cmt` (a
+    * person purged those rows and kept `cid`). Such an id can never be answered as it was, and redoing the batch would
+    * conflict again for ever: they are named, for the loop to dead-letter them. The batch's transaction is rolled back.
+    */
+  private def purged(a: Applied): Option[CommandsPurged] = {
+    rollback()
+    val ids = (a.creations.map(_.id) ++ a.transfers.map(_._1)).distinct
+    try Option(query(LedgerDb.PurgedSql)(_.setArray(1, uuidArray(ids)))(_.getObject(1, classOf[UUID])).toSet).filter(_.nonEmpty)
+        .map(new CommandsPurged(_))
+    finally rollback()
+  }
 
   private def writeRows(a: Applied): Unit = update(LedgerDb.WriteSql) { st =>
     val accounts = a.newAccounts.map(_._1)
@@ -233,6 +286,17 @@ private[handler] object LedgerDb {
   /** The accounts of an iban array, locked in iban order (so two handlers never deadlock). */
   private val AccountsSql =
     "SELECT b.iban, b.token, b.amount, b.lmt FROM unnest(?::text[]) AS k(iban) JOIN balance b ON b.iban = k.iban ORDER BY b.iban FOR UPDATE OF b"
+
+  /** Of these accounts, those whose rows a transaction locks now (SKIP LOCKED leaves them out without waiting), each
+    * with the id of the prepared transaction that locks it, if a prepared one does.
+    */
+  private val HeldSql =
+    """SELECT b.iban, p.gid FROM balance b LEFT JOIN pg_prepared_xacts p ON p.transaction = b.xmax
+      |WHERE b.iban = ANY (?) AND b.iban NOT IN (SELECT iban FROM balance WHERE iban = ANY (?) FOR UPDATE SKIP LOCKED)""".stripMargin
+
+  private val PurgedSql =
+    """SELECT i.uuid FROM unnest(?::uuid[]) AS k(id) JOIN cid i ON i.uuid = k.id
+      |WHERE NOT EXISTS (SELECT 1 FROM cac WHERE uuid = k.id) AND NOT EXISTS (SELECT 1 FROM cmt WHERE uuid = k.id)""".stripMargin
 
   private val TakenSql = "SELECT b.iban FROM unnest(?::text[]) AS k(iban) JOIN balance b ON b.iban = k.iban"
 

@@ -127,4 +127,79 @@ class HandlerHostileSuite extends munit.CatsEffectSuite with OnSandbox {
       }
     }
   }
+
+  test("an account held by a prepared transaction nobody settles holds back its command's partition only: the line names " +
+    "the gid, the other partitions' deposits are answered meanwhile, and the held one once the transaction ends") {
+    BankFixture.using("holdback") { bank =>
+      val log = os.temp(prefix = "holdback", suffix = ".log")
+      val (a, b) = (id(), id())
+      val gid = s"another-deployment:${id()}"
+      // Commands are keyed by their id: the held deposit's partition, and ids of the other partitions for the rest.
+      def partition(key: String) = org.apache.kafka.common.utils.Utils.toPositive(
+        org.apache.kafka.common.utils.Utils.murmur2(key.getBytes("UTF-8"))) % 3
+      val heldDeposit = id()
+      val others = Iterator.continually(id()).filter(partition(_) != partition(heldDeposit)).take(6).toList
+      val release = bank.query(s"SELECT count(*) FROM pg_prepared_xacts WHERE gid = '$gid'")(_.getLong(1)).flatMap(n =>
+        if (n == List(1L)) BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"ROLLBACK PREPARED '$gid'")).void else IO.unit)
+      (for {
+        h <- IO.blocking(bank.spawnHandler("h", log))
+        _ <- bank.send(List(creation(a), creation(b)))
+        ibans <- bank.awaitFeedback(Set(a, b)).map(bank.accounts)
+        // Another deployment's batch, prepared and never settled, holds account a.
+        _ <- BankFixture.withDb(bank.dbUrl) { c =>
+          c.setAutoCommit(false)
+          c.createStatement().execute(s"UPDATE balance SET updated_at = now() WHERE iban = '${ibans(a)._1}'")
+          c.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
+        }
+        _ <- bank.send(List(transfer(heldDeposit, "x", 500, "cash", ibans(a)._1, heldDeposit)))
+        _ <- bank.send(others.map(i => transfer(i, "x", 10, "cash", ibans(b)._1, i)))
+        during <- bank.awaitFeedback(others.toSet, 60.seconds)
+        stillPrepared <- bank.query(s"SELECT count(*) FROM pg_prepared_xacts WHERE gid = '$gid'")(_.getLong(1))
+        _ <- release
+        after <- bank.awaitFeedback(Set(heldDeposit), 60.seconds).guarantee(BankFixture.signal(h, "TERM").void)
+        amounts <- bank.query("SELECT iban, amount FROM balance")(r => r.getString(1) -> r.getLong(2)).map(_.toMap)
+        left <- prepared(bank)
+        validated <- bank.validate
+      } yield {
+        val lines = os.read(log)
+        assert(!during.exists(_._1 == heldDeposit), "the held deposit was answered while its account was held")
+        assertEquals(stillPrepared, List(1L), "the other partitions went on while the account was still held")
+        assert(lines.contains(s"holding back partition ${partition(heldDeposit)} of ${bank.commands}"), BankFixture.tail(log))
+        assert(lines.contains(s"${ibans(a)._1} by prepared transaction $gid"), BankFixture.tail(log))
+        assertEquals(after.filter(_._1 == heldDeposit).map(_._2), List("MoneyTransferConfirmed"), BankFixture.tail(log))
+        assertEquals(amounts(ibans(a)._1), 500L)
+        assertEquals(amounts(ibans(b)._1), 60L)
+        assertEquals(left, List(0L))
+        assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+      }).guarantee(release)
+    }
+  }
+
+  test("a command id applied before whose outcome was purged (cid kept) is a dead letter saying so, not redone for ever") {
+    BankFixture.using("purged") { bank =>
+      val log = os.temp(prefix = "purged", suffix = ".log")
+      val (account, after) = (id(), id())
+      for {
+        h <- IO.blocking(bank.spawnHandler("p", log))
+        _ <- bank.send(List(creation(account)))
+        iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
+        _ <- BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"DELETE FROM cac WHERE uuid = '$account'"))
+        _ <- bank.send(List(creation(account)))
+        _ <- bank.send(List(transfer(after, "x", 70, "cash", iban, after)))
+        feedback <- bank.awaitFeedback(Set(after), 60.seconds).guarantee(BankFixture.signal(h, "TERM").void)
+        dead <- bank.read(bank.deadLetters)
+        accounts <- bank.query("SELECT count(*) FROM balance")(_.getLong(1))
+        left <- prepared(bank)
+        validated <- bank.validate
+      } yield {
+        assertEquals(feedback.filter(_._1 == account).map(_._2), List("AccountCreationConfirmed"), BankFixture.tail(log))
+        assertEquals(feedback.filter(_._1 == after).map(_._2), List("MoneyTransferConfirmed"), BankFixture.tail(log))
+        assertEquals(dead.map(header(_, "bankops.dlq.reason")),
+          List(Some(CommandsPurged.reason(java.util.UUID.fromString(account)))), BankFixture.tail(log))
+        assertEquals(accounts, List(2L), "the seeded account and the one created once")
+        assertEquals(left, List(0L))
+        assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+      }
+    }
+  }
 }

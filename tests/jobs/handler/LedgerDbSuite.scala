@@ -107,8 +107,8 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
             ledger.rollback()
             assertEquals(unrelated.accounts, Map.empty[String, Account])
             assert(unrelatedMs < LedgerDb.PreparedWait.toMillis, s"a number nobody creates was answered in $unrelatedMs ms, not after a wait")
-            assert(held.failed.toOption.exists(_.isInstanceOf[PreparedBatchPending]), s"the batch naming $creating must wait, then fail: $held")
-            assert(held.failed.get.getMessage.contains(creating), held.failed.get.getMessage)
+            assertEquals(held.failed.toOption.collect { case AccountsHeld(h) => h }, Some(Map(creating -> None)),
+              s"the batch naming $creating must wait, then fail naming that number alone: $held")
             assertEquals(after.accounts, Map.empty[String, Account], "rolled back: the number is unknown, and the probe left no row")
             val rows = handler.createStatement().executeQuery("SELECT count(*) FROM balance")
             rows.next()
@@ -160,6 +160,40 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
             other.createStatement().execute(s"ROLLBACK PREPARED '$gid'")
             assertEquals(installed.map(_ => ()).toEither.left.map(_.getMessage), Right(()))
           } finally { c.close(); other.close() }
+        }
+      }
+    }
+  }
+
+  test("an account held past the lock wait by a prepared transaction nobody settles: the batch fails naming it and the gid, " +
+    "and it is found held, without waiting, until that transaction ends") {
+    BankFixture.create("heldrow").flatMap { bank =>
+      val (held, free) = (BankRules.iban(411111111L), BankRules.iban(422222222L))
+      val gid = s"another-deployment:${BankFixture.id()}"
+      connect(bank).flatMap { connect =>
+        IO.blocking {
+          val (other, c) = (connect(), connect())
+          try {
+            other.createStatement().execute(s"INSERT INTO balance (iban, token, type) VALUES ('$held', 't', 'AUTO'), ('$free', 't', 'AUTO')")
+            other.setAutoCommit(false)
+            other.createStatement().execute(s"UPDATE balance SET amount = 1 WHERE iban = '$held'")
+            other.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
+            other.setAutoCommit(true)
+            c.createStatement().execute("SET lock_timeout = '1s'")
+            val ledger = new LedgerDb(c)
+            val failed = scala.util.Try(ledger.known(Set.empty, Set(held, free)))
+            ledger.rollback()
+            val whileHeld = ledger.stillHeld(Set(held, free))
+            other.createStatement().execute(s"ROLLBACK PREPARED '$gid'")
+            val after = ledger.stillHeld(Set(held, free))
+            assertEquals(failed.failed.toOption.collect { case AccountsHeld(h) => h }, Some(Map(held -> Some(gid))), failed.toString)
+            assert(failed.failed.get.getMessage.contains(s"$held by prepared transaction $gid"), failed.failed.get.getMessage)
+            assertEquals(whileHeld, Set(held))
+            assertEquals(after, Set.empty[String])
+          } finally {
+            scala.util.Try(other.createStatement().execute(s"ROLLBACK PREPARED '$gid'"))
+            c.close(); other.close()
+          }
         }
       }
     }
