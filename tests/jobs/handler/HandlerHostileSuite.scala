@@ -202,4 +202,25 @@ class HandlerHostileSuite extends munit.CatsEffectSuite with OnSandbox {
       }
     }
   }
+
+  test("the bank's commands topic takes no compressed batch: the broker stores it uncompressed, so a record that " +
+    "inflates past the topic's limit is refused at the door and a handler's poll decompresses nothing") {
+    val declared = bankops.services.contracts.TopologyFile.load(Repo.root / "schemas" / "topology.json").fold(fail(_), identity)
+      .topics.find(_.name == "commands").getOrElse(fail("no commands topic in schemas/topology.json")).config
+    val topic = bankops.support.TopologyFixture.unique("plain-commands")
+    val file = bankops.support.TopologyFiles.write(bankops.support.TopologyFiles.topology((topic, 1, declared, "ConfirmMoneyTransfer", "id")))
+    def line(bytes: Int) = Json.obj("topic" -> Json.fromString(topic), "key" -> Json.fromString(id()),
+      "rawHex" -> Json.fromString("78" * bytes)).noSpaces
+    for {
+      _ <- bankops.support.Setup.cli("apply the topic", "apply", "--topology", file.toString)
+      small <- PythonClients.produce(List(line(100 * 1024)), Some("zstd")).attempt
+      bomb <- PythonClients.produce(List(line(4 * 1024 * 1024)), Some("zstd")).attempt
+      stored <- SandboxFixture.records(topic)
+    } yield {
+      assertEquals(declared.get("compression.type"), Some("uncompressed"))
+      assert(small.isRight, small.toString)
+      assert(bomb.left.exists(_.getMessage.contains("MSG_SIZE_TOO_LARGE")), bomb.toString)
+      assertEquals(stored.map(_.value.length), List(100 * 1024))
+    }
+  }
 }
