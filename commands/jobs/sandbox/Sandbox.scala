@@ -112,13 +112,24 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       }
     }
 
-  /** Reuse a healthy service started with the same settings; otherwise `restarting`, then (re)start it. */
+  /** Reuse a healthy service started with the same settings; otherwise `restarting`, then (re)start it. A running
+    * service that is slow to answer (a busy machine: a broker's TLS handshake and metadata took over 10 s while five
+    * test JVMs ran) is asked again for a minute before it is taken for hung: restarting it had taken three healthy
+    * brokers down at once under every job using them.
+    */
   private def ensure(s: SandboxService, unchanged: Boolean, restarting: IO[Unit]): IO[String] =
     s.pid.flatMap {
       case Some(_) if unchanged =>
-        s.ready.timeout(10.seconds).attempt.flatMap {
-          case Right(_) => s.reused.as("reused")
-          case Left(_) => restarting >> s.stop >> s.start.as("restarted")
+        val answers = s.ready.timeout(10.seconds).attempt.map(_.isRight)
+        answers.flatMap {
+          case true => IO.pure(true)
+          case false =>
+            shell.info(
+              s"${s.name} is running but did not answer within 10 s: asking again for up to ${ReuseWait.toSeconds} s before restarting it") >>
+              (answers, IO.sleep(1.second)).tupled.map(_._1).iterateUntil(identity).timeoutTo(ReuseWait, IO.pure(false))
+        }.flatMap {
+          case true => s.reused.as("reused")
+          case false => restarting >> s.stop >> s.start.as("restarted")
         }
       case Some(_) => restarting >> s.stop >> s.start.as("restarted")
       case None => restarting >> s.start.as("started")
@@ -183,6 +194,8 @@ object Sandbox {
   private val NoSecrets = SandboxSecrets("", "")
   /** The one broker of a sandbox made before the cluster had several. */
   private val LegacyKafka = "kafka"
+  /** How long a running service that is slow to answer is asked again before `up` restarts it. */
+  private val ReuseWait = 60.seconds
   private def NotRun = Failure.Unavailable("no sandbox has run here: start it with `bankops sandbox up`")
 
   /** Sets the bank up on running services (the CLI's top layer applies the default topology with `bankops apply`);
