@@ -44,7 +44,7 @@ object TestShards {
     "bankops.DemoSuite" -> 238,
     "bankops.jobs.handler.HandlerInputsSuite" -> 202,
     "bankops.jobs.sandbox.ClusterSuite" -> 178,
-    "bankops.jobs.handler.HandlerHostileSuite" -> 90,
+    "bankops.jobs.handler.HandlerHostileSuite" -> 200,
     "bankops.jobs.groups.GroupsSuite" -> 177,
     "bankops.jobs.topics.TopicsSuite" -> 144,
     "bankops.jobs.replay.ReplaySuite" -> 136,
