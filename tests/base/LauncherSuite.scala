@@ -4,6 +4,10 @@ import bankops.support.Repo
 
 /** The `./bankops` launcher's class-data archives (AppCDS), run for real. */
 class LauncherSuite extends munit.FunSuite {
+  // A hang guard only: each test starts two or three JVMs, one of them writing a class-data archive, and nothing it
+  // asserts depends on time. On two cores shared with the sandbox's tests one took 41 s in a fresh-clone run here,
+  // past munit's default 30 s.
+  override val munitTimeout: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration(5, "min")
 
   private val launcher = Repo.root / "bankops"
   private val state = Repo.root / ".bankops" / "build"

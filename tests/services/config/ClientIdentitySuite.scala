@@ -2,6 +2,8 @@ package bankops.services.config
 
 /** The identity a broker sees, from client properties alone: stores made with the JDK's keytool, as an operator's would be. */
 class ClientIdentitySuite extends munit.FunSuite {
+  // A hang guard only: its fixture runs keytool (a JVM) twice per test; nothing asserted depends on time (#58).
+  override val munitTimeout: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration(5, "min")
 
   private val dir = FunFixture[os.Path](_ => {
       val d = os.temp.dir()

@@ -4,6 +4,9 @@ import java.security.cert.X509Certificate
 
 /** Stores made with the JDK's keytool, as an operator's would be. */
 class TlsProfileSuite extends munit.FunSuite {
+  // A hang guard only: each test runs keytool (a JVM) several times, and nothing it asserts depends on time; on two
+  // cores shared with the sandbox's tests that passed munit's default 30 s (#58).
+  override val munitTimeout: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration(5, "min")
 
   private val dir = FunFixture[os.Path](_ => {
       val d = os.temp.dir()
