@@ -188,7 +188,7 @@ class NotAuthorizedSuite extends munit.CatsEffectSuite with OnSandbox {
   }
 
   test("a SCRAM user granted nothing is refused by name") {
-    Strangers.scramUser("stranger", "stranger-password-1", as = "stranger-password-1").flatMap { config =>
+    Strangers.scramUser("stranger", "stranger-password-1").flatMap { config =>
       TestShell.run(List("inspect", "--topic", BankNames.Commands, "--limit", "1", "--bootstrap-server", Strangers.scramBootstrap, "--command-config",
           config.toString), SandboxFixture.env, Repo.root).map { r =>
         assertEquals(r.code, 4, r.err)

@@ -8,7 +8,10 @@ import org.apache.kafka.clients.admin.{
 import org.apache.kafka.common.acl.{AccessControlEntry, AccessControlEntryFilter, AclBinding, AclBindingFilter, AclOperation, AclPermissionType}
 import org.apache.kafka.common.resource.{PatternType, ResourcePattern, ResourcePatternFilter, ResourceType}
 
+import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
+
+import cats.syntax.all._
 
 import bankops.jobs.sandbox.{ClientConfig, SandboxSecrets}
 import bankops.services.kafka.KafkaClients
@@ -44,8 +47,11 @@ object Strangers {
     }
   }
 
-  /** A SCRAM-SHA-512 user `name` with `password`, made by the operator; the properties file to connect as it with `as`. */
-  def scramUser(name: String, password: String, as: String): IO[os.Path] =
+  /** A SCRAM-SHA-512 user `name` with `password`, made by the operator; the properties file to connect as it. Returns once
+    * every broker takes the password: the controller commits the credential before the brokers apply it, so a client
+    * that connects at once can be refused by a broker that has not caught up yet.
+    */
+  def scramUser(name: String, password: String): IO[os.Path] =
     SandboxFixture.settings.flatMap { settings =>
       secrets.flatMap { s =>
         val upsert = new UserScramCredentialUpsertion(name, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password)
@@ -53,13 +59,35 @@ object Strangers {
         KafkaClients.javaAdmin(settings.kafka).use((a: Admin) => KafkaClients.await(a.alterUserScramCredentials(alterations).all())) >> IO.blocking {
           val props = ClientConfig.scramProperties(layout, s, name).map {
             case ("sasl.jaas.config", _) =>
-              "sasl.jaas.config" -> s"""org.apache.kafka.common.security.scram.ScramLoginModule required username="$name" password="$as";"""
+              "sasl.jaas.config" -> s"""org.apache.kafka.common.security.scram.ScramLoginModule required username="$name" password="$password";"""
             case other => other
           }
           os.temp(render(props), prefix = s"bankops-$name-", suffix = ".properties", perms = "rw-------")
-        }
+        }.flatTap(config =>
+          SandboxFixture.sandboxSettings.nodes.traverse_(n => acceptedAt(config, s"localhost:${SandboxFixture.sandboxSettings.scramPort(n)}")))
       }
     }
+
+  /** Waits, up to 30 s, until the broker at `address` authenticates the client `config` describes. */
+  private def acceptedAt(config: os.Path, address: String): IO[Unit] = {
+    val props = new java.util.Properties()
+    val attempt = IO.blocking {
+      scala.util.Using.resource(java.nio.file.Files.newInputStream(config.toNIO))(props.load)
+      props.put("bootstrap.servers", address)
+      props.put("default.api.timeout.ms", "10000")
+      props.put("request.timeout.ms", "10000")
+      scala.util.Using.resource(Admin.create(props))(_.describeCluster().clusterId().get())
+    }.void.attempt
+    def loop(deadline: Long): IO[Unit] = attempt.flatMap {
+      case Right(_) => IO.unit
+      case Left(e)
+          if System.nanoTime() < deadline && Iterator.iterate(e: Throwable)(_.getCause).takeWhile(_ != null)
+            .exists(_.isInstanceOf[org.apache.kafka.common.errors.SaslAuthenticationException]) =>
+        IO.sleep(200.millis) >> loop(deadline)
+      case Left(e) => IO.raiseError(new RuntimeException(s"SCRAM user in $config not accepted at $address", e))
+    }
+    loop(System.nanoTime() + 30.seconds.toNanos)
+  }
 
   /** Grants `User:<name>` the operations on the topics (literal names), as the operator. */
   def grant(name: String, topics: List[String], operations: AclOperation*): IO[Unit] =
