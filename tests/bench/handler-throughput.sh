@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The command handler at saturation and its memory at a steady rate, on the sandbox (broker, registry, PostgreSQL and
-# the handler on this one machine). Usage: tests/bench/handler-throughput.sh [COMMANDS] [RATE_SECONDS] (COMMANDS=0: step 2 only;
-# RATE_SECONDS=0: step 1 only; HANDLER_JAVA_OPTS: extra JVM options for the handler alone; HANDLER_WARMUP: commands
+# the handler on this one machine). Usage: tests/bench/handler-throughput.sh [COMMANDS] [RATE_SECONDS] [STOPS] (COMMANDS=0:
+# no step 1; RATE_SECONDS=0: no steps 2 and 3; STOPS=0, no step 4; HANDLER_JAVA_OPTS: extra JVM options for the handler alone; HANDLER_WARMUP: commands
 # sent first and reported apart, default 30,000)
 #  1. 1,000 accounts are created through the handler; then COMMANDS (default 100,000) commands (a tenth creations,
 #     deposits from cash, transfers between the accounts with their tokens, a tenth failing on a wrong token) are
@@ -11,10 +11,13 @@
 #  2. Commands at 1,000/s for RATE_SECONDS (default 60) from `bankops heartbeat --kind commands`: the handler's peak
 #     RSS (VmHWM) with the launcher's JVM options for it.
 #  3. Kafka's own ConsoleConsumer and ProducerPerformance at the same rate with the same JVM options: the floor.
+#  4. SIGTERM to exit: the handler started STOPS times (default 5) and stopped 3 s after it declared itself ready, idle
+#     and then at 1,000 commands/s; each time from the signal to the process's end, and the longest of each.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 n=${1:-100000}
 seconds=${2:-60}
+stops=${3:-5}
 warm=${HANDLER_WARMUP:-30000}
 p=bench-handler-$$
 work=$(mktemp -d)
@@ -43,7 +46,7 @@ warm_up ./bankops handler --help
 handler=""
 stop_handler() { [ -n "$handler" ] && kill -TERM "$handler" 2>/dev/null && wait "$handler" 2>/dev/null; handler=""; }
 trap 'stop_handler; rm -rf "$work"; psql -q "$pg" -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true' EXIT
-start_handler() { BANKOPS_JAVA_OPTS="${HANDLER_JAVA_OPTS:-}" ./bankops handler "${args[@]}" >"$work/handler.json" 2>"$work/handler.err" & handler=$!; }
+start_handler() { BANKOPS_JAVA_OPTS="${HANDLER_JAVA_OPTS:-}" ./bankops handler "${args[@]}" "$@" >"$work/handler.json" 2>"$work/handler.err" & handler=$!; }
 # Waits until the handler has answered WANT commands in all, by its own status lines (once a second): asking Kafka
 # with a tool started each second took up to half a core from the run it measures.
 await_feedback() {
@@ -127,6 +130,27 @@ if n:
 PY
 else
   stop_handler # COMMANDS=0: the steady phase only
+fi
+
+# 4. SIGTERM to exit, idle and under load (heartbeat's commands at 1,000/s meanwhile).
+stop_times() {
+  local label=$1 times="" t0 t1 i
+  for i in $(seq "$stops"); do
+    rm -f "$work/ready"
+    start_handler --ready-file "$work/ready"
+    while [ ! -e "$work/ready" ]; do kill -0 "$handler" 2>/dev/null || { echo "the handler exited: $(tail -n 3 "$work/handler.err")" >&2; exit 1; }; sleep 0.1; done
+    sleep 3
+    t0=$(date +%s%N); kill -TERM "$handler"; wait "$handler" || true; t1=$(date +%s%N); handler=""
+    times+="${times:+ }$(( (t1 - t0) / 1000000 ))"
+  done
+  echo "SIGTERM to exit, $label (target <= 2000 ms): $times ms; longest $(echo "$times" | tr ' ' '\n' | sort -n | tail -1) ms"
+}
+if [ "$stops" -gt 0 ]; then
+  stop_times idle
+  ./bankops heartbeat --kind commands --commands-topic "$p-commands" --feedback-topic "$p-feedback" --rate 1000 --duration 10m >/dev/null 2>&1 &
+  beat=$!
+  stop_times "at 1000 commands/s"
+  kill -INT "$beat" 2>/dev/null; wait "$beat" 2>/dev/null || true
 fi
 
 [ "$seconds" -gt 0 ] || exit 0

@@ -101,7 +101,9 @@ object KafkaClients {
     val bytes = new org.apache.kafka.common.serialization.ByteArrayDeserializer
     Resource.make(IO.blocking(new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](javaProperties(settings.properties),
           bytes, bytes)))(c =>
-      IO.blocking(c.close(java.time.Duration.ofSeconds(5))))
+      // Offsets go through a producer's transactions, so closing commits nothing: it sends LeaveGroup and then waits
+      // for requests in flight, a JoinGroup among them while a rebalance is under way. That wait held SIGTERM for seconds.
+      IO.blocking(c.close(java.time.Duration.ofSeconds(1))))
   }
 
   /** A transactional producer (`transactional.id` fences an earlier process with the same id and ends its open
