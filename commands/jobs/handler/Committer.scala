@@ -17,6 +17,14 @@ import scala.util.control.NonFatal
 private[handler] final class Committer(ledger: Replaceable[LedgerDb], executor: ExecutorService, fault: String => Unit,
                                        failed: (String, Throwable) => Unit) {
   private var inFlight: Option[(Future[_], Set[UUID])] = None
+  // The last batch whose COMMIT PREPARED failed, until recovery has run since: said if the handler stops before that.
+  @volatile private var failedGid: Option[String] = None
+
+  /** A batch published by Kafka whose commit failed and that no recovery has settled since, if any. */
+  def unsettled: Option[String] = failedGid
+
+  /** Recovery ran to the end: every batch of the group prepared before it is settled. */
+  def settled(): Unit = failedGid = None
 
   /** Commits `gid` (whose batch holds the command `ids`) once the previous commit is done. */
   def submit(gid: String, ids: Set[UUID]): Unit = {
@@ -37,6 +45,7 @@ private[handler] final class Committer(ledger: Replaceable[LedgerDb], executor: 
     } catch {
       case NonFatal(e) =>
         ledger.drop()
+        failedGid = Some(gid)
         failed(gid, e)
     }
 }

@@ -210,13 +210,22 @@ final class HandlerLoop private (names: HandlerNames, parts: HandlerParts, produ
   }
 
   /** Settles prepared batches when needed, once our own commit in flight is done (it may be among them). */
-  private def recover(): Unit = {
-    if (preparedBatches.needed) committer.awaitDone()
+  private def recover(): Unit = if (preparedBatches.needed) {
+    committer.awaitDone()
     preparedBatches.recoverIfNeeded()
+    committer.settled()
   }
 
-  /** Before the loop's clients are released: the commit in flight finishes first. */
-  def close(): Unit = committer.awaitDone()
+  /** Before the loop's clients are released: the commit in flight finishes first. A batch whose commit failed and that
+    * recovery could not settle yet (the database away) stays prepared: said, with who settles it.
+    */
+  def close(): Unit = {
+    committer.awaitDone()
+    committer.unsettled.foreach { gid =>
+      log(s"handler: stopping with the batch $gid prepared: Kafka published it, its database commit failed; any handler of group " +
+        s"${names.group} commits it by its marker when it starts or its partitions move (until then its accounts stay locked)")
+    }
+  }
 
   private def awaited[A](f: Future[A]): A = try f.get()
   catch { case e: ExecutionException => throw e.getCause }

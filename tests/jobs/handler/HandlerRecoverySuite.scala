@@ -163,6 +163,49 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
+  test("SIGTERM after a published batch's COMMIT PREPARED failed, the database refusing connections: exit 0 naming the batch left " +
+    "prepared; the next handler commits it by its marker, every command once") {
+    BankFixture.using("commitlost") { bank =>
+      val log = os.temp(prefix = "commitlost", suffix = ".log")
+      val account = id()
+      val db = bank.dbUrl.split('/').last.takeWhile(_ != '?')
+      // On the sandbox's own database: the bank's refuses every connection while the test needs it to.
+      def onSandboxDb[A](f: java.sql.Connection => A) = SandboxFixture.settings.flatMap(s => BankFixture.withDb(s.database.url.value)(f))
+      def connections(allow: Boolean) = onSandboxDb { c =>
+        c.createStatement().execute(s"ALTER DATABASE $db ALLOW_CONNECTIONS $allow")
+        if (!allow) c.createStatement().executeQuery(s"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '$db'").close()
+      }
+      // The batch is published; its COMMIT PREPARED waits here until the database is out of reach.
+      val held = BankFixture.hold("before-commit-prepared")
+      (for {
+        h <- IO.blocking(bank.spawnHandler("l", log, env = held.env))
+        _ <- BankFixture.awaitReady(h, log)
+        _ <- bank.send(List(creation(account)))
+        _ <- BankFixture.awaitLog(log, "pausing before-commit-prepared")
+        _ <- connections(allow = false) >> held.release
+        _ <- BankFixture.awaitLog(log, "its database commit is pending")
+        code <- BankFixture.signal(h, "TERM")
+        prepared <- onSandboxDb { c =>
+          val rs = c.createStatement().executeQuery(s"SELECT count(*) FROM pg_prepared_xacts WHERE database = '$db'")
+          rs.next(); rs.getLong(1)
+        }
+        _ <- connections(allow = true)
+        stopped = os.read(log)
+        again <- IO.blocking(bank.spawnHandler("l", log))
+        _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
+        checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(again, "TERM").void)
+      } yield {
+        assertEquals(code, 0, logs(log))
+        assertEquals(prepared, 1L, logs(log))
+        assert(
+          stopped.linesIterator.exists(l =>
+            l.startsWith("handler: stopping with the batch bankops-handler:") &&
+              l.contains(s"any handler of group ${bank.group} commits it by its marker")), logs(log))
+        assertEquals(checked(account)._1, "AccountCreationConfirmed")
+      }).guarantee(connections(allow = true))
+    }
+  }
+
   test("a crash after the database writes and before PREPARE: nothing is left prepared, the restarted handler applies the batch once") {
     BankFixture.using("unprepared") { bank =>
       val log = os.temp(prefix = "unprepared", suffix = ".log")
