@@ -40,8 +40,10 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
       withHandler(bank) { handler =>
         val chart = os.temp.dir() / "latency.svg"
         for {
+          // An SLO above the probes' 5 s timeout: any answered probe meets it, so a slow machine cannot break it (a
+          // CI run's p99 was 4,028 ms under p99<4s); a broken SLO has a test of its own.
           r <- aloneFor("a paced load and an SLO")(SandboxFixture.cli(bankArgs(bank) ++ List("--load", "0,100", "--step-duration", "4s",
-                "--warm-up", "2s", "--watch-pid", handler.wrapped.pid().toString, "--chart", chart.toString, "--slo", "p99<4s", "-o", "json"): _*))
+                "--warm-up", "2s", "--watch-pid", handler.wrapped.pid().toString, "--chart", chart.toString, "--slo", "p99<6s", "-o", "json"): _*))
         } yield {
           assertEquals(r.code, 0, r.err)
           val probes = lines(r, "probe")
