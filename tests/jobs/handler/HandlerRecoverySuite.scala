@@ -351,7 +351,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
   test("a prepared transaction of another group in the database: reported, never waited for; transfers naming unknown accounts are answered") {
     BankFixture.using("foreign") { bank =>
       val log = os.temp(prefix = "foreign", suffix = ".log")
-      val gid = s"${LedgerDb.GidRoot}000000000000:0@1"
+      // Unique: prepared transactions' ids are the whole server's, and suites run side by side.
+      val gid = s"${LedgerDb.GidRoot}000000000000:0@1:${id()}"
       val (between, deposit) = (id(), id())
       val (a, b) = (bankops.services.bank.BankRules.iban(333333333L), bankops.services.bank.BankRules.iban(444444444L))
       val prepareForeign = BankFixture.withDb(bank.dbUrl) { c =>

@@ -86,7 +86,8 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
     BankFixture.create("probe").flatMap { bank =>
       val (creating, unknown) = (BankRules.iban(111111111L), BankRules.iban(222222222L))
       // Another deployment's prepared batch (another group's gid), which created `creating`: nobody here settles it.
-      val gid = s"${LedgerDb.GidRoot}000000000000:0@1"
+      // Unique: prepared transactions' ids are the whole server's, and suites run side by side.
+      val gid = s"${LedgerDb.GidRoot}000000000000:0@1:${BankFixture.id()}"
       connect(bank).flatMap { connect =>
         IO.blocking {
           val (other, handler) = (connect(), connect())
