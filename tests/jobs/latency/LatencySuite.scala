@@ -27,7 +27,10 @@ class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
   /** A handler process, consuming once this returns; stopped (SIGTERM) afterwards. */
   private def withHandler[A](bank: BankFixture)(body: os.SubProcess => IO[A]): IO[A] = {
     val log = os.temp(prefix = "latency-handler", suffix = ".log")
-    IO.blocking(bank.spawnHandler("latency", log)).flatTap(BankFixture.awaitReady(_, log)).bracket(body)(h => BankFixture.signal(h, "TERM").void)
+    // Until it holds its partitions, not only until it is ready: a CI run's probe account, sent while the group was
+    // still assigning them, was not answered within the 5 s `latency` gives it.
+    IO.blocking(bank.spawnHandler("latency", log)).flatTap(h => BankFixture.awaitReady(h, log) >> BankFixture.awaitLog(log, "holds partitions"))
+      .bracket(body)(h => BankFixture.signal(h, "TERM").void)
   }
 
   private def lines(r: TestShell.Result, kind: String): List[Json] =
