@@ -81,8 +81,8 @@ object Strangers {
     def loop(deadline: Long): IO[Unit] = attempt.flatMap {
       case Right(_) => IO.unit
       case Left(e)
-          if System.nanoTime() < deadline && Iterator.iterate(e: Throwable)(_.getCause).takeWhile(_ != null)
-            .exists(_.isInstanceOf[org.apache.kafka.common.errors.SaslAuthenticationException]) =>
+          if System.nanoTime() < deadline &&
+            bankops.base.Failures.causedBy[org.apache.kafka.common.errors.SaslAuthenticationException](e) =>
         IO.sleep(200.millis) >> loop(deadline)
       case Left(e) => IO.raiseError(new RuntimeException(s"SCRAM user in $config not accepted at $address", e))
     }
