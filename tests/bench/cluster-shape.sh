@@ -2,7 +2,7 @@
 # What three brokers cost the bank against one, and against Kafka's own exactly-once floor, all in one run. Each shape
 # gets a sandbox of its own (its directory and ports; a running sandbox is left alone) with the bank's topology (three
 # replicas and two in sync, or the single-broker environment). On each, in this order:
-#   1. saturation: the handler's commands/s over a pre-filled backlog (handler-throughput.sh COMMANDS 0, after its
+#   1. saturation: the handler's commands/s over a pre-filled backlog (handler-throughput.sh COMMANDS 0 0, after its
 #      warm-up; this also warms the brokers' JIT for what follows);
 #   2. Kafka's exactly-once floor (floor_step in lib.sh: a transactional relay on Kafka's Java client, no database), idle
 #      and with 1,000 records/s of extra load, >= 300 probes each after 100 not counted;
@@ -30,7 +30,7 @@ for brokers in $counts; do
   echo "== $brokers broker(s)"
   (
     source "$root/tests/bench/lib.sh"
-    "$root/tests/bench/handler-throughput.sh" "$n" 0 | tee "$out/saturation.txt"
+    "$root/tests/bench/handler-throughput.sh" "$n" 0 0 | tee "$out/saturation.txt"
     for extra in 0 1000; do floor_step "$extra" "$probes" 100 | tee "$out/floor-$extra.json"; done
     latency() { ./bankops latency --load "$1" --interval 100ms --step-duration "$2" --warm-up "$3" --max-timeouts 1000 -o json "${@:4}" 2>/dev/null |
       grep -v '"type":"\(floor-\)\?probe"'; }
