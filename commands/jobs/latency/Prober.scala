@@ -36,7 +36,10 @@ private[latency] final class Prober(producer: ChunkProducer, commandsTopic: Stri
           (acked >> error.set(Option(failed.get)) >> Option(failed.get).filter(Denied.isRefusal).traverse_(refusal.complete)).start).void
     }
 
-  /** Opens an account for the probes and returns its iban; exit 1 when the handler does not answer or refuses. */
+  /** Opens an account for the probes and returns its iban; exit 1 when the handler does not answer or refuses. The
+    * opening is set-up, not a probe: it is often a just-started handler's first command (its first transaction, schema
+    * look-up and database connection), which on a busy machine outlasts a probe's timeout, so it gets [[Prober.Opening]].
+    */
   def createAccount: IO[String] =
     for {
       id <- IO(UUID.randomUUID())
@@ -44,9 +47,10 @@ private[latency] final class Prober(producer: ChunkProducer, commandsTopic: Stri
       answer = waits._1
       value <- IO.fromEither(creations(ConfirmAccountCreation(id, Atype.Auto)).leftMap(e => new IllegalStateException(e.message)))
       _ <- send(id, value)
-      arrival <- unlessRefused(answer.get).timeoutTo(timeout,
+      opening = timeout max Prober.Opening
+      arrival <- unlessRefused(answer.get).timeoutTo(opening,
         IO.raiseError(Failure.Difference(
-            s"no answer on the feedback topic within ${timeout.toSeconds} s to the probe account's creation: is a " +
+            s"no answer on the feedback topic within ${opening.toSeconds} s to the probe account's creation: is a " +
               s"command handler consuming $commandsTopic? " +
               "(`bankops sandbox status`, `bankops groups describe bankops-command-handler`)")))
       iban <- arrival.value.hcursor.get[String]("iban").toOption match {
@@ -101,6 +105,9 @@ private[latency] final class Prober(producer: ChunkProducer, commandsTopic: Stri
 private[latency] object Prober {
   /** A cent a probe: the account's balance counts the probes. */
   val Amount = 1L
+
+  /** The least wait for the probe account's opening, whatever `--timeout` says. */
+  val Opening: FiniteDuration = 30.seconds
 
   private def reason(a: Arrival): String =
     a.value.hcursor.get[String]("reason").getOrElse(s"${a.record} without a reason")
