@@ -241,6 +241,16 @@ object BankFixture {
     finally c.close()
   }
 
+  /** Runs `statements` in one transaction on `c` and prepares it as `gid`, as another deployment's batch nobody here
+    * settles; `c` is back in autocommit after.
+    */
+  def prepare(c: java.sql.Connection, gid: String)(statements: String*): Unit = {
+    c.setAutoCommit(false)
+    statements.foreach(c.createStatement().execute)
+    c.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
+    c.setAutoCommit(true)
+  }
+
   def id(): String = UUID.randomUUID().toString
 
   def creation(id: String, aType: String = "AUTO"): String =

@@ -26,21 +26,25 @@ private[handler] final class HeldBack(consumer: KafkaConsumer[Array[Byte], Array
   def going(records: Vector[Batch.Raw]): Vector[Batch.Raw] =
     if (held.isEmpty) records
     else {
-      def names(r: Batch.Raw): Set[String] =
-        decoder.decode(r.value).toOption.collect { case Right(t) => Set(t.from, t.to).filter(held.contains) }.getOrElse(Set.empty)
-      val byPartition = records.groupBy(r => new TopicPartition(r.topic, r.partition))
-      val stopped = byPartition.collect { case (tp, rs) if rs.exists(names(_).nonEmpty) => tp -> rs }
-      stopped.foreach { case (tp, rs) =>
-        consumer.seek(tp, rs.map(_.offset).min)
-        consumer.pause(List(tp).asJava)
-        if (!paused(tp)) {
-          val first = rs.find(names(_).nonEmpty).get
-          log(s"handler: holding back partition ${tp.partition} of ${tp.topic} from offset ${rs.map(_.offset).min} (its record at " +
-            s"${first.offset} names ${AccountsHeld.describe(held.filter(h => names(first)(h._1)))}); the other partitions go on")
+      def partition(r: Batch.Raw) = new TopicPartition(r.topic, r.partition)
+      // Each record decoded once: the first in each partition that names a held account, with the accounts it names.
+      val firstNaming = records.foldLeft(Map.empty[TopicPartition, (Batch.Raw, Set[String])]) { (found, r) =>
+        if (found.contains(partition(r))) found
+        else {
+          val named = decoder.decode(r.value).toOption.collect { case Right(t) => Set(t.from, t.to).filter(held.contains) }.getOrElse(Set.empty)
+          if (named.isEmpty) found else found.updated(partition(r), (r, named))
         }
       }
-      paused ++= stopped.keySet
-      records.filterNot(r => stopped.contains(new TopicPartition(r.topic, r.partition)))
+      firstNaming.foreach { case (tp, (first, named)) =>
+        val from = records.iterator.filter(partition(_) == tp).map(_.offset).min
+        consumer.seek(tp, from)
+        consumer.pause(List(tp).asJava)
+        if (!paused(tp))
+          log(s"handler: holding back partition ${tp.partition} of ${tp.topic} from offset $from (its record at " +
+            s"${first.offset} names ${AccountsHeld.describe(held.filter(h => named(h._1)))}); the other partitions go on")
+      }
+      paused ++= firstNaming.keySet
+      records.filterNot(r => firstNaming.contains(partition(r)))
     }
 
   /** Before a poll: the held accounts looked at again once a second; when one is free, the paused partitions resume. */

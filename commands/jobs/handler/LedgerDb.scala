@@ -116,10 +116,14 @@ private[handler] final class LedgerDb(val connection: Connection, stopping: () =
     */
   private def rowsHeld(ibans: Set[String]): Map[String, Option[String]] = {
     rollback()
-    try query(LedgerDb.HeldSql) { st => st.setArray(1, textArray(ibans)); st.setArray(2, textArray(ibans)) }(rs =>
-        rs.getString(1) -> Option(rs.getString(2))).toMap
+    try lockedRows(ibans)
     finally rollback()
   }
+
+  /** Of these accounts, those whose rows a transaction locks now, each with its prepared transaction's gid if any. */
+  private def lockedRows(ibans: Set[String]): Map[String, Option[String]] =
+    query(LedgerDb.HeldSql) { st => st.setArray(1, textArray(ibans)); st.setArray(2, textArray(ibans)) }(rs =>
+      rs.getString(1) -> Option(rs.getString(2))).toMap
 
   /** Which of these numbers a transaction is inserting now (a probe each, that waits 20 ms at most): a creation held
     * prepared by a handler that died, or another deployment's.
@@ -139,9 +143,7 @@ private[handler] final class LedgerDb(val connection: Connection, stopping: () =
     */
   def stillHeld(ibans: Set[String]): Set[String] =
     try {
-      val rows = query(LedgerDb.HeldSql) { st => st.setArray(1, textArray(ibans)); st.setArray(2, textArray(ibans)) }(_.getString(1)).toSet
-      val existing = taken(ibans)
-      rows ++ creationsHeld(ibans -- existing)
+      lockedRows(ibans).keySet ++ creationsHeld(ibans -- taken(ibans))
     } finally rollback()
 
   /** Waits until none of these prepared transactions is left (settled by the handler that prepared them, or by recovery). */
@@ -176,7 +178,7 @@ private[handler] final class LedgerDb(val connection: Connection, stopping: () =
   catch {
     case e: SQLException =>
       LedgerDb.conflict(e) match {
-        case Some(_: CommandApplied) => throw purged(a).getOrElse(LedgerDb.conflict(e).get)
+        case Some(applied: CommandApplied) => throw purged(a).getOrElse(applied)
         case other => throw other.getOrElse(e)
       }
   }

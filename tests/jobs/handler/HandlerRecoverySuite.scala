@@ -355,11 +355,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       val gid = s"${LedgerDb.GidRoot}000000000000:0@1:${id()}"
       val (between, deposit) = (id(), id())
       val (a, b) = (bankops.services.bank.BankRules.iban(333333333L), bankops.services.bank.BankRules.iban(444444444L))
-      val prepareForeign = BankFixture.withDb(bank.dbUrl) { c =>
-        c.setAutoCommit(false)
-        c.createStatement().execute(s"INSERT INTO cmt (uuid, reason) VALUES ('${id()}', 'another deployment')")
-        c.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
-      }
+      val prepareForeign =
+        BankFixture.withDb(bank.dbUrl)(BankFixture.prepare(_, gid)(s"INSERT INTO cmt (uuid, reason) VALUES ('${id()}', 'another deployment')"))
       val settleForeign = BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"ROLLBACK PREPARED '$gid'")).void
       (for {
         _ <- prepareForeign
@@ -393,11 +390,8 @@ class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
       val (other, none) = (id(), id())
       // Batches that wrote a cmt row each and name, as their marker, a record of another batch, and an offset holding no
       // record (the commit marker after it): the old verdict committed the first and rolled back the second.
-      def prepare(row: String, gid: String) = BankFixture.withDb(bank.dbUrl) { c =>
-        c.setAutoCommit(false)
-        c.createStatement().execute(s"INSERT INTO cmt (uuid, reason) VALUES ('$row', 'not this batch')")
-        c.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
-      }
+      def prepare(row: String, gid: String) =
+        BankFixture.withDb(bank.dbUrl)(BankFixture.prepare(_, gid)(s"INSERT INTO cmt (uuid, reason) VALUES ('$row', 'not this batch')"))
       (for {
         first <- IO.blocking(bank.spawnHandler("i", log))
         _ <- bank.send(List(creation(account)))
