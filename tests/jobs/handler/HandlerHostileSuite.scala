@@ -49,6 +49,29 @@ class HandlerHostileSuite extends munit.CatsEffectSuite with OnSandbox {
     j.hcursor.downField("headers").focus.flatMap(_.asArray).getOrElse(Vector.empty)
       .find(_.hcursor.get[String]("key").contains(name)).flatMap(_.hcursor.get[String]("value").toOption)
 
+  /** The partition of the bank's three that the default partitioner gives a command keyed by `key`. */
+  private def partition(key: String) =
+    org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(key.getBytes("UTF-8"))) % 3
+
+  /** Accounts a and b; a held by another deployment's prepared transaction (gid) that nobody settles, and a deposit to
+    * it; `count` other deposits keyed into the other partitions (commands are keyed by their id).
+    */
+  private final class HeldAccount(bank: BankFixture, count: Int) {
+    val (a, b, gid, heldDeposit) = (id(), id(), s"another-deployment:${id()}", id())
+    val others: List[String] = Iterator.continually(id()).filter(partition(_) != partition(heldDeposit)).take(count).toList
+    val release: IO[Unit] = bank.query(s"SELECT count(*) FROM pg_prepared_xacts WHERE gid = '$gid'")(_.getLong(1)).flatMap(n =>
+      if (n == List(1L)) BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"ROLLBACK PREPARED '$gid'")).void else IO.unit)
+
+    /** Opens a and b, holds a, sends the deposit to it: the accounts by creation id. */
+    def start: IO[Map[String, (String, String)]] =
+      for {
+        _ <- bank.send(List(creation(a), creation(b)))
+        ibans <- bank.awaitFeedback(Set(a, b)).map(bank.accounts)
+        _ <- BankFixture.withDb(bank.dbUrl)(BankFixture.prepare(_, gid)(s"UPDATE balance SET updated_at = now() WHERE iban = '${ibans(a)._1}'"))
+        _ <- bank.send(List(transfer(heldDeposit, "x", 500, "cash", ibans(a)._1, heldDeposit)))
+      } yield ibans
+  }
+
   private def prepared(bank: BankFixture) =
     bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
 
@@ -132,26 +155,11 @@ class HandlerHostileSuite extends munit.CatsEffectSuite with OnSandbox {
     "the gid, the other partitions' deposits are answered meanwhile, and the held one once the transaction ends") {
     BankFixture.using("holdback") { bank =>
       val log = os.temp(prefix = "holdback", suffix = ".log")
-      val (a, b) = (id(), id())
-      val gid = s"another-deployment:${id()}"
-      // Commands are keyed by their id: the held deposit's partition, and ids of the other partitions for the rest.
-      def partition(key: String) = org.apache.kafka.common.utils.Utils.toPositive(
-        org.apache.kafka.common.utils.Utils.murmur2(key.getBytes("UTF-8"))) % 3
-      val heldDeposit = id()
-      val others = Iterator.continually(id()).filter(partition(_) != partition(heldDeposit)).take(6).toList
-      val release = bank.query(s"SELECT count(*) FROM pg_prepared_xacts WHERE gid = '$gid'")(_.getLong(1)).flatMap(n =>
-        if (n == List(1L)) BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"ROLLBACK PREPARED '$gid'")).void else IO.unit)
+      val held = new HeldAccount(bank, 6)
+      import held.{a, b, gid, heldDeposit, others, release}
       (for {
         h <- IO.blocking(bank.spawnHandler("h", log))
-        _ <- bank.send(List(creation(a), creation(b)))
-        ibans <- bank.awaitFeedback(Set(a, b)).map(bank.accounts)
-        // Another deployment's batch, prepared and never settled, holds account a.
-        _ <- BankFixture.withDb(bank.dbUrl) { c =>
-          c.setAutoCommit(false)
-          c.createStatement().execute(s"UPDATE balance SET updated_at = now() WHERE iban = '${ibans(a)._1}'")
-          c.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
-        }
-        _ <- bank.send(List(transfer(heldDeposit, "x", 500, "cash", ibans(a)._1, heldDeposit)))
+        ibans <- held.start
         _ <- bank.send(others.map(i => transfer(i, "x", 10, "cash", ibans(b)._1, i)))
         during <- bank.awaitFeedback(others.toSet, 60.seconds)
         stillPrepared <- bank.query(s"SELECT count(*) FROM pg_prepared_xacts WHERE gid = '$gid'")(_.getLong(1))
@@ -169,6 +177,45 @@ class HandlerHostileSuite extends munit.CatsEffectSuite with OnSandbox {
         assertEquals(after.filter(_._1 == heldDeposit).map(_._2), List("MoneyTransferConfirmed"), BankFixture.tail(log))
         assertEquals(amounts(ibans(a)._1), 500L)
         assertEquals(amounts(ibans(b)._1), 60L)
+        assertEquals(left, List(0L))
+        assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
+      }).guarantee(release)
+    }
+  }
+
+  test("a handler killed while it holds a partition back: the member that takes the partition over holds it back too, " +
+    "naming the gid, answers the other partitions meanwhile, and the held deposit once when the transaction ends") {
+    BankFixture.using("holdkill") { bank =>
+      val (log1, log2) = (os.temp(prefix = "holdkill1", suffix = ".log"), os.temp(prefix = "holdkill2", suffix = ".log"))
+      val account = new HeldAccount(bank, 4)
+      import account.{a, b, gid, heldDeposit, others, release}
+      val held = s"holding back partition ${partition(heldDeposit)} of ${bank.commands}"
+      (for {
+        h1 <- IO.blocking(bank.spawnHandler("k1", log1))
+        ibans <- account.start
+        _ <- BankFixture.awaitLog(log1, held)
+        // A second member joins (the group rebalances) and the first dies without a word: its partitions, the held one
+        // among them, reach the second once its session times out, with nothing of the held one committed.
+        h2 <- IO.blocking(bank.spawnHandler("k2", log2))
+        _ <- BankFixture.awaitReady(h2, log2)
+        killed <- BankFixture.signal(h1, "KILL")
+        _ <- BankFixture.awaitLog(log2, held)
+        _ <- bank.send(others.map(i => transfer(i, "x", 10, "cash", ibans(b)._1, i)))
+        during <- bank.awaitFeedback(others.toSet, 60.seconds)
+        _ <- release
+        _ <- bank.awaitFeedback(Set(heldDeposit), 60.seconds).guarantee(BankFixture.signal(h2, "TERM").void)
+        feedback <- bank.feedbackRecords
+        amounts <- bank.query("SELECT iban, amount FROM balance")(r => r.getString(1) -> r.getLong(2)).map(_.toMap)
+        left <- prepared(bank)
+        validated <- bank.validate
+      } yield {
+        val logs = BankFixture.tail(log1) + "\n" + BankFixture.tail(log2)
+        assertEquals(killed, 137, "the first handler was killed")
+        assert(!during.exists(_._1 == heldDeposit), "the held deposit was answered while its account was held")
+        assert(os.read(log2).contains(s"${ibans(a)._1} by prepared transaction $gid"), logs)
+        assertEquals(feedback.filter(_._1 == heldDeposit).map(_._2), List("MoneyTransferConfirmed"), logs)
+        assertEquals(amounts(ibans(a)._1), 500L)
+        assertEquals(amounts(ibans(b)._1), 40L)
         assertEquals(left, List(0L))
         assertEquals(validated.code, 0, validated.out.take(2000) + validated.err)
       }).guarantee(release)

@@ -92,9 +92,7 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
         IO.blocking {
           val (other, handler) = (connect(), connect())
           try {
-            other.setAutoCommit(false)
-            other.createStatement().execute(s"INSERT INTO balance (iban, token, type) VALUES ('$creating', 't', 'AUTO')")
-            other.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
+            BankFixture.prepare(other, gid)(s"INSERT INTO balance (iban, token, type) VALUES ('$creating', 't', 'AUTO')")
             val ledger = new LedgerDb(handler)
             val t0 = System.nanoTime()
             val unrelated = ledger.known(Set.empty, Set(unknown))
@@ -102,7 +100,6 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
             ledger.rollback()
             val held = scala.util.Try(ledger.known(Set.empty, Set(creating, unknown)))
             ledger.rollback()
-            other.setAutoCommit(true)
             other.createStatement().execute(s"ROLLBACK PREPARED '$gid'")
             val after = ledger.known(Set.empty, Set(creating))
             ledger.rollback()
@@ -151,10 +148,7 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
         IO.blocking {
           val (other, c) = (connect(), connect())
           try {
-            other.setAutoCommit(false)
-            other.createStatement().execute(s"UPDATE balance SET amount = amount WHERE iban = '${BankRules.SeededIban}'")
-            other.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
-            other.setAutoCommit(true)
+            BankFixture.prepare(other, gid)(s"UPDATE balance SET amount = amount WHERE iban = '${BankRules.SeededIban}'")
             // A lock wait fails at once instead of queueing: 55P03 here is the wait `sandbox up` made.
             c.createStatement().execute("SET lock_timeout = '1s'")
             val installed = scala.util.Try(BankTables.install(c))
@@ -176,10 +170,7 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
           val (other, c) = (connect(), connect())
           try {
             other.createStatement().execute(s"INSERT INTO balance (iban, token, type) VALUES ('$held', 't', 'AUTO'), ('$free', 't', 'AUTO')")
-            other.setAutoCommit(false)
-            other.createStatement().execute(s"UPDATE balance SET amount = 1 WHERE iban = '$held'")
-            other.createStatement().execute(s"PREPARE TRANSACTION '$gid'")
-            other.setAutoCommit(true)
+            BankFixture.prepare(other, gid)(s"UPDATE balance SET amount = 1 WHERE iban = '$held'")
             c.createStatement().execute("SET lock_timeout = '1s'")
             val ledger = new LedgerDb(c)
             val failed = scala.util.Try(ledger.known(Set.empty, Set(held, free)))
@@ -195,6 +186,47 @@ class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
             scala.util.Try(other.createStatement().execute(s"ROLLBACK PREPARED '$gid'"))
             c.close(); other.close()
           }
+        }
+      }
+    }
+  }
+
+  test("missing numbers are probed in iban order: waiting for a number another transaction inserts, the probe has already " +
+    "inserted the smaller one (two probes never wait on each other in opposite orders)") {
+    BankFixture.create("probeorder").flatMap { bank =>
+      val (small, large) = (BankRules.iban(511111111L), BankRules.iban(522222222L))
+      connect(bank).flatMap { connect =>
+        IO.blocking {
+          val (other, c, watch) = (connect(), connect(), connect())
+          try {
+            assert(small < large)
+            // An open creation of the larger number: the probe must wait for it.
+            other.setAutoCommit(false)
+            other.createStatement().execute(s"INSERT INTO balance (iban, token, type) VALUES ('$large', 't', 'AUTO')")
+            val pid = { val rs = c.createStatement().executeQuery("SELECT pg_backend_pid()"); rs.next(); rs.getInt(1) }
+            val ledger = new LedgerDb(c)
+            // Given larger first: the order must come from the probe, not from its caller.
+            val probing = new java.util.concurrent.FutureTask(() => scala.util.Try(ledger.known(Set.empty, Set(large, small))))
+            new Thread(probing, "probe").start()
+            // A snapshot of the probe's locks while it waits: a transaction id of its own means it wrote (the smaller
+            // number) before it began to wait; probing the larger first, it would wait before writing anything.
+            val locks = s"SELECT count(*) FILTER (WHERE NOT granted), count(*) FILTER (WHERE granted) FROM pg_locks " +
+              s"WHERE pid = $pid AND locktype = 'transactionid'"
+            val deadline = System.nanoTime() + 30.seconds.toNanos
+            def waiting(): (Long, Long) = {
+              val rs = watch.createStatement().executeQuery(locks)
+              rs.next()
+              val seen = (rs.getLong(1), rs.getLong(2))
+              if (seen._1 > 0 || System.nanoTime() > deadline) seen else { Thread.sleep(2); waiting() }
+            }
+            val (waits, own) = waiting()
+            other.rollback()
+            val probed = probing.get(60, java.util.concurrent.TimeUnit.SECONDS)
+            ledger.rollback()
+            assertEquals(waits, 1L, "the probe never waited for the open creation")
+            assert(own >= 1L, s"waiting for $large, the probe had inserted nothing: it did not probe $small first")
+            assertEquals(probed.map(_.accounts), scala.util.Success(Map.empty[String, Account]), "both numbers unknown once the other rolled back")
+          } finally { other.close(); c.close(); watch.close() }
         }
       }
     }
