@@ -60,7 +60,8 @@ object InspectCommand {
     for {
       settings <- Connections.load(o.flags, shell)
       stats <- Ref.of[IO, InspectStats](InspectStats.empty)
-      writer = new java.io.BufferedWriter(new java.io.OutputStreamWriter(shell.out, java.nio.charset.StandardCharsets.UTF_8), 1 << 16)
+      // Lines reach it as UTF-8 bytes, encoded where they are rendered (in parallel), not on the one writing thread.
+      writer = new java.io.BufferedOutputStream(shell.out, 1 << 16)
       opened = (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit), RegistryClient.resource(settings, o.timeout)).tupled
       plan <- opened.use { case (ctrlC, (plan, records), registry) =>
         val decoder = new RecordDecoder(new SchemaResolver(registry), Decoded.needsPlainValues(o.filter, o.fields.isDefined))
@@ -81,8 +82,9 @@ object InspectCommand {
               decoder.decodeChunk(chunk).map { decoded =>
                 val sb = new java.lang.StringBuilder(512)
                 val lines = decoded.map { d =>
-                  if (o.filter.accepts(d.envelope)) { sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); sb.toString }
-                  else null
+                  if (o.filter.accepts(d.envelope)) {
+                    sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); sb.toString.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+                  } else null
                 }
                 (decoded, lines)
               })

@@ -63,13 +63,26 @@ private[inspect] object InspectStats {
     * always counted; shown ones until `limit` lines are shown, after which they are neither counted nor shown.
     * Returns the new counts, the lines to write and whether the limit is reached.
     */
-  def step(s0: InspectStats, decoded: Chunk[Decoded], lines: Chunk[String], limit: Option[Long]): (InspectStats, Vector[String], Boolean) = {
-    var s = s0
-    val out = Vector.newBuilder[String]
-    decoded.zipWithIndex.foreach { case (d, i) =>
+  def step[L <: AnyRef](s0: InspectStats, decoded: Chunk[Decoded], lines: Chunk[L], limit: Option[Long]): (InspectStats, Vector[L], Boolean) = {
+    // Counted in place, one InspectStats per chunk: this runs in order, on one thread, for every record read.
+    var (read, shown, undecodable, fields) = (s0.read, s0.shown, s0.undecodable, s0.fields)
+    val byRecord = scala.collection.mutable.HashMap.from(s0.byRecord)
+    val out = Vector.newBuilder[L]
+    var i = 0
+    decoded.foreach { d =>
       val line = lines(i)
-      if (line == null || limit.forall(s.shown < _)) { s = s.add(d, line != null); if (line != null) out += line }
+      if (line == null || limit.forall(shown < _)) {
+        read += 1
+        if (line != null) { shown += 1; out += line }
+        if (!d.ok) undecodable += 1
+        d.envelope.record.foreach { r =>
+          byRecord.update(r, byRecord.getOrElse(r, 0L) + 1)
+          d.schema.filter(schema => !fields.contains(r) && schema.getType == Schema.Type.RECORD).foreach(schema =>
+            fields = fields.updated(r, schema.getFields.asScala.map(_.name).toSet))
+        }
+      }
+      i += 1
     }
-    (s, out.result(), limit.exists(s.shown >= _))
+    (InspectStats(read, shown, undecodable, byRecord.toMap, fields), out.result(), limit.exists(shown >= _))
   }
 }
