@@ -36,25 +36,17 @@ private[capture] object ArchiveShow {
 
   /** Each record line of the archive, its value decoded from its raw bytes with the archive's schema of its id. */
   def records(archive: ArchiveReader, topics: List[String], shell: Shell): IO[Unit] =
-    IO.fromEither(archive.json[List[CapturedSchema]](ArchiveParts.Schemas).left.map(Failure.BadInput(_))).flatMap { schemas =>
-      val readers = schemas.distinctBy(_.id).map(s =>
-        s.id -> {
-          val parser = new Schema.Parser()
-          // Referenced schemas first, so the names they define are known.
-          schemas.filter(r => s.references.exists(x => x.subject == r.subject && x.version == r.version)).distinctBy(_.subject)
-            .foreach(r => parser.parse(r.schema))
-          val schema = parser.parse(s.schema)
-          (schema, new GenericDatumReader[Any](schema))
-        }).toMap
-      val wanted = archive.manifest.topics.map(_.topic).filter(t => topics.isEmpty || topics.contains(t))
-      wanted.traverse_ { topic =>
-        IO.blocking(archive.lines(ArchiveParts.records(topic))(_.map {
-          case Left(e) => throw Failure.BadInput(e)
-          case Right((text, n)) =>
-            RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"${ArchiveParts.records(topic)}:$n: $e"), identity)
-        }.map(decoded(_, readers)).toList)).flatMap(_.traverse_(shell.println))
+    IO.fromEither(archive.json[List[CapturedSchema]](ArchiveParts.Schemas).flatMap(ArchiveSchemas.readers).left.map(Failure.BadInput(_)))
+      .flatMap { readers =>
+        val wanted = archive.manifest.topics.map(_.topic).filter(t => topics.isEmpty || topics.contains(t))
+        wanted.traverse_ { topic =>
+          val file = ArchiveParts.records(topic)
+          archive.stream(file).map {
+            case Left(e) => throw Failure.BadInput(e)
+            case Right((text, n)) => RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"$file:$n: $e"), identity)
+          }.map(decoded(_, readers)).evalMap(shell.println).compile.drain
+        }
       }
-    }
 
   private def decoded(l: RecordLine, readers: Map[Int, (Schema, GenericDatumReader[Any])]): String = {
     val value = for {

@@ -82,7 +82,7 @@ object CaptureCommand {
 
   /** The archive's manifest to show; with --records, None: the records went to stdout as they were decoded. */
   private def read(o: ShowOptions, shell: Shell): IO[Option[ArchiveManifest]] =
-    IO.blocking(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
+    IO.interruptible(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
       if (o.records) ArchiveShow.records(archive, o.topics, shell).as(None) else IO.pure(Some(archive.manifest))
     }(a => IO.blocking(a.close()))
 

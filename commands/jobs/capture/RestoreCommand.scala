@@ -14,7 +14,8 @@ import bankops.services.kafka.TopicName
   * and group names so that it never writes into live ones by accident.
   */
 object RestoreCommand {
-  final case class Options(flags: ConnectionFlags, archive: os.Path, plan: RestorePlan, intoNonEmpty: Boolean, dbName: Option[String],
+  final case class Options(flags: ConnectionFlags, archive: os.Path, plan: RestorePlan, intoNonEmpty: Boolean, keepCompaction: Boolean,
+                           dbName: Option[String],
                            timeout: FiniteDuration)
 
   private def rename(s: String): Either[String, (String, String)] = s.split("=", 2) match {
@@ -30,25 +31,26 @@ object RestoreCommand {
       .mapValidated(_.traverse(r => rename(r).toValidatedNel)).map(_.toList).withDefault(Nil),
     Opts.option[String]("group-prefix", "Prefix of the restored groups' names (default: the topic prefix).", metavar = "PREFIX").orNone,
     Opts.flag("into-non-empty", "Write into a target topic that already holds records.").orFalse,
+    Opts.flag("keep-compaction", "Keep a compacted topic's cleanup.policy on its copy (by default the copy keeps every record).").orFalse,
     Opts.option[String]("db-name", "The database the captured accounts go to, on the target's PostgreSQL (default: restored_ and the prefix).",
       metavar = "NAME").mapValidated(n =>
       if (n.matches("[a-z_][a-z0-9_]{0,62}")) n.validNel else s"--db-name '$n': lower-case letters, digits and '_'".invalidNel).orNone,
     Flags.timeout(30.seconds)
-  ).tupled.mapValidated { case (flags, archive, prefix, renames, groupPrefix, nonEmpty, dbName, timeout) =>
+  ).tupled.mapValidated { case (flags, archive, prefix, renames, groupPrefix, nonEmpty, keep, dbName, timeout) =>
     val plan = RestorePlan(prefix, renames.toMap, groupPrefix.getOrElse(prefix))
     if (prefix.isEmpty && renames.isEmpty && !nonEmpty)
       "an empty --topic-prefix without --rename restores into the captured topics' own names: add --into-non-empty if that is meant".invalidNel
-    else if (prefix.nonEmpty) TopicName.check("topic-prefix")(prefix + "x").map(_ => Options(flags, archive, plan, nonEmpty, dbName, timeout))
-    else Options(flags, archive, plan, nonEmpty, dbName, timeout).validNel
+    else if (prefix.nonEmpty) TopicName.check("topic-prefix")(prefix + "x").map(_ => Options(flags, archive, plan, nonEmpty, keep, dbName, timeout))
+    else Options(flags, archive, plan, nonEmpty, keep, dbName, timeout).validNel
   }
 
   /** Restores the archive; its steps are said on stderr as they are done. */
   def restore(o: Options, shell: Shell): IO[RestoreReport] =
-    IO.blocking(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
+    IO.interruptible(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
       for {
         settings <- Connections.load(o.flags, shell)
         dbName = o.dbName.getOrElse("restored_" + o.plan.prefix.toLowerCase.replaceAll("[^a-z0-9]+", "_").stripSuffix("_"))
-        report <- RestoreRun(archive, o.plan, o.intoNonEmpty, dbName, settings, o.timeout, shell)
+        report <- RestoreRun(archive, o.plan, o.intoNonEmpty, o.keepCompaction, dbName, settings, o.timeout, shell)
       } yield report
     }(a => IO.blocking(a.close()))
 
@@ -57,14 +59,16 @@ object RestoreCommand {
     Shown(None,
       Rendered.note(s"restore: ${report.records.values.sum} records into ${report.records.keys.toList.sorted.mkString(", ")}; " +
         s"${report.groups.map(_._1).distinct.size} group(s) set: ${report.groups.map(_._1).distinct.mkString(", ")}") ++
+        Rendered.all(report.differences.map(d => Rendered.note(s"restore: differs: $d"))) ++
         Rendered.summary(StepSummary("restore", s"${report.records.values.sum} records restored from ${o.archive.last}",
-            StepSummary.Outcome.Ok, facts = report.records.toList.sorted.map { case (t, n) => t -> n.toString })),
+            StepSummary.Outcome.Ok, facts = report.records.toList.sorted.map { case (t, n) => t -> n.toString }, notes = report.differences)),
       ExitCode.Success)
 
   val job: Job[Options, RestoreReport] = Job(
     "restore",
     "Put a capture archive back: topics with the captured partitions and configs (under --topic-prefix, default restored.), " +
-      "schemas with ids translated, records with partitions, keys, headers and timestamps, groups at the same positions.",
+      "schemas with ids translated, records with partitions, keys, headers and timestamps, groups at the same positions; " +
+      "every line is checked before anything is created, and each way the copy differs is said.",
     "bankops restore incident.zip --topic-prefix incident42.",
     opts
   )(restore, render)

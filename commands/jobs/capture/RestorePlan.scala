@@ -7,33 +7,64 @@ private[capture] final case class RestorePlan(prefix: String, renames: Map[Strin
   def group(captured: String): String = groupPrefix + captured
 
   /** A subject named after its topic (`commands-nl.openweb...`, `commands-value`) follows the topic's new name; a
-    * subject of its own (RecordNameStrategy, a reference) keeps its name.
+    * subject of its own (RecordNameStrategy, a reference) takes the prefix: a restore writes no subject it did not name.
     */
   def subject(captured: String, topics: List[String]): String =
-    topics.sortBy(-_.length).find(t => captured.startsWith(s"$t-")).fold(captured)(t => topic(t) + captured.drop(t.length))
+    ofTopic(captured, topics).fold(prefix + captured)(t => topic(t) + captured.drop(t.length))
+
+  private def ofTopic(subject: String, topics: List[String]): Option[String] = topics.sortBy(-_.length).find(t => subject.startsWith(s"$t-"))
+
+  /** The target subject of every captured one, or what makes the archive's schemas unsafe to register: a schema that
+    * belongs to no restored topic and that no other references (an archive capture did not write), or a subject that
+    * would keep a live name (no prefix to put it under).
+    */
+  def subjects(schemas: List[CapturedSchema], topics: List[String]): Either[String, Map[String, String]] = {
+    val referenced = schemas.flatMap(_.references.map(_.subject)).toSet
+    schemas.foldLeft[Either[String, Map[String, String]]](Right(Map.empty)) { (acc, s) =>
+      acc.flatMap { m =>
+        val own = ofTopic(s.subject, topics)
+        if (s.topic.exists(t => !topics.contains(t)) || (s.topic.isEmpty && !referenced(s.subject)))
+          Left(s"${ArchiveParts.Schemas}: subject ${s.subject} (schema id ${s.id}) belongs to no topic of the archive and no schema " +
+            "references it: a restore registers only the schemas its records use (was the archive changed?)")
+        else if (own.isEmpty && prefix.isEmpty)
+          Left(s"${ArchiveParts.Schemas}: subject ${s.subject} is not named after a topic, so without --topic-prefix it would be " +
+            "registered under its live name: give a --topic-prefix")
+        else Right(m.updated(s.subject, subject(s.subject, topics)))
+      }
+    }
+  }
 }
 
 private[capture] object RestorePlan {
 
+  /** Kafka's default largest record batch (`message.max.bytes`, `max.request.size`): a copy of larger records needs more. */
+  val DefaultMaxBytes = 1048588
+
+  /** What a record batch of one record adds to its key, value and headers, generously. */
+  val BatchOverhead = 1024
+
   /** The captured configs as a restored topic can hold them: kept for good (its records are old: a retention would
     * delete them at once), min.insync.replicas no higher than the replicas it has here, the records' own timestamps
-    * accepted whatever their age.
+    * kept as they were taken (CreateTime, whatever their age), not compacted unless asked (compaction would drop
+    * records the archive holds), and room for the largest captured record.
     */
-  def configs(captured: Map[String, String], replicas: Int): Map[String, String] =
+  def configs(captured: Map[String, String], replicas: Int, keepCompaction: Boolean, largest: Int): Map[String, String] =
     captured.filterNot { case (k, _) => k.startsWith("message.timestamp.") } ++
-      Map("retention.ms" -> "-1", "retention.bytes" -> "-1") ++
-      captured.get("min.insync.replicas").flatMap(_.toIntOption).map(n => "min.insync.replicas" -> (n min replicas).toString)
+      Map("retention.ms" -> "-1", "retention.bytes" -> "-1", "message.timestamp.type" -> "CreateTime") ++
+      captured.get("min.insync.replicas").flatMap(_.toIntOption).map(n => "min.insync.replicas" -> (n min replicas).toString) ++
+      Option.when(compacted(captured) && !keepCompaction)("cleanup.policy" -> "delete") ++
+      Option.when(largest + BatchOverhead > captured.get("max.message.bytes").flatMap(_.toIntOption).getOrElse(DefaultMaxBytes))(
+        "max.message.bytes" -> (largest + BatchOverhead).toString)
 
-  /** The restored offset of a group's committed `offset` on a partition: as many restored records before it as there were
-    * captured records before it, counted from `base` (the partition's first restored offset). Offsets are positions, so
-    * the lag stays the same number of records.
-    */
-  def offset(offset: Long, capturedOffsets: Vector[Long], base: Long): Long = {
-    // capturedOffsets is sorted: the number of them below `offset`.
-    var (lo, hi) = (0, capturedOffsets.length)
-    while (lo < hi) { val mid = (lo + hi) >>> 1; if (capturedOffsets(mid) < offset) lo = mid + 1 else hi = mid }
-    base + lo
-  }
+  def compacted(configs: Map[String, String]): Boolean = configs.get("cleanup.policy").exists(_.split(',').map(_.trim).contains("compact"))
+
+  /** What a restored topic holds differently from its captured one, and why: one line each. */
+  def differences(target: String, configs: Map[String, String], created: Boolean, keepCompaction: Boolean, scan: TopicScan): List[String] =
+    Option.when(scan.logAppendTimes > 0)(
+      s"$target: ${scan.logAppendTimes} record(s) had the broker's append time (LogAppendTime): restored as CreateTime with the captured times") ++:
+      Option.when(created && compacted(configs) && !keepCompaction)(
+        s"$target: the captured topic is compacted; the copy is not (cleanup.policy=delete), so it keeps every restored record " +
+          "(--keep-compaction to compact it)").toList
 }
 
 /** The target's schema id of each captured one: per topic whose records carry it (a subject per topic), and any. */

@@ -1,13 +1,14 @@
 package bankops.jobs.capture
 
-import cats.effect.{IO, Ref}
+import cats.effect.IO
 import cats.syntax.all._
-import fs2.Chunk
+import org.apache.avro.generic.GenericDatumReader
 import org.apache.kafka.clients.admin.{Admin, NewTopic}
 import org.apache.kafka.clients.producer.ProducerRecord
 import org.apache.kafka.common.TopicPartition
 import org.apache.kafka.common.header.internals.RecordHeader
 
+import java.util.concurrent.atomic.{AtomicLongArray, AtomicReference}
 import scala.concurrent.duration.FiniteDuration
 import scala.jdk.CollectionConverters._
 
@@ -17,55 +18,91 @@ import bankops.services.config.ConnectionSettings
 import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, EndOffsets, KafkaClients, RecordLine}
 import bankops.services.registry.{RegistryClient, RegistryError, SchemaReference}
 
-/** What a restore did: records per target topic, schema ids as translated, group offsets set. */
+/** What a restore did: records per target topic, schema ids as translated, group offsets set, and each way the copy
+  * differs from what was captured (one line each).
+  */
 final case class RestoreReport(records: Map[String, Long], ids: Map[Int, Int], groups: List[(String, TopicPartition, Long)],
-                               accounts: Option[(String, String, Int)])
+                               accounts: Option[(String, String, Int)], differences: List[String])
 
-/** The effectful shell of `restore`: target topics checked (a topic that holds records is refused unless asked) or
-  * created with the captured partitions and configs, schemas registered under the subjects of the new topic names
-  * (ids translated), records written to their partitions with keys, headers and timestamps and each frame's id rewritten,
-  * then the groups' offsets at the same positions among the restored records.
+/** The effectful shell of `restore`. First everything is read and checked, creating nothing: the schemas' subjects,
+  * every record line (streamed, never held), the partitions, the groups, the targets. Then schemas are registered under
+  * the subjects of the new topic names (ids translated), topics created with the captured partitions and configs, records
+  * written to their partitions with keys, headers and captured timestamps, a frame's id rewritten only when it decodes
+  * with the captured schema, and the groups set at the same positions among the restored records.
   */
 private[capture] object RestoreRun {
+  private type Readers = Map[Int, (org.apache.avro.Schema, GenericDatumReader[Any])]
 
-  def apply(archive: ArchiveReader, plan: RestorePlan, allowNonEmpty: Boolean, dbName: String, settings: ConnectionSettings,
-            timeout: FiniteDuration, shell: Shell): IO[RestoreReport] = {
+  def apply(archive: ArchiveReader, plan: RestorePlan, allowNonEmpty: Boolean, keepCompaction: Boolean, dbName: String,
+            settings: ConnectionSettings, timeout: FiniteDuration, shell: Shell): IO[RestoreReport] = {
     def read[A: io.circe.Decoder](name: String): IO[A] =
       IO.blocking(archive.json[A](name)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))
+    def refuse[A](e: Either[String, A]): IO[A] = IO.fromEither(e.left.map(Failure.BadInput(_)))
     val captured = archive.manifest.topics.map(_.topic)
     for {
       cluster <- read[CapturedCluster](Cluster)
       schemas <- read[List[CapturedSchema]](Schemas)
       offsets <- read[List[CapturedOffset]](Groups)
       accounts <- if (archive.has(CapturedAccounts.File)) read[CapturedAccounts](CapturedAccounts.File).map(Some(_)) else IO.pure(None)
+      files = captured.map(t => t -> ArchiveParts.records(t)) ++ accounts.map(a => a.balanceTopic -> CapturedAccounts.chains(a.balanceTopic))
+      topics = files.map(_._1)
+      shapes <- refuse(topics.traverse(t => cluster.topics.find(_.name == t).toRight(s"$Cluster: no entry for the archive's topic $t")))
+      _ <- refuse(offsets.find(o => shapes.find(_.name == o.topic).forall(_.partitions <= o.partition)).map(o =>
+          s"$Groups: group ${o.group} committed on ${o.topic}-${o.partition}, a partition the archive's topics do not have").toLeft(()))
+      subjects <- refuse(plan.subjects(schemas, topics))
+      readers <- refuse(ArchiveSchemas.readers(schemas))
+      scans <- files.zip(shapes).traverse { case ((t, file), shape) =>
+        scan(archive, file, shape.partitions, offsets.filter(_.topic == t)).map(t -> _)
+      }
+      _ <- shell.info(s"restore: ${scans.map(_._2.records).sum} record line(s) checked; nothing created yet")
       report <- KafkaClients.withAdmin(settings.kafka, timeout) { admin =>
         for {
           // Checked first, created after the schemas are in: a refusal of either leaves the cluster as it was.
-          missing <- cluster.topics.filter(t => captured.contains(t.name) || accounts.exists(_.balanceTopic == t.name)).flatTraverse(t =>
-            checkTopic(admin, t, plan.topic(t.name), allowNonEmpty, shell))
-          ids <-
-            RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, plan, captured ++ accounts.map(_.balanceTopic)))
-          _ <- missing.traverse_(t => createTopic(admin, t, plan.topic(t.name), shell))
+          missing <- shapes.flatTraverse(t => checkTopic(admin, t, plan.topic(t.name), allowNonEmpty, shell))
+          ids <- RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, subjects))
+          _ <- missing.traverse_(t => createTopic(admin, t, plan.topic(t.name), keepCompaction, scans.toMap.apply(t.name).largest, shell))
           _ <- shell.info(s"restore: ${ids.size} schema(s) registered: ids ${ids.pairs.map { case (a, b) => s"$a→$b" }.mkString(", ")}")
-          written <-
-            ChunkProducer.resource(settings.kafka, timeout).use(p =>
-              captured.traverse(t => writeTopic(archive, p, t, plan.topic(t), ids.of(t), shell)) <* accounts.traverse_(a =>
-                writeTopic(archive, p, a.balanceTopic, plan.topic(a.balanceTopic), ids.of(a.balanceTopic), shell,
-                  Some(CapturedAccounts.chains(a.balanceTopic)))))
-          groups <- restoreOffsets(admin, offsets, written.toMap, plan)
-          restoredAccounts <-
-            accounts.traverse(a => restoreAccounts(admin, archive, a, cluster, plan, dbName, allowNonEmpty, settings, timeout, shell))
-        } yield RestoreReport(written.map { case (t, (n, _)) => plan.topic(t) -> n }.toMap, ids.any, groups, restoredAccounts)
+          largest = scans.map(_._2.largest).maxOption.getOrElse(0)
+          written <- ChunkProducer.resource(settings.kafka, timeout, sized(largest)).use(p =>
+            files.zip(shapes).traverse { case ((t, file), shape) =>
+              writeTopic(archive, p, file, plan.topic(t), shape.partitions, ids.of(t), readers, shell).map(t -> _)
+            })
+          groups <- restoreOffsets(admin, offsets, written.toMap, scans.toMap, plan)
+          restoredAccounts <- accounts.traverse(a => restoreAccounts(a, plan, dbName, settings, timeout, shell))
+        } yield {
+          val created = missing.map(_.name).toSet
+          val differences = shapes.flatMap(t =>
+            RestorePlan.differences(plan.topic(t.name), t.configs, created(t.name), keepCompaction, scans.toMap.apply(t.name))) ++
+            written.flatMap { case (t, w) => w.frames.differences(plan.topic(t)) } ++ groups._2
+          RestoreReport(written.map { case (t, w) => plan.topic(t) -> w.records }.toMap, ids.any, groups._1, restoredAccounts, differences)
+        }
       }.adaptError(KafkaClients.unreachable(settings.kafka, timeout))
     } yield report
   }
 
+  private def parsed(file: String): Either[String, (String, Int)] => RecordLine = {
+    case Left(e) => throw Failure.BadInput(e)
+    case Right((text, n)) => RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"$file:$n: $e"), identity)
+  }
+
+  /** The first pass over a topic's lines: every one parsed and checked, none kept. */
+  private def scan(archive: ArchiveReader, file: String, partitions: Int, offsets: List[CapturedOffset]): IO[TopicScan] = {
+    val counter = new TopicScan.Counter(file, partitions, offsets)
+    // A chunk's lines counted in a loop, in order (Chunk.traverse may apply its function in any order).
+    archive.stream(file).map(parsed(file)).chunks.evalMap(c => IO(c.foreach(l => counter.add(l).left.foreach(e => throw Failure.BadInput(e)))))
+      .compile.drain.flatMap(_ => IO(counter.result))
+  }
+
+  /** A producer that takes the largest captured record (Kafka's default refuses one over 1 MiB). */
+  private def sized(largest: Int)(s: fs2.kafka.ProducerSettings[IO, Array[Byte], Array[Byte]]) =
+    if (largest + RestorePlan.BatchOverhead <= RestorePlan.DefaultMaxBytes) s
+    else s.withProperty("max.request.size", (largest + RestorePlan.BatchOverhead).toString)
+
   /** The captured accounts' rows in a database of their own on the target's server (the chains went to the restored
     * balance topic with the other records): `balances validate` on the two finds what it found at capture time.
     */
-  private def restoreAccounts(admin: Admin, archive: ArchiveReader, a: CapturedAccounts, cluster: CapturedCluster, plan: RestorePlan, dbName: String,
-                              allowNonEmpty: Boolean, settings: ConnectionSettings, timeout: FiniteDuration, shell: Shell)
-      : IO[(String, String, Int)] =
+  private def restoreAccounts(a: CapturedAccounts, plan: RestorePlan, dbName: String, settings: ConnectionSettings, timeout: FiniteDuration,
+                              shell: Shell): IO[(String, String, Int)] =
     CapturedAccounts.restore(settings.database, dbName, a.rows, timeout).flatMap { db =>
       shell.info(s"restore: ${a.rows.size} account(s) into database $dbName; check them with `bankops balances validate --topic " +
         s"${plan.topic(a.balanceTopic)} --db-url ${db.url.value}`").as((plan.topic(a.balanceTopic), db.url.value, a.rows.size))
@@ -89,23 +126,26 @@ private[capture] object RestoreRun {
       else IO.pure(List(t))
     }
 
-  private def createTopic(admin: Admin, t: CapturedTopic, target: String, shell: Shell): IO[Unit] =
+  private def createTopic(admin: Admin, t: CapturedTopic, target: String, keepCompaction: Boolean, largest: Int, shell: Shell): IO[Unit] =
     KafkaClients.await(admin.describeCluster().nodes()).flatMap { nodes =>
       val rf = t.replicationFactor min nodes.size max 1
-      val topic = new NewTopic(target, t.partitions, rf.toShort).configs(RestorePlan.configs(t.configs, rf).asJava)
+      val topic = new NewTopic(target, t.partitions, rf.toShort).configs(RestorePlan.configs(t.configs, rf, keepCompaction, largest).asJava)
       KafkaClients.await(admin.createTopics(List(topic).asJava).all()).void >>
         shell.info(s"restore: created topic $target (${t.partitions} partition(s), replication $rf, ${t.configs.size} config(s) as captured)")
     }
 
-  /** Every schema registered on the target, referenced ones first; the captured id to the target's. */
-  private def registerAll(registry: RegistryClient, schemas: List[CapturedSchema], plan: RestorePlan, topics: List[String])
-      : IO[RestoredIds] = {
+  /** Every schema registered on the target under the subject the plan gives it, referenced ones first; the captured id
+    * to the target's.
+    */
+  private def registerAll(registry: RegistryClient, schemas: List[CapturedSchema], subjects: Map[String, String]): IO[RestoredIds] = {
     val referenced = schemas.flatMap(_.references.map(_.subject)).toSet
     val (first, rest) = schemas.partition(s => referenced(s.subject))
-    // A reference names a version of the source registry: it is pointed at the version its schema has on the target.
+    // A reference names a subject and version of the source registry: it is pointed at its restored subject, at the
+    // version its schema has there.
     (first ++ rest).foldLeftM((RestoredIds(Map.empty, Map.empty), Map.empty[(String, Int), Int])) { case ((ids, versions), s) =>
-      val subject = if (referenced(s.subject)) s.subject else plan.subject(s.subject, topics)
-      val refs = s.references.map(r => SchemaReference(r.name, r.subject, versions.getOrElse(r.subject -> r.version, r.version)))
+      val subject = subjects(s.subject)
+      val refs = s.references.map(r =>
+        SchemaReference(r.name, subjects.getOrElse(r.subject, r.subject), versions.getOrElse(r.subject -> r.version, r.version)))
       registry.register(subject, s.schema, refs).flatMap { n =>
         val version =
           if (referenced(s.subject)) registry.lookup(subject, s.schema, refs).map {
@@ -120,61 +160,57 @@ private[capture] object RestoreRun {
     }.map(_._1)
   }
 
-  /** The records of one topic, in order, to their captured partitions; for each partition the captured offsets (in order)
-    * and the first restored one.
-    */
-  private def writeTopic(archive: ArchiveReader, producer: ChunkProducer, topic: String, target: String, ids: Map[Int, Int], shell: Shell,
-                         file: Option[String] = None): IO[(String, (Long, Map[Int, (Vector[Long], Long)]))] =
-    Ref.of[IO, Map[Int, (Vector[Long], Long)]](Map.empty).flatMap { positions =>
-      val name = file.getOrElse(ArchiveParts.records(topic))
-      IO.blocking(archive.lines(name)(_.map {
-        case Left(e) => throw Failure.BadInput(e)
-        case Right((text, n)) => RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"$name:$n: $e"), identity)
-      }.toVector)).flatMap { lines =>
-        val records = lines.map { l =>
-          // A line without raw bytes is a tombstone (capture writes the bytes of every other value).
-          val value = l.raw.map(raw =>
-            bankops.services.avro.WireFormat.schemaIdOf(raw).toOption.flatMap(ids.get) match {
-              case Some(id) => val out = raw.clone(); java.nio.ByteBuffer.wrap(out, 1, 4).putInt(id); out
-              case None => raw
-            }).orNull
-          // LogAppendTime cannot be set by a producer: the broker stamps its own; CreateTime is kept.
-          val time = l.timestamp.filter(_ => !l.timestampType.contains("LogAppendTime")).map(java.lang.Long.valueOf).orNull
-          new ProducerRecord[Array[Byte], Array[Byte]](target, Integer.valueOf(l.partition.getOrElse(0)), time, l.key.orNull, value,
-            l.headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava)
-        }
-        val acked = new Array[Long](records.size)
-        val errors = new java.util.concurrent.atomic.AtomicReference[Exception]()
-        // Every record handed over in order, then every acknowledgement awaited: no round trip per batch.
-        producer.watched(records.grouped(1000).zipWithIndex.toList.traverse { case (group, g) =>
-          producer.sendEach(Chunk.from(group))((i, m, e) => if (e != null) errors.compareAndSet(null, e) else acked(g * 1000 + i) = m.offset)
-        }.flatMap(_.sequence_)) >>
-          Option(errors.get).traverse_(e =>
-            IO.raiseError[Unit](Failure.Unavailable(s"restore: Kafka did not take a record of $target: ${e.getMessage}", e))) >>
-          positions.set(lines.zipWithIndex.foldLeft(Map.empty[Int, (Vector[Long], Long)]) { case (acc, (l, i)) =>
-            val p = l.partition.getOrElse(0)
-            acc.get(p).fold(acc.updated(p, (Vector(l.offset.getOrElse(0L)), acked(i))))(s => acc.updated(p, (s._1 :+ l.offset.getOrElse(0L), s._2)))
-          }) >> positions.get.flatMap(m => shell.info(s"restore: ${lines.size} records written to $target").as(topic -> (lines.size.toLong -> m)))
-      }
-    }
+  /** What was written of one topic: how many records, and each partition's first restored offset. */
+  private final case class Written(records: Long, bases: Map[Int, Long], frames: FrameCount)
 
-  /** Each group's offsets at the same positions among the restored records, under the group's new name. */
-  private def restoreOffsets(admin: Admin, offsets: List[CapturedOffset], written: Map[String, (Long, Map[Int, (Vector[Long], Long)])],
-                             plan: RestorePlan): IO[List[(String, TopicPartition, Long)]] = {
+  /** The records of one topic, streamed in order to their captured partitions. */
+  private def writeTopic(archive: ArchiveReader, producer: ChunkProducer, file: String, target: String, partitions: Int, ids: Map[Int, Int],
+                         readers: Readers, shell: Shell): IO[Written] = {
+    val bases = new AtomicLongArray(Array.fill(partitions)(Long.MaxValue))
+    val failed = new AtomicReference[Exception]()
+    val frames = new FrameCount
+    def framed(bytes: Array[Byte], value: Boolean): Array[Byte] = frames.translated(bytes, ids, readers, value)
+    val records = archive.stream(file).map(parsed(file)).map { l =>
+      // A line without raw bytes is a tombstone (capture writes the bytes of every other value). Times are the captured
+      // ones, whatever their type was: the copy is CreateTime, so the broker keeps them.
+      new ProducerRecord[Array[Byte], Array[Byte]](target, Integer.valueOf(l.partition.getOrElse(0)), l.timestamp.map(java.lang.Long.valueOf).orNull,
+        l.key.map(framed(_, value = false)).orNull, l.raw.map(framed(_, value = true)).orNull,
+        l.headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava)
+    }
+    // Every record handed over in order, then every acknowledgement awaited: no round trip per chunk.
+    producer.watched(records.chunkN(1000).evalMap(c =>
+        producer.sendEach(c)((_, m, e) =>
+          if (e != null) { failed.compareAndSet(null, e); () }
+          else { bases.accumulateAndGet(m.partition, m.offset, math.min); () }).map(c.size -> _))
+        .compile.toList.flatMap(sent => sent.traverse_(_._2).as(sent.map(_._1.toLong).sum))).flatMap { n =>
+      Option(failed.get).traverse_(e =>
+        IO.raiseError[Unit](Failure.Unavailable(s"restore: Kafka did not take a record of $target: ${ChunkProducer.describe(e)}", e))) >>
+        shell.info(s"restore: $n records written to $target")
+          .as(Written(n, (0 until partitions).filter(bases.get(_) != Long.MaxValue).map(p => p -> bases.get(p)).toMap, frames))
+    }
+  }
+
+  /** Each group's offsets at the same positions among the restored records, under the group's new name; a position the
+    * copy cannot hold (committed before the window) is said.
+    */
+  private def restoreOffsets(admin: Admin, offsets: List[CapturedOffset], written: Map[String, Written], scans: Map[String, TopicScan],
+                             plan: RestorePlan): IO[(List[(String, TopicPartition, Long)], List[String])] = {
     val placed = offsets.flatMap { o =>
-      written.get(o.topic).map { case (_, parts) =>
+      written.get(o.topic).map { w =>
         val target = new TopicPartition(plan.topic(o.topic), o.partition)
-        parts.get(o.partition) match {
-          case Some((captured, base)) => (plan.group(o.group), target, RestorePlan.offset(o.offset, captured, base))
-          // No record of that partition in the window: the group stands at the partition's end, as it did.
-          case None => (plan.group(o.group), target, -1L)
-        }
+        // No record of that partition in the window: the group stands at the partition's end, as it did.
+        (plan.group(o.group), target, w.bases.get(o.partition).fold(-1L)(_ + scans(o.topic).before(o)))
       }
     }
+    val before = offsets.flatMap(o =>
+      scans.get(o.topic).flatMap(_.first.get(o.partition)).filter(o.offset < _).map(first =>
+        s"group ${plan.group(o.group)} on ${plan.topic(o.topic)}-${o.partition}: committed at ${o.offset}, before the window's first record " +
+          s"($first): set at the copy's first record, so its lag there is the window's records, not the ${o.lag} it had"))
     val ends = placed.filter(_._3 < 0).map(_._2).distinct
     (if (ends.isEmpty) IO.pure(Map.empty[TopicPartition, Long]) else EndOffsets.ends(admin, ends)).flatMap { end =>
       val resolved = placed.map { case (g, tp, off) => (g, tp, if (off < 0) end.getOrElse(tp, 0L) else off) }
-      resolved.groupBy(_._1).toList.traverse_ { case (g, os) => ConsumerGroups.alter(admin, g, os.map(o => o._2 -> o._3).toMap) }.as(resolved)
+      resolved.groupBy(_._1).toList.traverse_ { case (g, os) => ConsumerGroups.alter(admin, g, os.map(o => o._2 -> o._3).toMap) }
+        .as(resolved -> before)
     }
   }
 }

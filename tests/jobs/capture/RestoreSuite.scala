@@ -1,0 +1,252 @@
+package bankops.jobs.capture
+
+import cats.effect.{IO, Resource}
+import cats.syntax.all._
+import io.circe.Json
+import io.circe.syntax._
+import munit.CatsEffectSuite
+import org.apache.kafka.clients.admin.NewTopic
+import org.apache.kafka.clients.producer.ProducerRecord
+import org.apache.kafka.common.TopicPartition
+import org.apache.kafka.common.config.ConfigResource
+
+import java.security.MessageDigest
+import java.util.zip.{ZipEntry, ZipFile, ZipOutputStream}
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, KafkaClients}
+import bankops.services.registry.RegistryClient
+import bankops.support.{BankFixture, OnSandbox, SandboxFixture, TopologyFixture}
+
+/** restore keeps what capture took and writes nothing but its own names: timestamps of either type, a compacted topic,
+  * a record over 1 MiB, bytes that only look like a frame, a group committed before the window; and every hostile
+  * archive (a foreign subject, a bad line after good ones, a partition the topic lacks, two manifests, a zip bomb)
+  * refused before anything is created.
+  */
+class RestoreSuite extends CatsEffectSuite with OnSandbox {
+  override val munitIOTimeout: Duration = 5.minutes
+
+  private val dir = os.temp.dir(prefix = "restore")
+  private val big = 1500 * 1024
+
+  final case class Captured(bank: BankFixture, misc: String, schemaId: Int, archive: os.Path)
+
+  private def produce(records: List[ProducerRecord[Array[Byte], Array[Byte]]]): IO[Unit] =
+    SandboxFixture.settings.flatMap(s =>
+      ChunkProducer.resource(s.kafka, 30.seconds, _.withProperty("max.request.size", (4 * 1024 * 1024).toString)).use(p =>
+        p.send(fs2.Chunk.from(records))((_, _, e) => if (e != null) throw e).flatten))
+
+  private def record(topic: String, key: String, value: Array[Byte]) =
+    new ProducerRecord[Array[Byte], Array[Byte]](topic, 0, key.getBytes("UTF-8"), value)
+
+  /** A bank's commands, a dead letter whose bytes start like a frame of the commands' schema, and a compacted topic
+    * stamped by the broker (LogAppendTime) holding a record over 1 MiB; captured whole into one archive.
+    */
+  private val fixture = ResourceSuiteLocalFixture("captured",
+    Resource.eval(OnSandbox.turns.io(alone = false)(for {
+      bank <- BankFixture.create("restore")
+      _ <- bank.send((1 to 30).map(i => BankFixture.transfer(BankFixture.id(), "t", i.toLong, "cash", "NL66OPEN0000000000")))
+      schemaId <- bank.read(bank.commands).map(_.head.hcursor.get[Int]("schemaId").toOption.get)
+      lookalike = Array[Byte](0) ++ java.nio.ByteBuffer.allocate(4).putInt(schemaId).array() ++ "not Avro at all".getBytes("UTF-8")
+      misc = s"${TopologyFixture.unique("restore")}-misc"
+      settings <- SandboxFixture.settings
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
+        KafkaClients.await(a.createTopics(List(new NewTopic(misc, 1, 3.toShort).configs(Map("message.timestamp.type" -> "LogAppendTime",
+                  "cleanup.policy" -> "compact", "max.message.bytes" -> (3 * 1024 * 1024).toString,
+                  "min.insync.replicas" -> "2").asJava)).asJava).all()))
+      _ <- produce(List(record(bank.deadLetters, "k", lookalike), record(misc, "a", "first".getBytes), record(misc, "a", "second".getBytes),
+          record(misc, "b", Array.tabulate(big)(i => (i % 251).toByte))))
+      archive = dir / "whole.zip"
+      r <- SandboxFixture.cli("capture", "--topic", bank.commands, "--topic", bank.deadLetters, "--topic", misc, "--out", archive.toString)
+      _ = assert(r.code == 0, r.err)
+    } yield Captured(bank, misc, schemaId, archive))))
+
+  override def munitFixtures = List(fixture)
+
+  private def withoutTopic(j: Json) = j.mapObject(_.remove("topic"))
+
+  private def configs(topic: String): IO[Map[String, String]] = SandboxFixture.settings.flatMap(s =>
+    KafkaClients.javaAdmin(s.kafka).use { a =>
+      val resource = new ConfigResource(ConfigResource.Type.TOPIC, topic)
+      KafkaClients.await(a.describeConfigs(List(resource).asJava).all()).map(_.get(resource).entries().asScala.map(e => e.name -> e.value).toMap)
+    })
+
+  test("timestamps of the broker, a compacted topic, a record over 1 MiB and a frame lookalike: each kept, each difference said") {
+    val c = fixture()
+    for {
+      restored <- SandboxFixture.cli("restore", c.archive.toString, "--topic-prefix", "f1.")
+      misc <- c.bank.read(c.misc)
+      copy <- c.bank.read(s"f1.${c.misc}")
+      letters <- c.bank.read(c.bank.deadLetters)
+      copiedLetters <- c.bank.read(s"f1.${c.bank.deadLetters}")
+      copyConfigs <- configs(s"f1.${c.misc}")
+    } yield {
+      assertEquals(restored.code, 0, restored.err)
+      // The broker's times, kept as the copy's own (CreateTime): a window by time reads the same records on both.
+      assertEquals(misc.map(_.hcursor.get[String]("timestampType").toOption), List.fill(3)(Some("LogAppendTime")))
+      assertEquals(copy.map(_.hcursor.get[String]("timestampType").toOption), List.fill(3)(Some("CreateTime")))
+      def kept(j: Json) = withoutTopic(j).mapObject(_.remove("timestampType"))
+      assertEquals(copy.map(kept), misc.map(kept))
+      assertEquals(copy.last.hcursor.get[String]("raw").toOption.map(java.util.Base64.getDecoder.decode(_).length), Some(big))
+      assert(restored.err.contains(s"f1.${c.misc}: 3 record(s) had the broker's append time (LogAppendTime): restored as CreateTime"),
+        restored.err)
+      assertEquals((copyConfigs("cleanup.policy"), copyConfigs("message.timestamp.type")), ("delete", "CreateTime"))
+      assert(restored.err.contains(s"f1.${c.misc}: the captured topic is compacted; the copy is not"), restored.err)
+      // Bytes that begin like a frame of a captured schema but are not Avro keep their bytes, id and all.
+      assertEquals(copiedLetters.map(withoutTopic), letters.map(withoutTopic))
+      assertEquals(letters.flatMap(_.hcursor.get[Int]("schemaId").toOption), List(c.schemaId))
+      assert(restored.err.contains(s"f1.${c.bank.deadLetters}: 1 key(s) or value(s) begin like a frame of a captured schema but do not decode"),
+        restored.err)
+    }
+  }
+
+  test("a group committed before the window: set at the copy's first record, and said") {
+    val c = fixture()
+    val group = s"restore-${BankFixture.id().take(8)}"
+    val archive = dir / "window.zip"
+    for {
+      settings <- SandboxFixture.settings
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a => ConsumerGroups.alter(a, group, Map(new TopicPartition(c.bank.commands, 0) -> 1L)))
+      captured <- SandboxFixture.cli("capture", "--topic", c.bank.commands, "--group", group, "--from", "offset:3", "--out", archive.toString)
+      restored <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "f2.")
+      committed <- KafkaClients.javaAdmin(settings.kafka).use(ConsumerGroups.committed(_, s"f2.$group"))
+    } yield {
+      assertEquals(captured.code, 0, captured.err)
+      assertEquals(restored.code, 0, restored.err)
+      assertEquals(committed, Map(new TopicPartition(s"f2.${c.bank.commands}", 0) -> 0L))
+      assert(restored.err.contains(s"group f2.$group on f2.${c.bank.commands}-0: committed at 1, before the window's first record (3)"),
+        restored.err)
+    }
+  }
+
+  /** The archive with its files changed by `f` (a file it returns None for is left out), `extra` files added, and the
+    * manifest's sizes and checksums made to match, as a forger would.
+    */
+  private def forged(archive: os.Path, extra: Map[String, Array[Byte]] = Map.empty)(f: (String, Array[Byte]) => Option[Array[Byte]]): os.Path = {
+    val out = dir / s"forged-${BankFixture.id().take(8)}.zip"
+    val in = new ZipFile(archive.toIO)
+    val files = try in.entries().asScala.toList.map(e => e.getName -> in.getInputStream(e).readAllBytes())
+    finally in.close()
+    val changed = files.flatMap { case (n, b) => (if (n == ArchiveParts.ManifestFile) Some(b) else f(n, b)).map(n -> _) } ++ extra
+    def sha(b: Array[Byte]) = MessageDigest.getInstance("SHA-256").digest(b).map("%02x".format(_)).mkString
+    val manifest = io.circe.parser.parse(new String(changed.toMap.apply(ArchiveParts.ManifestFile), "UTF-8")).toOption.get.mapObject(_.add("files",
+        changed.filter(_._1 != ArchiveParts.ManifestFile).map { case (n, b) =>
+          Json.obj("name" -> n.asJson, "bytes" -> b.length.asJson, "sha256" -> sha(b).asJson)
+        }.asJson))
+    val zip = new ZipOutputStream(os.write.outputStream(out))
+    try changed.foreach { case (n, b) =>
+        zip.putNextEntry(new ZipEntry(n))
+        zip.write(if (n == ArchiveParts.ManifestFile) manifest.spaces2.getBytes("UTF-8") else b)
+        zip.closeEntry()
+      }
+    finally zip.close()
+    out
+  }
+
+  private def text(b: Array[Byte]) = new String(b, "UTF-8")
+
+  test("a source registry whose ids differ: frames that decode get the target's id, bytes that only look like one keep theirs") {
+    val c = fixture()
+    val other = 77777
+    def moved(raw: Array[Byte]) =
+      if (raw.length >= 5 && raw(0) == 0 && java.nio.ByteBuffer.wrap(raw, 1, 4).getInt == c.schemaId) {
+        val out = raw.clone(); java.nio.ByteBuffer.wrap(out, 1, 4).putInt(other); out
+      } else raw
+    val (decoder, encoder) = (java.util.Base64.getDecoder, java.util.Base64.getEncoder)
+    // As a capture from a registry that gave the schema id 77777: its entry and every frame carrying it.
+    val archive = forged(c.archive)((n, b) =>
+      Some(if (n == ArchiveParts.Schemas) io.circe.parser.parse(text(b)).toOption.get.mapArray(_.map(_.mapObject(o =>
+              if (o("id").flatMap(_.asNumber).flatMap(_.toInt).contains(c.schemaId)) o.add("id", other.asJson) else o))).noSpaces.getBytes("UTF-8")
+        else if (!n.startsWith("records/")) b
+        else text(b).linesIterator.map(l =>
+          io.circe.parser.parse(l).toOption.get.mapObject(o =>
+            o("raw").flatMap(_.asString).fold(o)(r => o.add("raw", encoder.encodeToString(moved(decoder.decode(r))).asJson))).noSpaces)
+          .mkString("", "\n", "\n").getBytes("UTF-8")))
+    for {
+      restored <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "f3.")
+      commands <- c.bank.read(c.bank.commands)
+      copy <- c.bank.read(s"f3.${c.bank.commands}")
+      letters <- c.bank.read(s"f3.${c.bank.deadLetters}")
+    } yield {
+      assertEquals(restored.code, 0, restored.err)
+      assert(restored.err.contains(s"ids $other→${c.schemaId}"), restored.err)
+      assertEquals(copy.map(withoutTopic(_).noSpaces).sorted, commands.map(withoutTopic(_).noSpaces).sorted)
+      assertEquals(letters.flatMap(_.hcursor.get[Int]("schemaId").toOption), List(other))
+    }
+  }
+
+  test("a referenced schema goes under the prefix: the live subject of that name gets no new version") {
+    val c = fixture()
+    val ref = s"nl.openweb.data.Note-${BankFixture.id().take(8)}"
+    val note = """{"type":"record","name":"Note","namespace":"nl.openweb.data","fields":[{"name":"text","type":"string"}]}"""
+    val live = """{"type":"record","name":"Note","namespace":"nl.openweb.data","fields":[{"name":"other","type":"long"}]}"""
+    // The commands' schema as if it referenced a Note of its registry (it parses alone, so it decodes as before).
+    val archive = forged(c.archive)((n, b) =>
+      Some(if (n != ArchiveParts.Schemas) b
+        else io.circe.parser.parse(text(b)).toOption.get.mapArray(schemas =>
+          schemas.map(_.mapObject(_.add("references",
+                Json.arr(Json.obj("name" -> "nl.openweb.data.Note".asJson, "subject" -> ref.asJson,
+                    "version" -> 1.asJson))))) :+ Json.obj("id" -> 88888.asJson, "subject" -> ref.asJson, "version" -> 1.asJson,
+            "schema" -> note.asJson, "references" -> Json.arr())).noSpaces.getBytes("UTF-8")))
+    for {
+      settings <- SandboxFixture.settings
+      _ <- RegistryClient.resource(settings).use(_.register(ref, live))
+      restored <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "f4.")
+      versions <- RegistryClient.resource(settings).use(r => (r.versions(ref), r.versions(s"f4.$ref")).tupled)
+      copy <- c.bank.read(s"f4.${c.bank.commands}")
+    } yield {
+      assertEquals(restored.code, 0, restored.err)
+      assertEquals(versions, (List(1), List(1)))
+      assertEquals(copy.size, 30)
+    }
+  }
+
+  test("hostile archives: a foreign subject, a bad line, a partition the topic lacks, two manifests, a zip bomb") {
+    val c = fixture()
+    val live = s"${c.bank.commands}-nl.openweb.data.ConfirmMoneyTransfer"
+    val records = ArchiveParts.records(c.bank.commands)
+    def schemas(f: List[Json] => List[Json])(n: String, b: Array[Byte]) =
+      Some(if (n == ArchiveParts.Schemas) f(io.circe.parser.parse(text(b)).toOption.get.asArray.get.toList).asJson.noSpaces.getBytes("UTF-8") else b)
+    val transfer = """{"type":"record","name":"ConfirmMoneyTransfer","namespace":"nl.openweb.data","fields":[{"name":"evil","type":"string"}]}"""
+    val foreign = forged(c.archive)(schemas(_ :+ Json.obj("id" -> 99999.asJson, "subject" -> live.asJson, "version" -> 1.asJson,
+          "schema" -> transfer.asJson, "references" -> Json.arr())))
+    val badLine = forged(c.archive)((n, b) => Some(if (n == records) b ++ "{\"partition\":0,\n".getBytes("UTF-8") else b))
+    val partition = forged(c.archive)((n, b) =>
+      Some(if (n == records) text(b).replaceFirst("\"partition\":[0-9]+", "\"partition\":57").getBytes("UTF-8") else b))
+    // ZipOutputStream refuses a second entry of one name: the second is written under a name of the same length, then renamed in place.
+    val twice = {
+      val f = forged(c.archive, Map("manifest.jsoX" -> "{}".getBytes("UTF-8")))((_, b) => Some(b))
+      val bytes = os.read.bytes(f)
+      val (from, to) = ("manifest.jsoX".getBytes("UTF-8"), "manifest.json".getBytes("UTF-8"))
+      bytes.indices.filter(i => bytes.slice(i, i + from.length).sameElements(from)).foreach(i => System.arraycopy(to, 0, bytes, i, to.length))
+      os.write.over(f, bytes); f
+    }
+    // 64 MiB of one byte: it deflates about a thousand times smaller, with a manifest that matches it.
+    val bomb = forged(c.archive)((n, b) => Some(if (n == records) Array.fill[Byte](64 * 1024 * 1024)('\n'.toByte) else b))
+    val cases = List(
+      foreign -> s"subject $live (schema id 99999) belongs to no topic of the archive",
+      badLine -> s"$records:31:",
+      partition -> s"$records:1: partition 57, but the captured topic had 3 (0 to 2)",
+      twice -> "two entries named manifest.json",
+      bomb -> s"$records would inflate from")
+    // Other suites share the sandbox: what this one could have written is its bank's subjects and the h<n>. names.
+    def state = SandboxFixture.settings.flatMap(s =>
+      (KafkaClients.javaAdmin(s.kafka).use(ClusterTopics.names).map(_.keys.filter(_.matches("h[0-9]\\..*")).toSet),
+        RegistryClient.resource(s).use(r =>
+          r.subjects.map(_.filter(_.contains(c.bank.commands))).flatMap(_.traverse(x => r.versions(x).map(x -> _))))).tupled)
+    for {
+      before <- state
+      results <- cases.zipWithIndex.traverse { case ((archive, _), i) => SandboxFixture.cli("restore", archive.toString, "--topic-prefix", s"h$i.") }
+      after <- state
+    } yield {
+      cases.zip(results).foreach { case ((archive, fragment), r) =>
+        assertEquals(r.code, 2, s"${archive.last}: ${r.err}")
+        assert(r.err.contains(fragment), s"${archive.last}: ${r.err}")
+        assertEquals(r.err.linesIterator.count(_.startsWith("bankops: ")), 1, r.err)
+      }
+      assertEquals(after._1, before._1)
+      assertEquals(after._2.toMap, before._2.toMap)
+    }
+  }
+}
