@@ -14,4 +14,9 @@ object Exit {
 
   /** Ctrl-C, as a shell reports a command ended by SIGINT (128 + 2). */
   val Interrupted: ExitCode = ExitCode(130)
+
+  /** Standard output closed under a job that writes records to it (`| head`), as a shell reports a command ended by
+    * SIGPIPE (128 + 13): a pipeline with `pipefail` sees what it sees of other tools.
+    */
+  val OutputClosed: ExitCode = ExitCode(141)
 }

@@ -115,6 +115,10 @@ object SandboxFixture {
   def cli(args: String*): IO[TestShell.Result] =
     connection >> TestShell.run(args.toList, env, Repo.root)
 
+  /** As [[cli]], its standard output written to `stdout` (one that fails, as a closed pipe does). */
+  def cliWritingTo(stdout: java.io.OutputStream)(args: String*): IO[TestShell.Result] =
+    connection >> TestShell.run(args.toList, env, Repo.root, stdout = Some(stdout))
+
   /** Until every partition of every topic has all its replicas in sync (`topics list --fail-under-replicated`), two
     * minutes at most: a test that stopped or restarted a broker gives the sandbox back whole to the tests after it.
     */

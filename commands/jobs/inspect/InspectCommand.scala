@@ -52,7 +52,7 @@ object InspectCommand {
       })
 
   /** What a read came to (its records went to stdout as they were read): the counts, and how many partitions were read. */
-  final case class Report(stats: InspectStats, partitions: Int)
+  final case class Report(stats: InspectStats, partitions: Int, outputClosed: Boolean = false)
 
   /** Reads, decodes, filters and writes the records to stdout as they come, until the end asked for, the limit or Ctrl-C. */
   def read(o: Options, shell: Shell): IO[Report] = {
@@ -60,6 +60,7 @@ object InspectCommand {
     for {
       settings <- Connections.load(o.flags, shell)
       stats <- Ref.of[IO, InspectStats](InspectStats.empty)
+      closed <- Ref.of[IO, Boolean](false)
       // Lines reach it as UTF-8 bytes, encoded where they are rendered (in parallel), not on the one writing thread.
       writer = new java.io.BufferedOutputStream(shell.out, 1 << 16)
       opened = (Interrupt.onCtrlC, TopicReader.open(settings.kafka, o.spec, o.timeout, o.limit), RegistryClient.resource(settings, o.timeout)).tupled
@@ -92,9 +93,15 @@ object InspectCommand {
               stats.modify { s0 =>
                 val (s, text, limitReached) = InspectStats.step(s0, decoded, lines, o.limit)
                 (s, (text, limitReached))
-              }.flatTap { case (text, _) => IO.blocking { text.foreach(writer.write); writer.flush() }.whenA(text.nonEmpty) }
+              }.flatMap { case (text, limitReached) =>
+                // A PrintStream keeps its write errors to itself: a reader that went away (`| head`) would have every
+                // record read and counted as shown. Its lines are not counted, and reading stops.
+                if (text.isEmpty) IO.pure(limitReached)
+                else IO.blocking { text.foreach(writer.write); writer.flush(); shell.out.checkError() }.flatMap(failed =>
+                  if (failed) closed.set(true) >> stats.update(s => s.copy(shown = s.shown - text.size)).as(true) else IO.pure(limitReached))
+              }
             }
-            .takeThrough { case (_, limitReached) => !limitReached }
+            .takeThrough(stop => !stop)
             .concurrently(progress)
             .interruptWhen(ctrlC.attempt)
             .compile.drain
@@ -102,21 +109,24 @@ object InspectCommand {
             .as(plan)
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       s <- stats.get
-    } yield Report(s, plan.ranges.size)
+      outputClosed <- closed.get
+    } yield Report(s, plan.ranges.size, outputClosed)
   }
 
   /** The one renderer: after the records, the counts, a keyed read that found nothing, filters that matched no field,
     * the job summary; exit 1 with --strict when a record did not decode.
     */
   def render(o: Options, r: Report): Shown = {
-    val Report(s, partitions) = r
+    val Report(s, partitions, outputClosed) = r
     Shown(None,
       Rendered.note(s"inspect: ${s.summary}; $partitions partition${if (partitions == 1) "" else "s"} read") ++
+        Rendered.note("inspect: standard output was closed (its reader went away, or it could not be written): stopped reading")
+          .when(outputClosed) ++
         Rendered.note(s"inspect: nothing matched in the key's partition; a producer with another partitioner (librdkafka's " +
           "default hashes keys with CRC32) puts keys elsewhere: --all-partitions reads all").when(o.spec.byKey.isDefined && s.shown == 0) ++
         Rendered.all(s.filterWarnings(o.filter, o.fields).map(Rendered.warning)) ++
         Rendered.summary(s.stepSummary(o.spec.topics, o.strict, partitions)),
-      if (o.strict && s.undecodable > 0) Exit.Difference else ExitCode.Success)
+      if (outputClosed) Exit.OutputClosed else if (o.strict && s.undecodable > 0) Exit.Difference else ExitCode.Success)
   }
 
   val job: Job[Options, Report] = Job(

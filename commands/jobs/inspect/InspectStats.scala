@@ -13,15 +13,6 @@ import bankops.services.kafka.{Decoded, RecordFilter}
   */
 final case class InspectStats(read: Long, shown: Long, undecodable: Long, byRecord: Map[String, Long],
                               fields: Map[String, Set[String]] = Map.empty) {
-  def add(d: Decoded, shownNow: Boolean): InspectStats =
-    InspectStats(read + 1, if (shownNow) shown + 1 else shown, if (d.ok) undecodable else undecodable + 1,
-      d.envelope.record.fold(byRecord)(r => byRecord.updated(r, byRecord.getOrElse(r, 0L) + 1)),
-      (d.envelope.record, d.schema) match {
-        case (Some(r), Some(schema)) if !fields.contains(r) && schema.getType == Schema.Type.RECORD =>
-          fields.updated(r, schema.getFields.asScala.map(_.name).toSet)
-        case _ => fields
-      })
-
   /** Filters that can match none of the decoded records read: a record type not among them, a field none of them has. */
   def filterWarnings(filter: RecordFilter, selected: Option[FieldSelection] = None): List[String] =
     if (byRecord.isEmpty) Nil

@@ -89,7 +89,7 @@ class InspectCoreSuite extends munit.FunSuite {
       """{"type": "record", "name": "ConfirmMoneyTransfer", "namespace": "nl.openweb.data", "fields": [{"name": "amount", "type": "long"}, {"name": "to", "type": "string"}]}""")
     val d = bankops.services.kafka.Decoded(bankops.services.kafka.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1),
         Some("nl.openweb.data.ConfirmMoneyTransfer"), None, None, None), Some(schema), Some(1))
-    val stats = InspectStats.empty.add(d, shownNow = false).add(d, shownNow = false)
+    val stats = InspectStats.step(InspectStats.empty, fs2.Chunk(d, d), fs2.Chunk[AnyRef](null, null), None)._1
     def warnings(records: List[String], where: List[String]) =
       stats.filterWarnings(bankops.services.kafka.RecordFilter(records, None, where.map(w => Condition.parse(w).toOption.get)))
     assertEquals(warnings(List("ConfirmMoneyTransfer", "nl.openweb.data.ConfirmMoneyTransfer"), List("amount>5", "to=x")), Nil)

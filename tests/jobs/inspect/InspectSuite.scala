@@ -191,6 +191,20 @@ class InspectSuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
+  test("a reader that went away (`| head`): reading stops, the lines it did not take are not counted as shown, exit 141") {
+    // Standard output as a pipe whose reader has gone: every write fails, as EPIPE does.
+    val gone = new java.io.OutputStream {
+      def write(b: Int): Unit = throw new java.io.IOException("Broken pipe")
+      override def write(b: Array[Byte], off: Int, len: Int): Unit = throw new java.io.IOException("Broken pipe")
+    }
+    // Following: unless the failed write stops it, the read goes on until a Ctrl-C that never comes.
+    SandboxFixture.cliWritingTo(gone)("inspect", "--topic", topic, "--follow", "-o", "json").timeout(2.minutes).map { r =>
+      assertEquals(r.code, 141, r.err)
+      assert(r.err.contains("inspect: standard output was closed (its reader went away, or it could not be written): stopped reading"), r.err)
+      assert(r.err.contains(" read, 0 shown, "), r.err)
+    }
+  }
+
   test("--follow prints records produced after it started, and Ctrl-C exits 0 with the summary") {
     val late = s"""{"topic": "$topic", "key": "late", "record": "ConfirmAccountCreation", "value": {"id": "${ids(0)}", "a_type": "AUTO"}}"""
     for {
