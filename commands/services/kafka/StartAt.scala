@@ -22,7 +22,7 @@ object StartAt {
     case "end" => Right(End)
     case o if o.startsWith("offset:") => Position.offset(o.drop(7)).map(Offset(_))
     case t if t.startsWith("timestamp:") => Position.instant(t.drop(10)).map(Time(_))
-    case a if a.startsWith("ago:") => DurationText.parse(a.drop(4)).map(d => Time(now.minusMillis(d.toMillis)))
+    case a if a.startsWith("ago:") => DurationText.parse(a.drop(4)).flatMap(d => Position.held(now.minusMillis(d.toMillis), s"'$a'")).map(Time(_))
     case other => Left(s"'$other' is not a start position (beginning, end, offset:N, timestamp:ISO-8601, ago:DURATION)")
   }
 

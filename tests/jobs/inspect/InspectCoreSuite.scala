@@ -23,6 +23,10 @@ class InspectCoreSuite extends munit.FunSuite {
     assert(StartAt.parse("offset:-1", now).left.exists(_.contains("not an offset")))
     assert(StartAt.parse("ago:soon", now).left.exists(_.contains("not a duration")))
     assert(StopAt.parse("beginning").left.exists(_.contains("not a stop position")))
+    assert(StartAt.parse("timestamp:1969-12-31T23:59:59.999Z", now).left.exists(_.contains("outside the times Kafka holds")))
+    assert(StopAt.parse("timestamp:+292278995-01-01T00:00:00Z").left.exists(_.contains("outside the times Kafka holds")))
+    assert(StartAt.parse("ago:100000d", now).left.exists(_.contains("'ago:100000d' is outside the times Kafka holds")))
+    assertEquals(StartAt.parse("timestamp:1970-01-01", now), Right(StartAt.Time(Instant.EPOCH)))
   }
 
   test("ranges: clamped to the log; --to offset is inclusive; times resolve through the broker's answer") {
