@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, StepSummary}
+import bankops.base.{OutputFile, Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, StepSummary}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.TopologyOpts
 import bankops.services.kafka.{SourceOpts, StartAt, StopAt, TopicName}
@@ -35,8 +35,8 @@ object CaptureCommand {
     Opts.options[String]("redact",
       "Mask this field of every record (e.g. token, or a path a.b; repeatable): re-encoded with the same " +
         "schema, so the archive still decodes; the manifest names the fields.", metavar = "FIELD").orEmpty,
-    Opts.option[String]("out", "The archive to write (a new name, or an existing file with --overwrite).", "o", "FILE").map(os.Path(_, os.pwd))
-      .orNone,
+    Opts.option[String]("out", "The archive to write (a new name, or an existing file with --overwrite).", "o", "FILE")
+      .mapValidated(f => if (f.trim.isEmpty) "--out: an empty path names no file".invalidNel else os.Path(f, os.pwd).validNel).orNone,
     Opts.flag("overwrite", "Replace the archive when it exists (a directory, link or device is never replaced).").orFalse,
     Opts.flag("dry-run", "Show what would be captured and its estimated size; write nothing.").orFalse,
     TopologyOpts.choice,
@@ -57,6 +57,8 @@ object CaptureCommand {
 
   def run(o: CaptureOptions, shell: Shell): IO[CaptureReport] =
     for {
+      // Where the archive goes is checked before any service is asked (and again before it is moved into place).
+      _ <- OutputFile.check("--out", o.out, o.overwrite).unlessA(o.dryRun)
       settings <- Connections.load(o.flags, shell)
       topology <- TopologyOpts.load(o.topology, shell)
       report <- CaptureRun(o, settings, topology, shell)

@@ -38,7 +38,10 @@ object RestoreCommand {
     Flags.timeout(30.seconds)
   ).tupled.mapValidated { case (flags, archive, prefix, renames, groupPrefix, nonEmpty, keep, dbName, timeout) =>
     val plan = RestorePlan(prefix, renames.toMap, groupPrefix.getOrElse(prefix))
-    if (prefix.isEmpty && renames.isEmpty && !nonEmpty)
+    val twice = renames.groupBy(_._1).collectFirst { case (a, rs) if rs.size > 1 => s"--rename $a is given ${rs.size} times" }
+      .orElse(renames.groupBy(_._2).collectFirst { case (b, rs) if rs.size > 1 => s"--rename: ${rs.map(_._1).mkString(" and ")} both go to $b" })
+    if (twice.isDefined) twice.get.invalidNel
+    else if (prefix.isEmpty && renames.isEmpty && !nonEmpty)
       "an empty --topic-prefix without --rename restores into the captured topics' own names: add --into-non-empty if that is meant".invalidNel
     else if (prefix.nonEmpty) TopicName.check("topic-prefix")(prefix + "x").map(_ => Options(flags, archive, plan, nonEmpty, keep, dbName, timeout))
     else Options(flags, archive, plan, nonEmpty, keep, dbName, timeout).validNel

@@ -49,6 +49,8 @@ private[capture] object RestoreRun {
       shapes <- refuse(topics.traverse(t => cluster.topics.find(_.name == t).toRight(s"$Cluster: no entry for the archive's topic $t")))
       _ <- refuse(offsets.find(o => shapes.find(_.name == o.topic).forall(_.partitions <= o.partition)).map(o =>
           s"$Groups: group ${o.group} committed on ${o.topic}-${o.partition}, a partition the archive's topics do not have").toLeft(()))
+      _ <- refuse(plan.renames.keys.toList.sorted.find(!topics.contains(_)).map(t =>
+          s"--rename $t: the archive has no topic $t (its topics: ${topics.mkString(", ")})").toLeft(()))
       subjects <- refuse(plan.subjects(schemas, topics))
       readers <- refuse(ArchiveSchemas.readers(schemas))
       scans <- files.zip(shapes).traverse { case ((t, file), shape) =>

@@ -185,7 +185,13 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       (List("restore", archive.toString, "--topic-prefix", ""), "an empty --topic-prefix without --rename restores into the captured topics"),
       (List("capture", "--topic", bank.commands, "--from", "end", "--out", (dir / "empty.zip").toString),
         s"no records in the window asked for (${bank.commands} from end to end); nothing captured"),
-      (List("capture", "--topic", bank.commands, "--out", (dir / "no-such-dir" / "x.zip").toString), "--out")
+      (List("capture", "--topic", bank.commands, "--out", (dir / "no-such-dir" / "x.zip").toString), "--out"),
+      // Checked before any service is asked: nothing listens on port 9.
+      (List("capture", "--topic", bank.commands, "--out", dir.toString, "--bootstrap-server", "127.0.0.1:9"), s"--out $dir"),
+      (List("capture", "--topic", bank.commands, "--out", ""), "--out: an empty path names no file"),
+      (List("restore", archive.toString, "--rename", "nosuch=x"), s"--rename nosuch: the archive has no topic nosuch (its topics: ${bank.commands}"),
+      (List("restore", archive.toString, "--rename", s"${bank.commands}=x", "--rename", s"${bank.commands}=y"),
+        s"--rename ${bank.commands} is given 2 times")
     )
     cases.traverse { case (args, fragment) => SandboxFixture.cli(args: _*).map(r => (args, fragment, r)) }.flatMap { results =>
       results.foreach { case (args, fragment, r) =>
