@@ -74,9 +74,11 @@ object CaptureCommand {
       Shown(None,
         Rendered.note(s"capture: ${m.records} records from ${m.topics.size} topic(s), ${m.files.size} files, " +
           s"${m.asked.groups.size} group(s) written to ${o.out}") ++
+          Rendered.all(report.heldBack.map(Rendered.warning)) ++
           Rendered.summary(StepSummary("capture", s"${m.records} records captured to ${o.out.last}", StepSummary.Outcome.Ok,
               facts = List("topics" -> m.asked.topics.mkString(", "), "window" -> s"${m.asked.from} to ${m.asked.to}",
-                "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.out.toString))),
+                "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.out.toString),
+              notes = report.heldBack)),
         ExitCode.Success)
     }
 

@@ -14,12 +14,14 @@ import bankops.services.bank.{BalanceChanged, BankNames}
 import bankops.services.config.ConnectionSettings
 import bankops.services.contracts.{SubjectNameStrategy, Topology}
 import bankops.services.kafka.{
-  ClusterTopics, ConsumerGroups, EndOffsets, Envelope, KafkaClients, KeyPartition, ReadSpec, RecordDecoder, RecordLine, StartAt, StopAt, TopicReader
+  ClusterTopics, ConsumerGroups, EndOffsets, Envelope, KafkaClients, KeyPartition, OpenTransaction, OpenTransactions, ReadSpec, RecordDecoder,
+  RecordLine, StartAt, StopAt, TopicReader
 }
 import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
 
 /** What a capture wrote, or would write with --dry-run. */
-final case class CaptureReport(manifest: ArchiveManifest, estimated: Long, estimatedBytes: Long, interrupted: Boolean)
+final case class CaptureReport(manifest: ArchiveManifest, estimated: Long, estimatedBytes: Long, interrupted: Boolean,
+                               heldBack: List[String] = Nil)
 
 /** The effectful shell of `capture`: the cluster's shape and the groups' offsets first (at capture time), then each
   * topic's records read in turn into the archive, then the schemas their frames name, then the manifest. The archive is
@@ -81,17 +83,34 @@ private[capture] object CaptureRun {
             IO.pure(CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, Instant.now().toString,
                   asked.copy(groups = offsets.map(_.group).distinct), Nil, Nil), estimated, estimatedBytes, interrupted = false))
           else Interrupt.onCtrlC.use { ctrlC =>
-            IO.race(ctrlC,
-              write(o, settings, topology, strategy, topics, accounts, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
-                estimated, shell)).map {
-              case Left(_) => CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, "", asked, Nil, Nil),
-                  estimated, estimatedBytes, interrupted = true)
-              case Right(m) => CaptureReport(m, estimated, estimatedBytes, interrupted = false)
+            val partitions =
+              described.topics.filter(t => topics.contains(t.name)).flatMap(t => t.partitions.map(p => new TopicPartition(t.name, p.partition)))
+            // The window's end is the last stable offset: a transaction open from before the read to after it held it back.
+            val watched = o.to == StopAt.End
+            (if (watched) OpenTransactions.of(admin, partitions) else IO.pure(Nil)).flatMap { openBefore =>
+              IO.race(ctrlC,
+                write(o, settings, topology, strategy, topics, accounts, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
+                  estimated, shell)).flatMap {
+                case Left(_) =>
+                  IO.pure(CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, "", asked, Nil, Nil),
+                      estimated, estimatedBytes, interrupted = true))
+                case Right(m) =>
+                  (if (openBefore.isEmpty) IO.pure(Nil) else heldBack(admin, openBefore)).map(CaptureReport(m, estimated, estimatedBytes, false, _))
+              }
             }
           }
       } yield report
     }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
   }
+
+  /** The transactions open before the read that are still open after it, each a line. */
+  private def heldBack(admin: Admin, before: List[OpenTransaction]): IO[List[String]] =
+    (OpenTransactions.of(admin, before.map(_.partition).distinct), OpenTransactions.unstable(admin, before.map(_.partition).distinct)).tupled.map {
+      case (after, unstable) =>
+        after.filter(a => before.exists(_.same(a))).groupBy(_.partition).toList.sortBy(_._1.toString).flatMap { case (tp, open) =>
+          unstable.get(tp).map { case (stable, beyond) => OpenTransactions.held(open.minBy(_.firstOffset), stable, beyond) }
+        }
+    }
 
   private def mb(bytes: Long): String = f"${bytes / 1048576.0}%.1f MiB"
 

@@ -11,7 +11,7 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
-import bankops.support.{BankFixture, KafkaTools, PythonClients, SandboxFixture}
+import bankops.support.{BankFixture, KafkaTools, PythonClients, SandboxFixture, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** capture and restore on the sandbox: a window of a bank's topics with a group that lags, restored under a prefix,
@@ -138,6 +138,33 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       // Values are kept as their bytes only, so the masked bytes are all there is: show decoded "****" from them.
       assert(!text.contains("\"token\"") && text.linesIterator.forall(_.contains("\"raw\":")), text.take(500))
       assert(manifest.out.contains("\"redacted\":[\"token\"]"), manifest.out)
+    }
+  }
+
+  test("a transaction left open holds the window's end: capture says which producer, from which offset, and what it left out") {
+    val topic = s"${TopologyFixture.unique("capture")}-held"
+    val archive = dir / "held.zip"
+    def record(i: Int) = new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](topic, 0, null, s"v$i".getBytes("UTF-8"))
+    for {
+      settings <- SandboxFixture.settings
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
+        KafkaClients.await(a.createTopics(List(new org.apache.kafka.clients.admin.NewTopic(topic, 1, 1.toShort)).asJava).all()))
+      producer <- IO.blocking(KafkaClients.transactionalProducer(settings.kafka, s"$topic-txn", 30.seconds))
+      result <- IO.blocking {
+        producer.initTransactions()
+        producer.beginTransaction(); (0 until 10).foreach(i => producer.send(record(i))); producer.commitTransaction()
+        // Ten more, in a transaction left open for the whole capture, as a producer that hung would leave it.
+        producer.beginTransaction(); (10 until 20).foreach(i => producer.send(record(i))); producer.flush()
+      } >> SandboxFixture.cli("capture", "--topic", topic, "--out", archive.toString)
+        .guarantee(IO.blocking { producer.abortTransaction(); producer.close() })
+    } yield {
+      assertEquals(result.code, 0, result.err)
+      assert(result.err.contains(s"capture: 10 records from 1 topic(s)"), result.err)
+      assert(result.err.contains(s"warning: $topic-0: an open transaction (producer id "), result.err)
+      // Offsets 0 to 9, the commit's marker at 10, the open transaction from 11.
+      assert(result.err.contains("its first record at offset 11, last written"), result.err)
+      assert(result.err.contains("held the read at the last stable offset 11 for the whole capture: the 10 offset(s) after it are not captured"),
+        result.err)
     }
   }
 
