@@ -10,8 +10,8 @@ import java.time.Instant
 
 import bankops.base.{Failure, Rendered, Shell, Table}
 import bankops.jobs.capture.ArchiveParts._
-import bankops.services.avro.{AvroJson, WireFormat}
-import bankops.services.kafka.RecordLine
+import bankops.services.avro.DecodeError
+import bankops.services.kafka.{Envelope, RecordDecoder, RecordLine}
 
 /** `capture show`: the manifest for people or machines, and the records decoded with the archive's own schemas. */
 private[capture] object ArchiveShow {
@@ -48,17 +48,16 @@ private[capture] object ArchiveShow {
         }
       }
 
+  /** A line of the archive as inspect prints the record: headers, a key that is not text as base64, the value decoded
+    * with the archive's schema of its id (or the reason it is not, and its bytes).
+    */
   private def decoded(l: RecordLine, readers: Map[Int, (Schema, GenericDatumReader[Any])]): String = {
-    val value = for {
-      raw <- l.raw
-      id <- WireFormat.schemaIdOf(raw).toOption
-      (schema, reader) <- readers.get(id)
-      datum <- WireFormat.decodeFramed(raw, id, reader).toOption
-    } yield AvroJson.plain(datum, schema)
-    val json = io.circe.Json.obj("topic" -> l.topic.asJson, "partition" -> l.partition.asJson, "offset" -> l.offset.asJson,
-      "timestamp" -> l.timestamp.map(t => Instant.ofEpochMilli(t).toString).asJson, "timestampType" -> l.timestampType.asJson,
-      "key" -> l.key.map(k => new String(k, "UTF-8")).asJson, "schemaId" -> l.schemaId.asJson, "record" -> l.record.asJson,
-      "value" -> value.orElse(l.value).getOrElse(io.circe.Json.Null))
-    json.noSpaces
+    val base = Envelope(l.topic.getOrElse(""), l.partition.getOrElse(0), l.offset.getOrElse(0L), l.timestamp.map(Instant.ofEpochMilli),
+      l.timestampType.getOrElse("CreateTime"), l.key, l.headers.map { case (k, v) => k -> Option(v) }, None, None, None, None, None)
+    val d = RecordDecoder.decoded(base, l.raw.orNull, plainValues = false)(id =>
+      readers.get(id).toRight(DecodeError.UnknownSchemaId(id, "not in the archive's schemas.json")))
+    val sb = new java.lang.StringBuilder(256)
+    RecordLine.writeDecoded(d, sb)
+    sb.toString
   }
 }

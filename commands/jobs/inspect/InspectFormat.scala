@@ -41,8 +41,7 @@ private[inspect] object InspectFormat {
   def renderTo(format: InspectFormat, d: Decoded, fields: Option[FieldSelection], sb: java.lang.StringBuilder): Unit = {
     format match {
       case Pretty => sb.append(pretty(d.envelope, value(format, d, fields)))
-      case JsonLines if fields.isEmpty && d.envelope.value.isEmpty && d.datum.isDefined =>
-        RecordLine.write(d.envelope, None, sb, Some(out => AvroJson.writePlain(d.datum.get, d.schema.get, out)))
+      case JsonLines if fields.isEmpty && d.envelope.value.isEmpty && d.datum.isDefined => RecordLine.writeDecoded(d, sb)
       case _ => RecordLine.write(d.envelope, value(format, d, fields), sb)
     }
     sb.append('\n')

@@ -44,23 +44,30 @@ final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true)
   }
 
   private def decode(r: Raw): Decoded = {
-    val frame: Either[DecodeError, Int] = WireFormat.schemaIdOf(r.value)
-    val result = frame.flatMap { id =>
-      known.get(id) match {
-        case Some((s, reader)) => WireFormat.decodeFramed(r.value, id, reader).map(d => (id, s, d))
-        case None => Left(DecodeError.UnknownSchemaId(id, unknown.getOrElse(id, "not found")))
-      }
-    }
-    val (time, kind) = (r.timestamp, r.timestampType.name)
-    val headers = r.headers.toArray.toList.map(h => h.key -> Option(h.value))
-    val base = Envelope(r.topic, r.partition, r.offset, if (time >= 0) Some(Instant.ofEpochMilli(time)) else None, kind,
-      Option(r.key), headers, frame.toOption, None, None, None, None)
+    val time = r.timestamp
+    val base = Envelope(r.topic, r.partition, r.offset, if (time >= 0) Some(Instant.ofEpochMilli(time)) else None, r.timestampType.name,
+      Option(r.key), r.headers.toArray.toList.map(h => h.key -> Option(h.value)), None, None, None, None, None)
+    RecordDecoder.decoded(base, r.value, plainValues)(id =>
+      known.get(id).toRight(DecodeError.UnknownSchemaId(id, unknown.getOrElse(id, "not found"))))
+  }
+}
+
+object RecordDecoder {
+
+  /** A record's envelope (its value's fields unset) completed with its `value` decoded by the reader of its schema id
+    * (or the reason it was not): one way for records read from Kafka and records read from an archive.
+    */
+  def decoded(base: Envelope, value: Array[Byte], plainValues: Boolean)(reader: Int => Either[DecodeError, (Schema, GenericDatumReader[Any])])
+      : Decoded = {
+    val frame: Either[DecodeError, Int] = WireFormat.schemaIdOf(value)
+    val result = frame.flatMap(id => reader(id).flatMap { case (s, r) => WireFormat.decodeFramed(value, id, r).map(d => (id, s, d)) })
     result match {
       case Right((id, schema, datum)) =>
         val name = datum match { case g: GenericRecord => g.getSchema.getFullName; case _ => schema.getFullName }
         Decoded(base.copy(schemaId = Some(id), record = Some(name), value = if (plainValues) Some(AvroJson.plain(datum, schema)) else None),
           Some(schema), Some(datum))
-      case Left(err) => Decoded(base.copy(error = Some(err.reason), raw = Some(Option(r.value).getOrElse(Array.emptyByteArray))), None, None)
+      case Left(err) =>
+        Decoded(base.copy(schemaId = frame.toOption, error = Some(err.reason), raw = Some(Option(value).getOrElse(Array.emptyByteArray))), None, None)
     }
   }
 }

@@ -64,6 +64,7 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       restored <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r1.")
       _ = assertEquals(restored.code, 0, restored.err)
       original <- PythonClients.consume(bank.commands)
+      original0 <- bank.read(bank.commands)
       copy <- PythonClients.consume(s"r1.${bank.commands}")
       before <- offsets(group, bank.commands)
       after <- offsets(s"r1.$group", s"r1.${bank.commands}")
@@ -83,7 +84,10 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       // The dead letter: its bytes, key, headers and timestamp, as inspect shows an undecodable record.
       assertEquals(restoredLetters.map(_.mapObject(_.remove("topic"))), letters.map(_.mapObject(_.remove("topic"))))
       assertEquals(letters.size, 1)
-      // Decoded from the archive alone, with the archive's schemas.
+      // Decoded from the archive alone, with the archive's schemas: line for line what inspect prints of the topics
+      // (the dead letter's headers and undecodable bytes included).
+      val inspected = (original0 ++ letters).map(_.noSpaces).sorted
+      assertEquals(shown.outLines.flatMap(io.circe.parser.parse(_).toOption).map(_.noSpaces).sorted, inspected)
       assertEquals(shown.outLines.size, 61)
       assertEquals(
         shown.outLines.flatMap(l => io.circe.parser.parse(l).toOption).flatMap(_.hcursor.downField("value").downField("amount")
