@@ -90,8 +90,9 @@ private[capture] object RestoreRun {
   /** The first pass over a topic's lines: every one parsed and checked, none kept. */
   private def scan(archive: ArchiveReader, file: String, partitions: Int, offsets: List[CapturedOffset]): IO[TopicScan] = {
     val counter = new TopicScan.Counter(file, partitions, offsets)
-    // A chunk's lines counted in a loop, in order (Chunk.traverse may apply its function in any order).
-    archive.stream(file).map(parsed(file)).chunks.evalMap(c => IO(c.foreach(l => counter.add(l).left.foreach(e => throw Failure.BadInput(e)))))
+    // Lines parsed on both cores, then counted in a loop, in order (Chunk.traverse may apply its function in any order).
+    archive.stream(file).chunks.parEvalMap(2)(c => IO(c.map(parsed(file))))
+      .evalMap(c => IO(c.foreach(l => counter.add(l).left.foreach(e => throw Failure.BadInput(e)))))
       .compile.drain.flatMap(_ => IO(counter.result))
   }
 
@@ -172,13 +173,16 @@ private[capture] object RestoreRun {
     val failed = new AtomicReference[Exception]()
     val frames = new FrameCount
     def framed(bytes: Array[Byte], value: Boolean): Array[Byte] = frames.translated(bytes, ids, readers, value)
-    val records = archive.stream(file).map(parsed(file)).map { l =>
-      // A line without raw bytes is a tombstone (capture writes the bytes of every other value). Times are the captured
-      // ones, whatever their type was: the copy is CreateTime, so the broker keeps them.
-      new ProducerRecord[Array[Byte], Array[Byte]](target, Integer.valueOf(l.partition.getOrElse(0)), l.timestamp.map(java.lang.Long.valueOf).orNull,
-        l.key.map(framed(_, value = false)).orNull, l.raw.map(framed(_, value = true)).orNull,
-        l.headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava)
-    }
+    // Parsed and framed on both cores (FrameCount is safe to share), sent in order.
+    val records = archive.stream(file).chunks.parEvalMap(2)(c =>
+      IO(c.map(parsed(file)).map { l =>
+        // A line without raw bytes is a tombstone (capture writes the bytes of every other value). Times are the captured
+        // ones, whatever their type was: the copy is CreateTime, so the broker keeps them.
+        new ProducerRecord[Array[Byte], Array[Byte]](target, Integer.valueOf(l.partition.getOrElse(0)),
+          l.timestamp.map(java.lang.Long.valueOf).orNull,
+          l.key.map(framed(_, value = false)).orNull, l.raw.map(framed(_, value = true)).orNull,
+          l.headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava)
+      })).unchunks
     // Every record handed over in order, then every acknowledgement awaited: no round trip per chunk.
     producer.watched(records.chunkN(1000).evalMap(c =>
         producer.sendEach(c)((_, m, e) =>
