@@ -35,6 +35,9 @@ object CaptureCommand {
     Opts.options[String]("redact",
       "Mask this field of every record (e.g. token, or a path a.b; repeatable): re-encoded with the same " +
         "schema, so the archive still decodes; the manifest names the fields.", metavar = "FIELD").orEmpty,
+    Opts.flag("skip-unredactable",
+      "With --redact: leave out, and name, a record that does not decode (so cannot be masked) " +
+        "rather than stop the capture.").orFalse,
     Opts.option[String]("out", "The archive to write (a new name, or an existing file with --overwrite).", "o", "FILE")
       .mapValidated(f => if (f.trim.isEmpty) "--out: an empty path names no file".invalidNel else os.Path(f, os.pwd).validNel).orNone,
     Opts.flag("overwrite", "Replace the archive when it exists (a directory, link or device is never replaced).").orFalse,
@@ -42,17 +45,20 @@ object CaptureCommand {
     TopologyOpts.choice,
     TopologyOpts.strategy,
     Flags.timeout(30.seconds)
-  ).tupled.mapValidated { case (flags, topics, from, to, filter, groups, accounts, redact, out, overwrite, dryRun, topology, strategy, timeout) =>
-    val now = java.time.Instant.now()
-    (StartAt.parse(from, now).leftMap(e => s"--from $e").toValidatedNel, StopAt.parse(to).leftMap(e => s"--to $e").toValidatedNel,
-      out.orElse(Option.when(dryRun)(os.pwd / "dry-run.zip")).toValidNel("--out FILE: where to write the archive (or --dry-run)")).mapN {
-      (start, stop, out) =>
-        val filters = filter.records.map(r => s"--record $r") ++ filter.key.map(k => s"--key $k") ++
-          filter.where.map(w => s"--where ${w.path.mkString(".")}${w.op}${w.operand}") ++
-          filter.headers.map(h => s"--header ${h.key}=${h.value}")
-        CaptureOptions(flags, topics, start, stop, from, to, filter, filters, groups, accounts, redact, out, overwrite, dryRun, topology, strategy,
-          timeout)
-    }
+  ).tupled.mapValidated {
+    case (flags, topics, from, to, filter, groups, accounts, redact, skip, out, overwrite, dryRun, topology, strategy, timeout) =>
+      val now = java.time.Instant.now()
+      val ibansKept = Option.when(redact.contains("iban") && !accounts.isEmpty)(
+        "--redact iban with --accounts or --from-findings: the accounts' rows are captured by their ibans, which a restore needs").toInvalidNel(())
+      (ibansKept, StartAt.parse(from, now).leftMap(e => s"--from $e").toValidatedNel, StopAt.parse(to).leftMap(e => s"--to $e").toValidatedNel,
+        out.orElse(Option.when(dryRun)(os.pwd / "dry-run.zip")).toValidNel("--out FILE: where to write the archive (or --dry-run)")).mapN {
+        (_, start, stop, out) =>
+          val filters = filter.records.map(r => s"--record $r") ++ filter.key.map(k => s"--key $k") ++
+            filter.where.map(w => s"--where ${w.path.mkString(".")}${w.op}${w.operand}") ++
+            filter.headers.map(h => s"--header ${h.key}=${h.value}")
+          CaptureOptions(flags, topics, start, stop, from, to, filter, filters, groups, accounts, redact, out, overwrite, dryRun, topology, strategy,
+            timeout, skip)
+      }
   }
 
   def run(o: CaptureOptions, shell: Shell): IO[CaptureReport] =
@@ -75,10 +81,14 @@ object CaptureCommand {
         Rendered.note(s"capture: ${m.records} records from ${m.topics.size} topic(s), ${m.files.size} files, " +
           s"${m.asked.groups.size} group(s) written to ${o.out}") ++
           Rendered.all(report.heldBack.map(Rendered.warning)) ++
+          Rendered.warning(s"capture: ${report.unredactable._1} record(s) left out: they do not decode, so --redact cannot mask them: " +
+            report.unredactable._2.mkString("; ") + (if (report.unredactable._1 > report.unredactable._2.size) "; …" else ""))
+            .when(report.unredactable._1 > 0) ++
           Rendered.summary(StepSummary("capture", s"${m.records} records captured to ${o.out.last}", StepSummary.Outcome.Ok,
               facts = List("topics" -> m.asked.topics.mkString(", "), "window" -> s"${m.asked.from} to ${m.asked.to}",
                 "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.out.toString),
-              notes = report.heldBack)),
+              notes = report.heldBack ++ Option.when(report.unredactable._1 > 0)(
+                s"${report.unredactable._1} record(s) left out by --skip-unredactable (they do not decode)"))),
         ExitCode.Success)
     }
 

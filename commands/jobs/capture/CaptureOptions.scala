@@ -14,7 +14,7 @@ private[capture] final case class CaptureOptions(flags: ConnectionFlags, topics:
                                                  filter: RecordFilter, filterText: List[String], groups: List[String], accounts: AccountsAsked,
                                                  redact: List[String], out: os.Path, overwrite: Boolean,
                                                  dryRun: Boolean, topology: TopologyChoice, strategy: Option[SubjectNameStrategy],
-                                                 timeout: FiniteDuration)
+                                                 timeout: FiniteDuration, skipUnredactable: Boolean = false)
 
 /** Accounts whose `balance` rows and whole BalanceChanged chains are kept too: named, or those a `balances validate -o json`
   * run flagged; the chains are read from `balanceTopic` (default: the topology's topic of BalanceChanged).

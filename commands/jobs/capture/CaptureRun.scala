@@ -8,6 +8,7 @@ import org.apache.kafka.common.TopicPartition
 
 import java.time.Instant
 import scala.collection.concurrent.TrieMap
+import scala.util.chaining._
 
 import bankops.base.{Failure, Interrupt, OutputFile, Shell, Version}
 import bankops.services.bank.{BalanceChanged, BankNames}
@@ -21,7 +22,7 @@ import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
 
 /** What a capture wrote, or would write with --dry-run. */
 final case class CaptureReport(manifest: ArchiveManifest, estimated: Long, estimatedBytes: Long, interrupted: Boolean,
-                               heldBack: List[String] = Nil)
+                               heldBack: List[String] = Nil, unredactable: (Long, Vector[String]) = (0L, Vector.empty))
 
 /** The effectful shell of `capture`: the cluster's shape and the groups' offsets first (at capture time), then each
   * topic's records read in turn into the archive, then the schemas their frames name, then the manifest. The archive is
@@ -94,8 +95,9 @@ private[capture] object CaptureRun {
                 case Left(_) =>
                   IO.pure(CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, "", asked, Nil, Nil),
                       estimated, estimatedBytes, interrupted = true))
-                case Right(m) =>
-                  (if (openBefore.isEmpty) IO.pure(Nil) else heldBack(admin, openBefore)).map(CaptureReport(m, estimated, estimatedBytes, false, _))
+                case Right((m, unredactable)) =>
+                  (if (openBefore.isEmpty) IO.pure(Nil) else heldBack(admin, openBefore))
+                    .map(CaptureReport(m, estimated, estimatedBytes, false, _, unredactable))
               }
             }
           }
@@ -132,7 +134,7 @@ private[capture] object CaptureRun {
   private def write(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, strategy: SubjectNameStrategy, topics: List[String],
                     accounts: Option[(List[String], String)],
                     asked: CaptureAsked, cluster: CapturedCluster, offsets: List[CapturedOffset], estimated: Long,
-                    shell: Shell): IO[ArchiveManifest] =
+                    shell: Shell): IO[(ArchiveManifest, (Long, Vector[String]))] =
     RegistryClient.resource(settings, o.timeout).use { registry =>
       val resolver = new SchemaResolver(registry)
       // Values are kept as their bytes (lossless, and half the size of bytes and JSON both); `capture show --records`
@@ -141,6 +143,8 @@ private[capture] object CaptureRun {
       // Each schema id the frames carry, with the topic and record type it was met with (its subject follows from them).
       val ids = TrieMap.empty[(Int, String), String]
       val redact = o.redact.map(_.split('.').toList)
+      // Records left out by --skip-unredactable: how many, and the first few named.
+      val unredactable = new java.util.concurrent.atomic.AtomicReference[(Long, Vector[String])]((0L, Vector.empty))
       OutputFile.writeStream("--out", o.out, o.overwrite) { stream =>
         val archive = new ArchiveWriter(stream)
         for {
@@ -155,19 +159,32 @@ private[capture] object CaptureRun {
                     val kept = decoded.zip(chunk).filter(p => keep(p._1.envelope))
                     IO.blocking {
                       var bytes = 0L
-                      kept.foreach { case (d, r) =>
+                      val written = kept.filter { case (d, r) =>
                         d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id -> topic, s.getFullName) }
-                        // A value that cannot be decoded cannot be masked either: with --redact it stops the capture, never kept in clear.
-                        val redacted = if (redact.isEmpty || r.value == null) None
+                        // A value that cannot be decoded cannot be masked either: it is never kept in clear. It stops the
+                        // capture, or with --skip-unredactable is left out and named.
+                        val redacted = if (redact.isEmpty || r.value == null) Right(None)
                         else (d.datum, d.schema, d.envelope.schemaId).mapN((datum, s, id) => Redaction(datum, s, id, redact))
                           .getOrElse(Left(s"does not decode (${d.envelope.error.getOrElse("no schema")})"))
-                          .fold(why => throw Failure.BadInput(s"--redact: the record at $topic-${r.partition}@${r.offset} $why; nothing captured"),
-                            identity)
-                        val line = (RecordLine.text(d.envelope.copy(raw = redacted.orElse(Option(r.value))), None) + "\n").getBytes("UTF-8")
-                        out.write(line)
-                        bytes += line.length
+                        redacted match {
+                          case Left(why) if o.skipUnredactable =>
+                            unredactable.updateAndGet(l => (l._1 + 1, if (l._2.size < 5) l._2 :+ s"$topic-${r.partition}@${r.offset} $why" else l._2))
+                              .pipe(_ => false)
+                          case Left(why) =>
+                            throw Failure.BadInput(s"--redact: the record at $topic-${r.partition}@${r.offset} $why; nothing captured " +
+                              "(--skip-unredactable leaves such records out)")
+                          case Right(masked) =>
+                            val hidden = masked.fold(Set.empty[String])(_._2)
+                            val e = d.envelope.copy(raw = masked.map(_._1).orElse(Option(r.value)),
+                              key = d.envelope.key.map(Redaction.repeated(_, hidden)),
+                              headers = d.envelope.headers.map { case (k, v) => k -> v.map(Redaction.repeated(_, hidden)) })
+                            val line = (RecordLine.text(e, None) + "\n").getBytes("UTF-8")
+                            out.write(line)
+                            bytes += line.length
+                            true
+                        }
                       }
-                      (kept.map { case (_, r) => (r.partition, r.offset, r.timestamp) }.toList, bytes)
+                      (written.map { case (_, r) => (r.partition, r.offset, r.timestamp) }.toList, bytes)
                     }.flatTap { case (lines, bytes) =>
                       (progress.updateAndGet { case (n, b) => (n + lines.size, b + bytes) }, IO.monotonic).tupled.flatMap { case ((n, b), now) =>
                         val rate = n / (((now - started).toMillis / 1000.0) max 0.001)
@@ -217,7 +234,7 @@ private[capture] object CaptureRun {
             archive.files)
           _ <- archive.text(ManifestFile, manifest.asJson.spaces2)
           _ <- archive.finish()
-        } yield manifest
+        } yield manifest -> unredactable.get
       }
     }
 

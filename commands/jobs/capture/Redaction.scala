@@ -15,12 +15,23 @@ import bankops.services.avro.WireFormat
 private[capture] object Redaction {
   val Mask = "****"
 
-  /** The record's bytes with `paths` masked, None when it has none of them, or why it cannot be masked. */
-  def apply(datum: Any, schema: Schema, schemaId: Int, paths: List[List[String]]): Either[String, Option[Array[Byte]]] = datum match {
-    case g: GenericRecord if paths.map(p => mask(g, p)).contains(true) =>
-      WireFormat.encodeGeneric(g, schema).map(b => Some(WireFormat.frame(schemaId, b))).left.map(e => s"cannot be encoded once masked: $e")
-    case _ => Right(None)
-  }
+  /** The record's bytes with `paths` masked and the text values masked (a key or header that repeats one is masked
+    * too), None when it has none of them, or why it cannot be masked.
+    */
+  def apply(datum: Any, schema: Schema, schemaId: Int, paths: List[List[String]]): Either[String, Option[(Array[Byte], Set[String])]] =
+    datum match {
+      case g: GenericRecord =>
+        val hidden = paths.flatMap(p => mask(g, p))
+        if (hidden.isEmpty) Right(None)
+        else WireFormat.encodeGeneric(g, schema).map(b => Some(WireFormat.frame(schemaId, b) -> hidden.flatten.toSet))
+          .left.map(e => s"cannot be encoded once masked: $e")
+      case _ => Right(None)
+    }
+
+  /** A key or header value that repeats a masked text (an iban as a balance record's key), masked as the field is. */
+  def repeated(bytes: Array[Byte], hidden: Set[String]): Array[Byte] =
+    if (bytes != null && hidden.nonEmpty && hidden.contains(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))) Mask.getBytes("UTF-8")
+    else bytes
 
   /** Whether a schema has the path, as a field that can be masked (text, bytes or a number): a field no record has, or
     * one of a type that cannot be masked (an enum, a fixed, a record), is refused rather than listed as hidden.
@@ -38,13 +49,18 @@ private[capture] object Redaction {
     case _ => false
   }
 
-  private def mask(g: GenericRecord, path: List[String]): Boolean = path match {
-    case name :: Nil => Option(g.getSchema.getField(name)).flatMap(f => masked(f.schema, g.get(name))).exists { v => g.put(name, v); true }
-    case name :: rest => Option(g.getSchema.getField(name)).map(_ => g.get(name)).exists {
-        case inner: GenericRecord => mask(inner, rest)
-        case _ => false
+  /** Masks the field at `path`: None when the record has no value there; else the text it held, if it was text. */
+  private def mask(g: GenericRecord, path: List[String]): Option[Option[String]] = path match {
+    case name :: Nil =>
+      Option(g.getSchema.getField(name)).flatMap(f => masked(f.schema, g.get(name))).map { v =>
+        val was = g.get(name) match { case t: CharSequence => Some(t.toString); case _ => None }
+        g.put(name, v); was
       }
-    case Nil => false
+    case name :: rest => Option(g.getSchema.getField(name)).map(_ => g.get(name)).flatMap {
+        case inner: GenericRecord => mask(inner, rest)
+        case _ => None
+      }
+    case Nil => None
   }
 
   private def masked(schema: Schema, current: Any): Option[Any] =

@@ -172,6 +172,45 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
     }
   }
 
+  test("--redact iban: masked in values and in the keys and headers that repeat it; a record it cannot decode left out and named") {
+    val (bank, _, _) = fixture()
+    val iban = "NL12OPEN0000000077"
+    val change = s"""{"record":"BalanceChanged","key":"$iban","headers":[{"key":"account","value":"$iban"},{"key":"kind","value":"kept"}],""" +
+      s""""value":{"iban":"$iban","new_balance":5,"changed_by":5,"from_to":"cash","description":"d"}}"""
+    val (refused, kept) = (dir / "unredactable.zip", dir / "iban.zip")
+    for {
+      _ <- bank.send(List(change), to = Some(bank.balance))
+      settings <- SandboxFixture.settings
+      // Bytes that are not Avro: nothing in them can be masked.
+      _ <- bankops.services.kafka.ChunkProducer.resource(settings.kafka, 30.seconds).use(p =>
+        p.send(fs2.Chunk.singleton(new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](bank.balance, 0,
+              "junk".getBytes("UTF-8"), s"not Avro: $iban".getBytes("UTF-8"))))((_, _, _) => ()).flatten)
+      stopped <- SandboxFixture.cli("capture", "--topic", bank.balance, "--redact", "iban", "--out", refused.toString)
+      r <- SandboxFixture.cli("capture", "--topic", bank.balance, "--redact", "iban", "--skip-unredactable", "--out", kept.toString)
+      shown <- SandboxFixture.cli("capture", "show", kept.toString, "--records")
+    } yield {
+      assertEquals(stopped.code, 2, stopped.err)
+      assert(stopped.err.contains("does not decode") && stopped.err.contains("(--skip-unredactable leaves such records out)"), stopped.err)
+      assert(!os.exists(refused))
+      assertEquals(r.code, 0, r.err)
+      assert(r.err.contains(s"warning: capture: 1 record(s) left out: they do not decode, so --redact cannot mask them: ${bank.balance}-0@"), r.err)
+      val lines = shown.outLines.map(io.circe.parser.parse(_).toOption.get.hcursor)
+      val mine = lines.filter(_.downField("value").get[Long]("new_balance").toOption.contains(5L))
+      assertEquals(mine.map(l => (l.get[String]("key").toOption, l.downField("value").get[String]("iban").toOption)),
+        List((Some("****"), Some("****"))))
+      assertEquals(mine.flatMap(_.downField("headers").focus).map(_.noSpaces),
+        List("""[{"key":"account","value":"****"},{"key":"kind","value":"kept"}]"""))
+      // Nowhere in the archive's files, nor in the bytes they hold as base64.
+      val zip = new ZipFile(kept.toIO)
+      val texts = try zip.entries().asScala.toList.map(e => new String(zip.getInputStream(e).readAllBytes(), "UTF-8"))
+      finally zip.close()
+      val bytes = texts.flatMap(_.linesIterator).flatMap(io.circe.parser.parse(_).toOption).flatMap(j =>
+        List("raw", "keyBase64").flatMap(j.hcursor.get[String](_).toOption)).map(b => new String(java.util.Base64.getDecoder.decode(b), "ISO-8859-1"))
+      assert(bytes.nonEmpty)
+      assert(!(texts ++ bytes).exists(t => t.contains(iban) || t.contains("junk")), (texts ++ bytes).mkString("\n").take(2000))
+    }
+  }
+
   test("a restore into a topic that holds records is refused, and nothing is written") {
     val (bank, archive, _) = fixture()
     for {
