@@ -27,7 +27,7 @@ object CaptureCommand {
     Opts.options[String]("group", "Keep this group's offsets (repeatable; default: every group with offsets on the topics).",
       metavar = "GROUP").orEmpty,
     (Opts.options[String]("accounts", "Also keep these accounts' balance rows and whole BalanceChanged chains (repeatable).", metavar = "IBAN")
-        .orEmpty,
+        .mapValidated(_.traverse(i => CapturedAccounts.checked(i, "--accounts").toValidatedNel)).orEmpty,
       Opts.option[String]("from-findings", "Also keep the accounts a `balances validate -o json` run flagged (its output as a file).",
         metavar = "FILE").map(os.Path(_, os.pwd)).orNone,
       TopicName.option("balance-topic", "With --accounts: the topic of their chains (default: the topology's topic of BalanceChanged).").orNone)

@@ -29,8 +29,14 @@ private[capture] object CapturedAccounts {
   /** The accounts a `balances validate -o json` run flagged: each finding line's non-empty `iban`. */
   def fromFindings(file: os.Path): Either[String, List[String]] =
     TextFile.lines(file, "--from-findings").flatMap(_.zipWithIndex.filter(_._1.trim.nonEmpty).traverse { case (line, i) =>
-      JsonInput.parse(line).left.map(e => s"$file:${i + 1}: $e").map(_.hcursor.get[String]("iban").toOption.filter(_.nonEmpty))
+      JsonInput.parse(line).left.map(e => s"$file:${i + 1}: $e").flatMap(_.hcursor.get[String]("iban").toOption.filter(_.nonEmpty)
+          .traverse(checked(_, s"$file:${i + 1}")))
     }).map(_.flatten.distinct)
+
+  /** An account number as a query can take it: no control character (PostgreSQL refuses a NUL in text). */
+  def checked(iban: String, where: String): Either[String, String] =
+    iban.find(Character.isISOControl).fold[Either[String, String]](Right(iban))(c =>
+      Left(f"$where: iban '${iban.filterNot(Character.isISOControl)}' holds a control character (U+${c.toInt}%04X)"))
 
   /** The rows of `ibans` in `balance`. */
   def rows(db: DatabaseSettings, ibans: List[String], timeout: FiniteDuration): IO[List[CapturedAccount]] =
