@@ -8,7 +8,6 @@ import org.apache.kafka.common.TopicPartition
 
 import java.time.Instant
 import scala.collection.concurrent.TrieMap
-import scala.util.chaining._
 
 import bankops.base.{Failure, Interrupt, OutputFile, Shell, Version}
 import bankops.services.bank.{BalanceChanged, BankNames}
@@ -159,7 +158,8 @@ private[capture] object CaptureRun {
                     val kept = decoded.zip(chunk).filter(p => keep(p._1.envelope))
                     IO.blocking {
                       var bytes = 0L
-                      val written = kept.filter { case (d, r) =>
+                      val written = List.newBuilder[(Int, Long, Long)]
+                      kept.foreach { case (d, r) =>
                         d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id -> topic, s.getFullName) }
                         // A value that cannot be decoded cannot be masked either: it is never kept in clear. It stops the
                         // capture, or with --skip-unredactable is left out and named.
@@ -169,7 +169,6 @@ private[capture] object CaptureRun {
                         redacted match {
                           case Left(why) if o.skipUnredactable =>
                             unredactable.updateAndGet(l => (l._1 + 1, if (l._2.size < 5) l._2 :+ s"$topic-${r.partition}@${r.offset} $why" else l._2))
-                              .pipe(_ => false)
                           case Left(why) =>
                             throw Failure.BadInput(s"--redact: the record at $topic-${r.partition}@${r.offset} $why; nothing captured " +
                               "(--skip-unredactable leaves such records out)")
@@ -181,10 +180,10 @@ private[capture] object CaptureRun {
                             val line = (RecordLine.text(e, None) + "\n").getBytes("UTF-8")
                             out.write(line)
                             bytes += line.length
-                            true
+                            written += ((r.partition, r.offset, r.timestamp))
                         }
                       }
-                      (written.map { case (_, r) => (r.partition, r.offset, r.timestamp) }.toList, bytes)
+                      (written.result(), bytes)
                     }.flatTap { case (lines, bytes) =>
                       (progress.updateAndGet { case (n, b) => (n + lines.size, b + bytes) }, IO.monotonic).tupled.flatMap { case ((n, b), now) =>
                         val rate = n / (((now - started).toMillis / 1000.0) max 0.001)

@@ -45,6 +45,10 @@ object EndOffsets {
   def ends(admin: Admin, partitions: Iterable[TopicPartition]): IO[Map[TopicPartition, Long]] =
     list(admin, partitions, OffsetSpec.latest()).map(_.map { case (tp, o) => tp -> o.getOrElse(0L) })
 
+  /** The high watermarks: past the last stable offsets ([[ends]]) by the records of open transactions. */
+  def highWatermarks(admin: Admin, partitions: Iterable[TopicPartition]): IO[Map[TopicPartition, Long]] =
+    list(admin, partitions, OffsetSpec.latest(), IsolationLevel.READ_UNCOMMITTED).map(_.map { case (tp, o) => tp -> o.getOrElse(0L) })
+
   /** The log start offsets: the first offsets retention has kept. */
   def beginnings(admin: Admin, partitions: Iterable[TopicPartition]): IO[Map[TopicPartition, Long]] =
     list(admin, partitions, OffsetSpec.earliest()).map(_.map { case (tp, o) => tp -> o.getOrElse(0L) })
@@ -53,9 +57,10 @@ object EndOffsets {
   def forTime(admin: Admin, partitions: Iterable[TopicPartition], millis: Long): IO[Map[TopicPartition, Option[Long]]] =
     list(admin, partitions, OffsetSpec.forTimestamp(millis))
 
-  private def list(admin: Admin, partitions: Iterable[TopicPartition], spec: OffsetSpec): IO[Map[TopicPartition, Option[Long]]] =
+  private def list(admin: Admin, partitions: Iterable[TopicPartition], spec: OffsetSpec,
+                   isolation: IsolationLevel = IsolationLevel.READ_COMMITTED): IO[Map[TopicPartition, Option[Long]]] =
     if (partitions.isEmpty) IO.pure(Map.empty)
-    else KafkaClients.await(admin.listOffsets(partitions.map(_ -> spec).toMap.asJava, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all())
+    else KafkaClients.await(admin.listOffsets(partitions.map(_ -> spec).toMap.asJava, new ListOffsetsOptions(isolation)).all())
       .map(_.asScala.map { case (tp, r) => tp -> Some(r.offset).filter(_ >= 0) }.toMap)
       .adaptError(Denied.tag(Doing.describing(partitions.map(_.topic).toList.distinct)))
 }

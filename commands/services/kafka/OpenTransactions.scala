@@ -2,8 +2,8 @@ package bankops.services.kafka
 
 import cats.effect.IO
 import cats.syntax.all._
-import org.apache.kafka.clients.admin.{Admin, ListOffsetsOptions, OffsetSpec}
-import org.apache.kafka.common.{IsolationLevel, TopicPartition}
+import org.apache.kafka.clients.admin.Admin
+import org.apache.kafka.common.TopicPartition
 
 import java.time.Instant
 import scala.jdk.CollectionConverters._
@@ -33,14 +33,10 @@ object OpenTransactions {
   /** For each partition, how many offsets lie past the last stable one (records of open transactions, and any written
     * after the oldest one's first): the high watermark minus the last stable offset.
     */
-  def unstable(admin: Admin, partitions: Iterable[TopicPartition]): IO[Map[TopicPartition, (Long, Long)]] = {
-    def latest(isolation: IsolationLevel) =
-      KafkaClients.await(admin.listOffsets(partitions.map(_ -> OffsetSpec.latest()).toMap.asJava, new ListOffsetsOptions(isolation)).all())
-        .map(_.asScala.map { case (tp, r) => tp -> r.offset }.toMap)
-    (latest(IsolationLevel.READ_COMMITTED), latest(IsolationLevel.READ_UNCOMMITTED)).tupled.map { case (stable, high) =>
+  def unstable(admin: Admin, partitions: Iterable[TopicPartition]): IO[Map[TopicPartition, (Long, Long)]] =
+    (EndOffsets.ends(admin, partitions), EndOffsets.highWatermarks(admin, partitions)).tupled.map { case (stable, high) =>
       stable.collect { case (tp, s) if high.getOrElse(tp, s) > s => tp -> (s, high(tp) - s) }
     }
-  }
 
   /** The line for a transaction open for a whole read that stopped at `stable`, `beyond` offsets short of the end. */
   def held(t: OpenTransaction, stable: Long, beyond: Long): String =
