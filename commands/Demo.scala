@@ -106,7 +106,7 @@ object Demo {
     val sandbox = new Sandbox(layout, shell, SandboxProvision.applyTopology)
     for {
       started <- IO.monotonic
-      services <- sandbox.status
+      services <- sandbox.status()
       up = services.forall(_.up)
       _ <- if (up) shell.info(s"demo: the sandbox is running (${services.map(_.service).mkString(", ")})")
       else shell.info("demo: starting the sandbox") >>

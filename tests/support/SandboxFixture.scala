@@ -83,7 +83,7 @@ object SandboxFixture {
   def sandbox: Sandbox = new Sandbox(layout, shell, bankops.SandboxProvision.applyTopology)
 
   private lazy val started: SandboxConnection = {
-    val running = sandbox.status.unsafeRunSync().forall(_.up) && sandbox.recordedSettings.unsafeRunSync().contains(sandboxSettings)
+    val running = sandbox.status().unsafeRunSync().forall(_.up) && sandbox.recordedSettings.unsafeRunSync().contains(sandboxSettings)
     val conn = if (running) SandboxConnection.read(layout.dir).unsafeRunSync().get
     else {
       // A fresh sandbox each run, as CI's: one reused run after run kept every run's metadata (some 7,500 records a run,

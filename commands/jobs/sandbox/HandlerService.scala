@@ -35,8 +35,9 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
   override def upLine(outcome: String): String = s"$outcome: group $Group on commands, answering on command_feedback and balance_changed"
 
   /** The group's lag (what it has yet to apply) beside it, also while it is stopped: commands pile up. */
-  override def statusAddress: IO[String] =
-    lag.timeout(10.seconds).attempt.map(_.fold(_ => address, l => s"$address, lag $l"))
+  override def statusAddress(timeout: FiniteDuration): IO[String] =
+    lag(timeout).timeout(timeout).attempt.map(
+      _.fold(_ => s"$address, lag unknown (no answer within ${timeout.toSeconds}s)", l => s"$address, lag $l"))
 
   // Beside running brokers it can start alone; otherwise the sandbox needs `up`.
   override def notRunning: IO[String] = brokers.traverse(_.pid).map { pids =>
@@ -48,7 +49,7 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
     KafkaSettings(Sourced(ctx.settings.bootstrap, Source.Sandbox), None, ClientConfig.properties(ctx.layout, ctx.secrets))
 
   /** The group's lag. Before it committed anything it starts at the earliest offset: all of `commands` is ahead of it. */
-  def lag: IO[Long] = KafkaClients.javaAdmin(clientSettings, 5.seconds).use { admin =>
+  def lag(timeout: FiniteDuration): IO[Long] = KafkaClients.javaAdmin(clientSettings, timeout).use { admin =>
     ConsumerGroups.lag(admin, Group).flatMap {
       case Some(l) => IO.pure(l)
       case None =>

@@ -31,7 +31,7 @@ private[sandbox] final class KafkaService(ctx: SandboxContext, node: Int) extend
   // The whole cluster's shape: a broker started for another quorum would not join this one.
   def startedWith(settings: SandboxSettings): Any = (settings.kafkaPort, settings.controllerPort, settings.brokers)
   override def upLine(outcome: String): String = s"${super.upLine(outcome)} (SSL with client certificates; SCRAM at :$scramPort)"
-  override def statusAddress: IO[String] = IO.pure(s"$address, SCRAM :$scramPort")
+  override def statusAddress(timeout: FiniteDuration): IO[String] = IO.pure(s"$address, SCRAM :$scramPort")
 
   /** This node alone, as the operator. */
   private def clientSettings: KafkaSettings =

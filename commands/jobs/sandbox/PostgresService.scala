@@ -132,7 +132,7 @@ private[sandbox] final class PostgresService(ctx: SandboxContext) extends Sandbo
   /** Prepared transactions live for milliseconds in a handler's batch: any shown here for long are leftovers (a handler
     * that died and never came back, another deployment's), holding their rows and vacuum until someone settles them.
     */
-  override def statusAddress: IO[String] = IO.blocking {
+  override def statusAddress(timeout: FiniteDuration): IO[String] = IO.blocking {
     val c = connect("postgres")
     try {
       val rs = c.createStatement().executeQuery(

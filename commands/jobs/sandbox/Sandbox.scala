@@ -135,9 +135,9 @@ final class Sandbox(val layout: SandboxLayout, shell: Shell, provision: Sandbox.
       case None => restarting >> s.start.as("started")
     }
 
-  def status: IO[List[ServiceStatus]] =
+  def status(timeout: FiniteDuration = Sandbox.StatusTimeout): IO[List[ServiceStatus]] =
     services.flatMap { case (list, ran) =>
-      if (ran) list.all.traverse(_.status) else IO.pure(list.all.map(s => ServiceStatus(s.name, up = false, "", None, "")))
+      if (ran) list.all.traverse(_.status(timeout)) else IO.pure(list.all.map(s => ServiceStatus(s.name, up = false, "", None, "")))
     }
 
   /** Stops or starts the named services, together (brokers that lost their quorum come back only together); every name
@@ -196,6 +196,8 @@ object Sandbox {
   private val LegacyKafka = "kafka"
   /** How long a running service that is slow to answer is asked again before `up` restarts it. */
   private val ReuseWait = 60.seconds
+  /** How long `status` waits for each service's answer by default. */
+  val StatusTimeout: FiniteDuration = 10.seconds
   private def NotRun = Failure.Unavailable("no sandbox has run here: start it with `bankops sandbox up`")
 
   /** Sets the bank up on running services (the CLI's top layer applies the default topology with `bankops apply`);

@@ -5,7 +5,9 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.Json
 
-import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, Table}
+import scala.concurrent.duration.FiniteDuration
+
+import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, Table}
 import bankops.services.config.{ConnectionContext, ConnectionFlags, Connections, ContextStore}
 
 /** `bankops sandbox up|status|down|restart|stop|start|logs|env`. */
@@ -43,7 +45,7 @@ object SandboxCommand {
       case Left(e) => Rendered.warning(s"the sandbox's context not updated: ${e.getMessage}")
     }
 
-  final case class StatusOptions(dir: Option[os.Path], output: Option[OutputFormat])
+  final case class StatusOptions(dir: Option[os.Path], timeout: FiniteDuration, output: Option[OutputFormat])
 
   private def renderStatus(o: StatusOptions, services: List[ServiceStatus]): Shown =
     Shown(o.output,
@@ -56,7 +58,10 @@ object SandboxCommand {
       if (services.forall(_.up)) Exit.Ok else Exit.Unavailable)
 
   private val status = Job.Sub("status", "Per service: up or down, address, pid, version. Exit 3 when any is down.",
-    (dirOpt, OutputFormat.opts).mapN(StatusOptions.apply))((o, shell) => sandbox(o.dir, shell).status, renderStatus)
+    (dirOpt,
+      Flags.duration("timeout", s"How long each service gets to answer before it is reported down (default ${Sandbox.StatusTimeout.toSeconds}s).")
+        .withDefault(Sandbox.StatusTimeout), OutputFormat.opts).mapN(StatusOptions.apply))((o, shell) => sandbox(o.dir, shell).status(o.timeout),
+    renderStatus)
 
   final case class DownOptions(dir: Option[os.Path], wipe: Boolean)
 

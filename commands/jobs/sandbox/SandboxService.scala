@@ -42,19 +42,19 @@ private[sandbox] trait SandboxService {
   /** The line `up` prints after the service's name. */
   def upLine(outcome: String): String = s"$outcome at $address"
 
-  /** The address column of `status`. */
-  def statusAddress: IO[String] = IO.pure(address)
+  /** The address column of `status`; what it asks a service waits `timeout` at most. */
+  def statusAddress(timeout: FiniteDuration): IO[String] = IO.pure(address)
 
   /** Why `restart` refuses it while it is stopped, naming the command that mends that. */
   def notRunning: IO[String] = IO.pure(s"$name is not running: `bankops sandbox up` starts the sandbox")
 
-  def status: IO[ServiceStatus] =
+  def status(timeout: FiniteDuration): IO[ServiceStatus] =
     pid.flatMap { p =>
-      val healthy = if (p.isDefined) ready.timeout(10.seconds).attempt.map(_.isRight) else IO.pure(false)
+      val healthy = if (p.isDefined) ready.timeout(timeout).attempt.map(_.isRight) else IO.pure(false)
       for {
         up <- healthy
         v <- if (up) version.attempt.map(_.getOrElse("?")) else IO.pure("")
-        a <- statusAddress
+        a <- statusAddress(timeout)
       } yield ServiceStatus(name, up, a, p, v)
     }
 }

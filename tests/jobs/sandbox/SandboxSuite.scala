@@ -78,7 +78,8 @@ class SandboxSuite extends munit.CatsEffectSuite with OnSandbox {
         assertEquals(env.code, 0, env.err)
         assert(env.outLines.exists(_.startsWith("export KAFKA_BROKERS='localhost:")), env.out)
         assert(env.outLines.exists(_.startsWith("export KAFKA_SSL_CA_LOCATION=")), env.out)
-        TestShell.run(List("sandbox", "status", "-o", "json", "--sandbox-dir", SandboxFixture.layout.dir.toString)).map { st =>
+        // 10 s, the default, was once too short for the lag on a machine busy with the other test JVM.
+        TestShell.run(List("sandbox", "status", "-o", "json", "--timeout", "60s", "--sandbox-dir", SandboxFixture.layout.dir.toString)).map { st =>
           assertEquals(st.code, 0, st.out)
           val services = st.outLines.flatMap(l => io.circe.parser.parse(l).toOption.flatMap(_.hcursor.get[String]("service").toOption))
           assertEquals(services, List("postgres", "kafka-1", "kafka-2", "kafka-3", "registry", "handler"))
