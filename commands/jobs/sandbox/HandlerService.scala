@@ -36,8 +36,11 @@ final class HandlerService(ctx: SandboxContext, brokers: List[SandboxService]) e
 
   /** The group's lag (what it has yet to apply) beside it, also while it is stopped: commands pile up. */
   override def statusAddress(timeout: FiniteDuration): IO[String] =
-    lag(timeout).timeout(timeout).attempt.map(
-      _.fold(_ => s"$address, lag unknown (no answer within ${timeout.toSeconds}s)", l => s"$address, lag $l"))
+    brokers.traverse(_.pid).flatMap { pids =>
+      if (pids.forall(_.isEmpty)) IO.pure(s"$address, lag unknown: Kafka is not running")
+      else lag(timeout).timeout(timeout).attempt.map(
+        _.fold(_ => s"$address, lag unknown (no answer within ${timeout.toSeconds}s)", l => s"$address, lag $l"))
+    }
 
   // Beside running brokers it can start alone; otherwise the sandbox needs `up`.
   override def notRunning: IO[String] = brokers.traverse(_.pid).map { pids =>
