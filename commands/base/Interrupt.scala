@@ -8,16 +8,24 @@ import sun.misc.Signal
   * so a long run can stop reading, flush and print its summary; a second Ctrl-C exits at once.
   */
 object Interrupt {
-  def onCtrlC: Resource[IO, IO[Unit]] =
+  def onCtrlC: Resource[IO, IO[Unit]] = onSignals(List("INT")).map(_.void)
+
+  /** As `onCtrlC`, for each of the signals `names` (INT, TERM): the returned effect completes with the first one's name
+    * (SIGTERM); a second signal exits at once, 128 plus its number.
+    */
+  def onSignals(names: List[String]): Resource[IO, IO[String]] =
     Dispatcher.sequential[IO].flatMap { dispatcher =>
-      Resource.make(Deferred[IO, Unit].flatMap { d =>
+      Resource.make(Deferred[IO, String].flatMap { d =>
         IO {
-          val previous = Signal.handle(new Signal("INT"),
-            (_: Signal) =>
-              if (dispatcher.unsafeRunSync(d.tryGet).isDefined) sys.exit(130) else dispatcher.unsafeRunAndForget(d.complete(())))
+          val previous = names.map { name =>
+            name -> Signal.handle(new Signal(name),
+              (s: Signal) =>
+                if (dispatcher.unsafeRunSync(d.tryGet).isDefined) sys.exit(128 + s.getNumber)
+                else dispatcher.unsafeRunAndForget(d.complete(s"SIG$name")))
+          }
           (d, previous)
         }
-      }) { case (_, previous) => IO(Signal.handle(new Signal("INT"), previous)).void }.map(_._1.get)
+      }) { case (_, previous) => IO(previous.foreach { case (name, h) => Signal.handle(new Signal(name), h) }) }.map(_._1.get)
     }
 
   /** SIGINT and SIGTERM as a request to stop: while held, either signal sets the returned flag (a service finishes the

@@ -36,9 +36,12 @@ object CliProcess {
       List("env", "--default-signal=INT")
     else Nil
 
-  def start(args: String*): IO[CliProcess] = SandboxFixture.connection >> IO.blocking {
+  def start(args: String*): IO[CliProcess] = startWith(Map.empty, args: _*)
+
+  /** As `start`, with `env` added to the sandbox's variables (a fault point's). */
+  def startWith(env: Map[String, String], args: String*): IO[CliProcess] = SandboxFixture.connection >> IO.blocking {
     val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
-    val p = os.proc(defaultSigint ++ Jvm.bankops(args)).spawn(env = SandboxFixture.env,
+    val p = os.proc(defaultSigint ++ Jvm.bankops(args)).spawn(env = SandboxFixture.env ++ env,
       stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
     CliProcess(p, out, err)
   }

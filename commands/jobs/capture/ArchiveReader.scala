@@ -14,7 +14,7 @@ import bankops.base.{Failure, JsonInput, LineReader, TextFile}
 /** An archive opened and checked: a ZIP with a manifest of a format and version this bankops reads, every file the
   * manifest names present with its size and SHA-256. Anything else is one line naming what is wrong.
   */
-private[capture] final class ArchiveReader private (path: os.Path, zip: ZipFile, val manifest: ArchiveManifest) extends AutoCloseable {
+private[capture] final class ArchiveReader private (val path: os.Path, zip: ZipFile, val manifest: ArchiveManifest) extends AutoCloseable {
   def close(): Unit = zip.close()
 
   def has(name: String): Boolean = zip.getEntry(name) != null

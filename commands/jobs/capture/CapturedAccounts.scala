@@ -50,20 +50,22 @@ private[capture] object CapturedAccounts {
       }
     }
 
-  /** The rows written into `database` on the target's server, created with the bank's tables; a database that already
-    * holds any account is refused (a restore never mixes into accounts it did not write).
+  /** The rows written into `database` on the target's server, created with the bank's tables, in one transaction; a
+    * database that already holds any account is refused (a restore never mixes into accounts it did not write), unless
+    * resuming and it holds exactly the captured ibans: an interrupted restore wrote them.
     */
-  def restore(db: DatabaseSettings, database: String, rows: List[CapturedAccount], timeout: FiniteDuration): IO[DatabaseSettings] = {
+  def restore(db: DatabaseSettings, database: String, rows: List[CapturedAccount], resume: Boolean, timeout: FiniteDuration)
+      : IO[DatabaseSettings] = {
     val Url = "(jdbc:postgresql://[^/?]+/)[^?]*(.*)".r
     val target = db.url.value match {
       case Url(server, params) => Right(db.copy(url = db.url.copy(value = s"$server$database$params")))
       case other => Left(Failure.BadInput(s"the database URL $other (${db.url.source.describe}) names no database after its host: " +
             "give one as jdbc:postgresql://HOST:PORT/DATABASE to restore the accounts next to it"))
     }
-    IO.fromEither(target).flatMap(restoreInto(db, _, database, rows, timeout))
+    IO.fromEither(target).flatMap(restoreInto(db, _, database, rows, resume, timeout))
   }
 
-  private def restoreInto(db: DatabaseSettings, target: DatabaseSettings, database: String, rows: List[CapturedAccount],
+  private def restoreInto(db: DatabaseSettings, target: DatabaseSettings, database: String, rows: List[CapturedAccount], resume: Boolean,
                           timeout: FiniteDuration): IO[DatabaseSettings] = {
     Database.session(db, "bankops-restore", timeout).use { c =>
       IO.blocking {
@@ -75,17 +77,22 @@ private[capture] object CapturedAccounts {
       IO.blocking {
         BankTables.install(c)
         // install seeds the bank's first account; the restored database holds the captured accounts only.
-        val held = c.createStatement().executeQuery("SELECT count(*) FROM balance WHERE balance_id <> 0")
-        held.next()
-        if (held.getLong(1) > 0) throw Failure.BadInput(s"database $database already holds ${held.getLong(1)} account(s): a restore never mixes " +
+        val rs = c.createStatement().executeQuery("SELECT iban FROM balance WHERE balance_id <> 0")
+        val held = Iterator.continually(rs).takeWhile(_.next()).map(_.getString(1)).toSet
+        val done = resume && held.nonEmpty && held == rows.map(_.iban).toSet
+        if (held.nonEmpty && !done) throw Failure.BadInput(s"database $database already holds ${held.size} account(s): a restore never mixes " +
           "into accounts it did not write (--db-name another)")
-        c.createStatement().execute("DELETE FROM balance WHERE balance_id = 0")
-        val st = c.prepareStatement("INSERT INTO balance (iban, token, amount, type, lmt) VALUES (?, ?, ?, ?, ?)")
-        rows.foreach { r =>
-          st.setString(1, r.iban); st.setString(2, r.token); st.setLong(3, r.amount); st.setString(4, r.`type`); st.setLong(5, r.lmt)
-          st.addBatch()
+        if (!done) {
+          c.setAutoCommit(false)
+          c.createStatement().execute("DELETE FROM balance WHERE balance_id = 0")
+          val st = c.prepareStatement("INSERT INTO balance (iban, token, amount, type, lmt) VALUES (?, ?, ?, ?, ?)")
+          rows.foreach { r =>
+            st.setString(1, r.iban); st.setString(2, r.token); st.setLong(3, r.amount); st.setString(4, r.`type`); st.setLong(5, r.lmt)
+            st.addBatch()
+          }
+          st.executeBatch()
+          c.commit()
         }
-        st.executeBatch()
       }
     }.as(target)
   }

@@ -33,8 +33,8 @@ final case class RestoreReport(records: Map[String, Long], ids: Map[Int, Int], g
 private[capture] object RestoreRun {
   private type Readers = Map[Int, (org.apache.avro.Schema, GenericDatumReader[Any])]
 
-  def apply(archive: ArchiveReader, plan: RestorePlan, allowNonEmpty: Boolean, keepCompaction: Boolean, dbName: String,
-            settings: ConnectionSettings, timeout: FiniteDuration, shell: Shell): IO[RestoreReport] = {
+  def apply(archive: ArchiveReader, plan: RestorePlan, allowNonEmpty: Boolean, resume: Boolean, keepCompaction: Boolean, dbName: String,
+            settings: ConnectionSettings, timeout: FiniteDuration, progress: RestoreProgress, shell: Shell): IO[RestoreReport] = {
     def read[A: io.circe.Decoder](name: String): IO[A] =
       IO.blocking(archive.json[A](name)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_))))
     def refuse[A](e: Either[String, A]): IO[A] = IO.fromEither(e.left.map(Failure.BadInput(_)))
@@ -56,27 +56,40 @@ private[capture] object RestoreRun {
       scans <- files.zip(shapes).traverse { case ((t, file), shape) =>
         scan(archive, file, shape.partitions, offsets.filter(_.topic == t)).map(t -> _)
       }
+      _ <- IO(progress.total.set(scans.map(_._2.records).sum))
       _ <- shell.info(s"restore: ${scans.map(_._2.records).sum} record line(s) checked; nothing created yet")
       report <- KafkaClients.withAdmin(settings.kafka, timeout) { admin =>
         for {
           // Checked first, created after the schemas are in: a refusal of either leaves the cluster as it was.
-          missing <- shapes.flatTraverse(t => checkTopic(admin, t, plan.topic(t.name), allowNonEmpty, shell))
-          ids <- RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, subjects))
-          _ <- missing.traverse_(t => createTopic(admin, t, plan.topic(t.name), keepCompaction, scans.toMap.apply(t.name).largest, shell))
+          targets <- shapes.traverse(t => checkTopic(admin, t, plan.topic(t.name), allowNonEmpty || resume, shell))
+          missing = shapes.zip(targets).collect { case (t, None) => t }
+          // On --resume, what an interrupted restore wrote is checked before anything more is.
+          resumed <- files.zip(shapes).zip(targets).traverse {
+            case (((t, file), _), Some((starts, ends))) if resume =>
+              RestoreResume.check(settings.kafka, timeout, archive, file, plan.topic(t), starts, ends, scans.toMap.apply(t).counts).map(t -> _)
+            case (((t, _), _), _) => IO.pure(t -> RestoreResume.Fresh)
+          }.map(_.toMap)
+          ids <- RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, subjects, progress))
+          _ <- missing.traverse_(t =>
+            createTopic(admin, t, plan.topic(t.name), keepCompaction, scans.toMap.apply(t.name).largest, shell) >>
+              IO(progress.created(plan.topic(t.name))))
           _ <- shell.info(s"restore: ${ids.size} schema(s) registered: ids ${ids.pairs.map { case (a, b) => s"$a→$b" }.mkString(", ")}")
           largest = scans.map(_._2.largest).maxOption.getOrElse(0)
           written <- ChunkProducer.resource(settings.kafka, timeout, sized(largest)).use(p =>
             files.zip(shapes).traverse { case ((t, file), shape) =>
-              writeTopic(archive, p, file, plan.topic(t), shape.partitions, ids.of(t), readers, shell).map(t -> _)
+              // A test's hold after each topic, where a signal finds some records written and others not.
+              writeTopic(archive, p, file, plan.topic(t), shape.partitions, ids.of(t), readers, resumed(t), progress, shell).map(t -> _) <*
+                TestHold.at(shell, "BANKOPS_RESTORE_PAUSE", "restore")
             })
           groups <- restoreOffsets(admin, offsets, written.toMap, scans.toMap, plan)
-          restoredAccounts <- accounts.traverse(a => restoreAccounts(a, plan, dbName, settings, timeout, shell))
+          restoredAccounts <- accounts.traverse(a => restoreAccounts(a, plan, dbName, resume, settings, timeout, shell))
         } yield {
           val created = missing.map(_.name).toSet
           val differences = shapes.flatMap(t =>
             RestorePlan.differences(plan.topic(t.name), t.configs, created(t.name), keepCompaction, scans.toMap.apply(t.name))) ++
             written.flatMap { case (t, w) => w.frames.differences(plan.topic(t)) } ++ groups._2
-          RestoreReport(written.map { case (t, w) => plan.topic(t) -> w.records }.toMap, ids.any, groups._1, restoredAccounts, differences)
+          RestoreReport(written.map { case (t, w) => plan.topic(t) -> (w.records + w.resumed) }.toMap, ids.any, groups._1, restoredAccounts,
+            differences)
         }
       }.adaptError(KafkaClients.unreachable(settings.kafka, timeout))
     } yield report
@@ -104,15 +117,18 @@ private[capture] object RestoreRun {
   /** The captured accounts' rows in a database of their own on the target's server (the chains went to the restored
     * balance topic with the other records): `balances validate` on the two finds what it found at capture time.
     */
-  private def restoreAccounts(a: CapturedAccounts, plan: RestorePlan, dbName: String, settings: ConnectionSettings, timeout: FiniteDuration,
-                              shell: Shell): IO[(String, String, Int)] =
-    CapturedAccounts.restore(settings.database, dbName, a.rows, timeout).flatMap { db =>
+  private def restoreAccounts(a: CapturedAccounts, plan: RestorePlan, dbName: String, resume: Boolean, settings: ConnectionSettings,
+                              timeout: FiniteDuration, shell: Shell): IO[(String, String, Int)] =
+    CapturedAccounts.restore(settings.database, dbName, a.rows, resume, timeout).flatMap { db =>
       shell.info(s"restore: ${a.rows.size} account(s) into database $dbName; check them with `bankops balances validate --topic " +
         s"${plan.topic(a.balanceTopic)} --db-url ${db.url.value}`").as((plan.topic(a.balanceTopic), db.url.value, a.rows.size))
     }
 
-  /** A target that exists must have the partitions and hold no record (unless asked); one that does not is created. */
-  private def checkTopic(admin: Admin, t: CapturedTopic, target: String, allowNonEmpty: Boolean, shell: Shell): IO[List[CapturedTopic]] =
+  /** A target that exists must have the partitions and hold no record (unless asked): its first and end offsets per
+    * partition; one that does not (None) is created.
+    */
+  private def checkTopic(admin: Admin, t: CapturedTopic, target: String, allowNonEmpty: Boolean, shell: Shell)
+      : IO[Option[(Map[Int, Long], Map[Int, Long])]] =
     ClusterTopics.names(admin).flatMap { names =>
       if (names.contains(target))
         EndOffsets.of(admin, target).flatMap { ends =>
@@ -122,11 +138,12 @@ private[capture] object RestoreRun {
               IO.raiseError(Failure.BadInput(s"target topic $target has ${ends.size} partition(s); the archive's ${t.name} had ${t.partitions}"))
             else if (held > 0 && !allowNonEmpty)
               IO.raiseError(Failure.BadInput(s"target topic $target holds $held record(s): a restore never mixes into records it did not write " +
-                  "(--topic-prefix or --rename another name, or --into-non-empty)"))
-            else shell.info(s"restore: topic $target exists with ${ends.size} partition(s)").as(Nil)
+                  "(--resume to finish a restore that was interrupted, --topic-prefix or --rename another name, or --into-non-empty)"))
+            else shell.info(s"restore: topic $target exists with ${ends.size} partition(s)")
+              .as(Some((starts.map { case (tp, o) => tp.partition -> o }, ends.map { case (tp, o) => tp.partition -> o })))
           }
         }
-      else IO.pure(List(t))
+      else IO.none
     }
 
   private def createTopic(admin: Admin, t: CapturedTopic, target: String, keepCompaction: Boolean, largest: Int, shell: Shell): IO[Unit] =
@@ -140,7 +157,8 @@ private[capture] object RestoreRun {
   /** Every schema registered on the target under the subject the plan gives it, referenced ones first; the captured id
     * to the target's.
     */
-  private def registerAll(registry: RegistryClient, schemas: List[CapturedSchema], subjects: Map[String, String]): IO[RestoredIds] = {
+  private def registerAll(registry: RegistryClient, schemas: List[CapturedSchema], subjects: Map[String, String],
+                          progress: RestoreProgress): IO[RestoredIds] = {
     val referenced = schemas.flatMap(_.references.map(_.subject)).toSet
     val (first, rest) = schemas.partition(s => referenced(s.subject))
     // A reference names a subject and version of the source registry: it is pointed at its restored subject, at the
@@ -149,7 +167,7 @@ private[capture] object RestoreRun {
       val subject = subjects(s.subject)
       val refs = s.references.map(r =>
         SchemaReference(r.name, subjects.getOrElse(r.subject, r.subject), versions.getOrElse(r.subject -> r.version, r.version)))
-      registry.register(subject, s.schema, refs).flatMap { n =>
+      registry.register(subject, s.schema, refs).flatTap(_ => IO(progress.registered(subject))).flatMap { n =>
         val version =
           if (referenced(s.subject)) registry.lookup(subject, s.schema, refs).map {
             case bankops.services.registry.Lookup.Found(v) => versions.updated(s.subject -> s.version, v.version)
@@ -163,12 +181,14 @@ private[capture] object RestoreRun {
     }.map(_._1)
   }
 
-  /** What was written of one topic: how many records, and each partition's first restored offset. */
-  private final case class Written(records: Long, bases: Map[Int, Long], frames: FrameCount)
+  /** What was written of one topic: how many records (and how many an interrupted restore had), and each partition's
+    * first restored offset.
+    */
+  private final case class Written(records: Long, resumed: Long, bases: Map[Int, Long], frames: FrameCount)
 
-  /** The records of one topic, streamed in order to their captured partitions. */
+  /** The records of one topic, streamed in order to their captured partitions, after those `resumed` holds already. */
   private def writeTopic(archive: ArchiveReader, producer: ChunkProducer, file: String, target: String, partitions: Int, ids: Map[Int, Int],
-                         readers: Readers, shell: Shell): IO[Written] = {
+                         readers: Readers, resumed: Resumed, progress: RestoreProgress, shell: Shell): IO[Written] = {
     val bases = new AtomicLongArray(Array.fill(partitions)(Long.MaxValue))
     val failed = new AtomicReference[Exception]()
     val frames = new FrameCount
@@ -183,16 +203,24 @@ private[capture] object RestoreRun {
           l.key.map(framed(_, value = false)).orNull, l.raw.map(framed(_, value = true)).orNull,
           l.headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava)
       })).unchunks
+    // Each partition's first records skipped where an interrupted restore wrote them: counted in order, after parsing.
+    val rest = if (resumed.held.isEmpty) records
+    else records.mapAccumulate(Map.empty[Int, Long]) { (seen, r) =>
+      val n = seen.getOrElse(r.partition.intValue, 0L) + 1
+      (seen.updated(r.partition.intValue, n), (r, n > resumed.held.getOrElse(r.partition.intValue, 0L)))
+    }.collect { case (_, (r, true)) => r }
     // Every record handed over in order, then every acknowledgement awaited: no round trip per chunk.
-    producer.watched(records.chunkN(1000).evalMap(c =>
+    producer.watched(rest.chunkN(1000).evalMap(c =>
         producer.sendEach(c)((_, m, e) =>
           if (e != null) { failed.compareAndSet(null, e); () }
-          else { bases.accumulateAndGet(m.partition, m.offset, math.min); () }).map(c.size -> _))
+          else { bases.accumulateAndGet(m.partition, m.offset, math.min); progress.written.incrementAndGet(); () }).map(c.size -> _))
         .compile.toList.flatMap(sent => sent.traverse_(_._2).as(sent.map(_._1.toLong).sum))).flatMap { n =>
       Option(failed.get).traverse_(e =>
         IO.raiseError[Unit](Failure.Unavailable(s"restore: Kafka did not take a record of $target: ${ChunkProducer.describe(e)}", e))) >>
-        shell.info(s"restore: $n records written to $target")
-          .as(Written(n, (0 until partitions).filter(bases.get(_) != Long.MaxValue).map(p => p -> bases.get(p)).toMap, frames))
+        shell.info(s"restore: $n records written to $target" +
+          (if (resumed.records > 0) s" after the ${resumed.records} an interrupted restore had written" else ""))
+          .as(Written(n, resumed.records,
+              (0 until partitions).filter(bases.get(_) != Long.MaxValue).map(p => p -> bases.get(p)).toMap ++ resumed.bases, frames))
     }
   }
 

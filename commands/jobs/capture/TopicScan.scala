@@ -9,7 +9,7 @@ import bankops.services.kafka.RecordLine
   * group's committed offset how many captured records lie before it: where it lands among the restored ones.
   */
 private[capture] final case class TopicScan(records: Long, largest: Int, logAppendTimes: Long, first: Map[Int, Long],
-                                            before: Map[CapturedOffset, Long])
+                                            before: Map[CapturedOffset, Long], counts: Map[Int, Long])
 
 private[capture] object TopicScan {
 
@@ -18,6 +18,7 @@ private[capture] object TopicScan {
     private val committed = offsets.groupBy(_.partition)
     private val before = mutable.Map.empty[CapturedOffset, Long] ++ offsets.map(_ -> 0L)
     private val first = mutable.Map.empty[Int, Long]
+    private val counts = mutable.Map.empty[Int, Long]
     private var records, logAppendTimes = 0L
     private var largest = 0
 
@@ -33,6 +34,7 @@ private[capture] object TopicScan {
               (l.key.fold(0)(_.length) + l.raw.fold(0)(_.length) +
                 l.headers.map { case (k, v) => k.length + Option(v).fold(0)(_.length) }.sum)
             first.getOrElseUpdate(p, o)
+            counts(p) = counts.getOrElse(p, 0L) + 1
             committed.get(p).foreach(_.foreach(c => if (o < c.offset) before(c) += 1))
             Right(())
           }
@@ -42,6 +44,6 @@ private[capture] object TopicScan {
         case _ => Left(s"$file:${l.line}: no offset, or a negative one")
       }
 
-    def result: TopicScan = TopicScan(records, largest, logAppendTimes, first.toMap, before.toMap)
+    def result: TopicScan = TopicScan(records, largest, logAppendTimes, first.toMap, before.toMap, counts.toMap)
   }
 }

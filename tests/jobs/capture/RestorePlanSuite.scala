@@ -2,6 +2,8 @@ package bankops.jobs.capture
 
 import org.apache.avro.Schema
 
+import scala.jdk.CollectionConverters._
+
 import bankops.services.kafka.RecordLine
 import bankops.services.registry.SchemaReference
 
@@ -47,11 +49,32 @@ class RestorePlanSuite extends munit.FunSuite {
     // Gaps: transaction markers, a filter.
     val lines = List(line(0, 10), line(0, 11), line(1, 5, "LogAppendTime"), line(0, 13, raw = Some(new Array[Byte](40))), line(0, 20))
     assertEquals(lines.map(counter.add), List.fill(5)(Right(())))
-    assertEquals(counter.result, TopicScan(5, 3 + 40 + 3, 1, Map(0 -> 10L, 1 -> 5L), Map(groups(0) -> 2L, groups(1) -> 0L, groups(2) -> 4L)))
+    assertEquals(counter.result,
+      TopicScan(5, 3 + 40 + 3, 1, Map(0 -> 10L, 1 -> 5L), Map(groups(0) -> 2L, groups(1) -> 0L, groups(2) -> 4L), Map(0 -> 4L, 1 -> 1L)))
     assertEquals(counter.add(line(2, 1)), Left("records/t.jsonl:1: partition 2, but the captured topic had 2 (0 to 1)"))
     assertEquals(counter.add(line(0, 21, raw = None).copy(value = Some(io.circe.Json.obj()))).left.map(_.take(49)),
       Left("records/t.jsonl:21: a value without its raw bytes"))
     assertEquals(counter.add(line(0, 22).copy(offset = None)), Left("records/t.jsonl:22: no offset, or a negative one"))
+  }
+
+  test("--resume: a copy's record is the archive's line as restore wrote it, a frame's schema id aside; more than the archive: refused") {
+    import org.apache.kafka.clients.consumer.ConsumerRecord
+    import org.apache.kafka.common.header.internals.{RecordHeader, RecordHeaders}
+    def frame(id: Int, payload: Byte*) = Array[Byte](0) ++ java.nio.ByteBuffer.allocate(4).putInt(id).array() ++ payload
+    def copy(key: Array[Byte], value: Array[Byte], time: Long = 0L, headers: List[(String, Array[Byte])] = List("h" -> "vv".getBytes)) =
+      new ConsumerRecord[Array[Byte], Array[Byte]]("t", 0, 0L, time, org.apache.kafka.common.record.TimestampType.CREATE_TIME, -1, -1, key, value,
+        new RecordHeaders(headers.map { case (k, v) => new RecordHeader(k, v): org.apache.kafka.common.header.Header }.asJava),
+        java.util.Optional.empty[Integer]())
+    val captured = line(0, 1, raw = Some(frame(7, 1, 2, 3)))
+    assert(RestoreResume.same(captured, copy("key".getBytes, frame(42, 1, 2, 3))), "the id translated")
+    assert(!RestoreResume.same(captured, copy("key".getBytes, frame(42, 1, 2, 4))), "another payload")
+    assert(!RestoreResume.same(captured, copy("key".getBytes, frame(42, 1, 2, 3), time = 5L)), "another time")
+    assert(!RestoreResume.same(captured, copy(null, frame(7, 1, 2, 3))), "no key")
+    assert(!RestoreResume.same(captured, copy("key".getBytes, frame(7, 1, 2, 3), headers = Nil)), "no header")
+    assert(!RestoreResume.same(line(0, 1, raw = Some(Array[Byte](1, 2))), copy("key".getBytes, Array[Byte](1, 3))), "other bytes")
+    assert(RestoreResume.same(line(0, 1, raw = None), copy("key".getBytes, null)), "a tombstone")
+    assertEquals(RestoreResume.excess(Map(0 -> 3L, 1 -> 2L), Map(0 -> 3L, 1 -> 5L)), None)
+    assertEquals(RestoreResume.excess(Map(0 -> 3L, 2 -> 1L), Map(0 -> 3L)), Some((2, 1L, 0L)))
   }
 
   test("restored topics keep their records for good, as captured, with no more in-sync replicas asked than they have") {

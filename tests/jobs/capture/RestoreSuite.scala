@@ -17,7 +17,7 @@ import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, KafkaClients}
 import bankops.services.registry.RegistryClient
-import bankops.support.{BankFixture, OnSandbox, SandboxFixture, TopologyFixture}
+import bankops.support.{BankFixture, CliProcess, OnSandbox, SandboxFixture, TopologyFixture}
 
 /** restore keeps what capture took and writes nothing but its own names: timestamps of either type, a compacted topic,
   * a record over 1 MiB, bytes that only look like a frame, a group committed before the window; and every hostile
@@ -247,6 +247,68 @@ class RestoreSuite extends CatsEffectSuite with OnSandbox {
       }
       assertEquals(after._1, before._1)
       assertEquals(after._2.toMap, before._2.toMap)
+    }
+  }
+
+  private def sorted(js: List[Json]) = js.map(j => withoutTopic(j).mapObject(_.remove("timestampType")).noSpaces).sorted
+
+  test("SIGTERM after a topic is written: exit 130 naming what is left; --resume writes the rest once; again, nothing") {
+    val c = fixture()
+    val release = dir / s"release-${BankFixture.id().take(8)}"
+    for {
+      p <- CliProcess.startWith(Map("BANKOPS_RESTORE_PAUSE" -> release.toString), "restore", c.archive.toString, "--topic-prefix", "f5.")
+      _ <- p.await(2.minutes, "hold after the first topic")(IO.blocking(os.read(p.err).contains("(BANKOPS_RESTORE_PAUSE)")))
+      code <- BankFixture.signal(p.process, "TERM")
+      stopped = os.read(p.err)
+      resumed <- SandboxFixture.cli("restore", c.archive.toString, "--topic-prefix", "f5.", "--resume")
+      again <- SandboxFixture.cli("restore", c.archive.toString, "--topic-prefix", "f5.", "--resume")
+      source <- List(c.bank.commands, c.bank.deadLetters, c.misc).traverse(c.bank.read)
+      copy <- List(c.bank.commands, c.bank.deadLetters, c.misc).traverse(t => c.bank.read(s"f5.$t"))
+    } yield {
+      assertEquals(code, 130, stopped)
+      assert(
+        stopped.contains("restore: interrupted (SIGTERM) after writing 30 of 34 record(s); left in place: topic(s) created " +
+          s"f5.${c.bank.commands}, f5.${c.bank.deadLetters}, f5.${c.misc}; subject(s) registered f5.${c.bank.commands}-"), stopped)
+      assert(stopped.contains("The same command with --resume writes the rest"), stopped)
+      assertEquals(resumed.code, 0, resumed.err)
+      assert(resumed.err.contains(s"restore: 0 records written to f5.${c.bank.commands} after the 30 an interrupted restore had written"),
+        resumed.err)
+      assert(resumed.err.contains(s"restore: 3 records written to f5.${c.misc}"), resumed.err)
+      assertEquals(again.code, 0, again.err)
+      assert(again.err.contains(s"restore: 0 records written to f5.${c.misc} after the 3"), again.err)
+      // Each record once, at its captured offset: the copy is the source.
+      assertEquals(copy.map(sorted), source.map(sorted))
+    }
+  }
+
+  test("--resume onto the first records of each partition writes the others; onto other records, exit 2 and nothing written") {
+    val c = fixture()
+    val records = ArchiveParts.records(c.bank.commands)
+    def lines(f: Iterator[String] => Iterator[String])(n: String, b: Array[Byte]) =
+      Some(if (n == records) f(text(b).linesIterator).mkString("", "\n", "\n").getBytes("UTF-8") else b)
+    // Where an interrupted restore stops: the first 10 lines, each partition's first records. The last 20: not a start.
+    val (head, tail) = (forged(c.archive)(lines(_.take(10))), forged(c.archive)(lines(_.drop(10))))
+    for {
+      first <- SandboxFixture.cli("restore", head.toString, "--topic-prefix", "f6.")
+      resumed <- SandboxFixture.cli("restore", c.archive.toString, "--topic-prefix", "f6.", "--resume")
+      other <- SandboxFixture.cli("restore", tail.toString, "--topic-prefix", "f7.")
+      refused <- SandboxFixture.cli("restore", c.archive.toString, "--topic-prefix", "f7.", "--resume")
+      plain <- SandboxFixture.cli("restore", c.archive.toString, "--topic-prefix", "f7.")
+      source <- c.bank.read(c.bank.commands)
+      copy <- c.bank.read(s"f6.${c.bank.commands}")
+      left <- c.bank.read(s"f7.${c.bank.commands}")
+    } yield {
+      assertEquals((first.code, other.code), (0, 0), first.err + other.err)
+      assertEquals(resumed.code, 0, resumed.err)
+      assert(resumed.err.contains(s"restore: 20 records written to f6.${c.bank.commands} after the 10"), resumed.err)
+      assertEquals(sorted(copy), sorted(source))
+      assertEquals(refused.code, 2, refused.err)
+      assert(refused.err.contains(s"--resume: target topic f7.${c.bank.commands} partition "), refused.err)
+      assert(refused.err.contains("not what an interrupted restore of this archive left"), refused.err)
+      assertEquals(left.size, 20)
+      // Without --resume a target that holds records is refused as before, and the refusal names --resume.
+      assertEquals(plain.code, 2, plain.err)
+      assert(plain.err.contains("--resume to finish a restore that was interrupted"), plain.err)
     }
   }
 }
