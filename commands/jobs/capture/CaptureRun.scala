@@ -56,6 +56,12 @@ private[capture] object CaptureRun {
           IO.raiseError(Failure.BadInput(
               s"--accounts captures the whole BalanceChanged chains of those accounts from ${a._2}: leave ${a._2} out of --topic")))
         described <- ClusterTopics.describe(admin, topics ++ accounts.map(_._2).toList)
+        // One cut: with --to end, every topic's end (and the balance topic's, for the accounts' chains) is fixed at one
+        // instant before any is read, so a topic read after another stops where it stood then, not where it moved to.
+        stop <- if (o.to != StopAt.End) IO.pure(o.to)
+        else EndOffsets.ends(admin, described.topics.flatMap(t => t.partitions.map(p => new TopicPartition(t.name, p.partition))))
+          .map(StopAt.Ends(_))
+        at = o.copy(to = stop)
         cluster = CapturedCluster(described.brokers,
           described.topics.map { t =>
             CapturedTopic(t.name, t.partitions.size, t.replicationFactor,
@@ -69,8 +75,8 @@ private[capture] object CaptureRun {
           val bytes = parts.flatMap(_.size).sum
           if (records > 0) bytes.toDouble / records else 0.0
         }
-        offsets <- groupOffsets(admin, topics, o.groups)
-        plans <- topics.traverse(t => TopicReader.open(settings.kafka, spec(o, t), o.timeout).use(p => IO.pure(t -> p._1.total.getOrElse(0L))))
+        offsets <- groupOffsets(admin, topics, o.groups, stop)
+        plans <- topics.traverse(t => TopicReader.open(settings.kafka, spec(at, t), o.timeout).use(p => IO.pure(t -> p._1.total.getOrElse(0L))))
         estimated = plans.map(_._2).sum
         // JSON lines hold each record's bytes twice (decoded and base64): about three times its size on the log, before ZIP.
         estimatedBytes = (estimated * perRecord * 3).toLong
@@ -89,7 +95,7 @@ private[capture] object CaptureRun {
             val watched = o.to == StopAt.End
             (if (watched) OpenTransactions.of(admin, partitions) else IO.pure(Nil)).flatMap { openBefore =>
               IO.race(ctrlC,
-                write(o, settings, topology, strategy, topics, accounts, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
+                write(at, settings, topology, strategy, topics, accounts, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
                   estimated, shell)).flatMap {
                 case Left(_) =>
                   IO.pure(CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, "", asked, Nil, Nil),
@@ -117,13 +123,18 @@ private[capture] object CaptureRun {
 
   private def spec(o: CaptureOptions, topic: String): ReadSpec = ReadSpec(List(topic), None, o.from, o.to)
 
-  /** Each group's committed offsets on the topics, with its lag; the groups named, or every group with offsets there. */
-  private def groupOffsets(admin: Admin, topics: List[String], named: List[String]): IO[List[CapturedOffset]] =
+  /** Each group's committed offsets on the topics, with its lag (to the cut's end, when there is one); the groups named,
+    * or every group with offsets there.
+    */
+  private def groupOffsets(admin: Admin, topics: List[String], named: List[String], stop: StopAt): IO[List[CapturedOffset]] =
     for {
       groups <- if (named.nonEmpty) ConsumerGroups.describe(admin, named).as(named) else ConsumerGroups.names(admin)
       committed <- groups.traverse(g => ConsumerGroups.committed(admin, g).map(c => g -> c.filter { case (tp, _) => topics.contains(tp.topic) }))
       partitions = committed.flatMap(_._2.keys).distinct
-      ends <- if (partitions.isEmpty) IO.pure(Map.empty[TopicPartition, Long]) else EndOffsets.ends(admin, partitions)
+      ends <- stop match {
+        case StopAt.Ends(cut) => IO.pure(cut)
+        case _ => if (partitions.isEmpty) IO.pure(Map.empty[TopicPartition, Long]) else EndOffsets.ends(admin, partitions)
+      }
     } yield committed.flatMap { case (g, c) =>
       c.toList.sortBy { case (tp, _) => (tp.topic, tp.partition) }.map { case (tp, off) =>
         CapturedOffset(g, tp.topic, tp.partition, off, (ends.getOrElse(tp, off) - off) max 0L)
@@ -201,12 +212,14 @@ private[capture] object CaptureRun {
                   }).map(m => TopicSpan(topic, m.values.toList.sortBy(_.partition)))
               }
             }
-          spans <- topics.traverse(t => copy(records(t), t, spec(o, t), o.filter.selects))
-          captured <- accounts.fold(IO.pure(Option.empty[(CapturedAccounts, TopicSpan)])) { case (ibans, balanceTopic) =>
-            CapturedAccounts.rows(settings.database, ibans, o.timeout).flatMap { rows =>
+          // The accounts' rows first: read at the cut, as their chains' ends are, not after the topics' records.
+          accountRows <- accounts.traverse { case (ibans, _) => CapturedAccounts.rows(settings.database, ibans, o.timeout) }
+          spans <- topics.traverse(t => copy(records(t), t, spec(o, t), o.filter.selects) <* TestHold.at(shell, "BANKOPS_CAPTURE_PAUSE", "capture"))
+          captured <- accounts.zip(accountRows).fold(IO.pure(Option.empty[(CapturedAccounts, TopicSpan)])) { case ((ibans, balanceTopic), rows) =>
+            IO.unit.flatMap { _ =>
               val partitions = cluster.topics.find(_.name == balanceTopic).fold(1)(_.partitions)
               val chainSpec = ReadSpec(List(balanceTopic), Some(ibans.map(KeyPartition.of(_, partitions)).distinct.sorted), StartAt.Beginning,
-                StopAt.End)
+                o.to match { case cut: StopAt.Ends => cut; case _ => StopAt.End })
               copy(CapturedAccounts.chains(balanceTopic), balanceTopic, chainSpec, e => e.keyText.exists(ibans.contains)).flatMap { chains =>
                 // The token is the account's secret: --redact token masks it in the rows too.
                 val kept = if (o.redact.contains("token")) rows.map(_.copy(token = Redaction.Mask)) else rows

@@ -37,6 +37,7 @@ object Position {
       case StopAt.Offset(n) => Some(clamp(n + 1))
       case StopAt.Time(_) => Some(stopTime.map(clamp).getOrElse(end))
       case StopAt.Never => None
+      case StopAt.Ends(_) => Some(end) // resolved per partition by the reader
     }
     PartitionRange(from, until)
   }

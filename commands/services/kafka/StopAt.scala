@@ -14,6 +14,10 @@ object StopAt {
   final case class Time(at: Instant) extends StopAt
   /** `--follow`: until interrupted. */
   case object Never extends StopAt
+  /** Each partition's end as the caller fixed it (exclusive; a partition not in it stops at its end): one instant for
+    * several reads, as a capture's topics take. Never parsed from a flag.
+    */
+  final case class Ends(offsets: Map[org.apache.kafka.common.TopicPartition, Long]) extends StopAt
 
   def parse(s: String): Either[String, StopAt] = s match {
     case "end" => Right(End)

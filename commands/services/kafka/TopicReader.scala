@@ -73,7 +73,9 @@ object TopicReader {
       val stopTimes = times(spec.stop match { case StopAt.Time(at) => Some(at.toEpochMilli); case _ => None })
       ReadPlan(tps.map { tp =>
           val start = spec.start match { case StartAt.Offsets(m) => StartAt.Offset(m.getOrElse(tp, 0L)); case s => s }
-          tp -> Position.range(start, spec.stop, beginning(tp).longValue, end(tp).longValue, startTimes.get(tp).flatten, stopTimes.get(tp).flatten)
+          // An end fixed before as offset e is the inclusive offset e - 1 (-1, before any record, clamps to the log's start).
+          val stop = spec.stop match { case StopAt.Ends(m) => m.get(tp).fold[StopAt](StopAt.End)(e => StopAt.Offset(e - 1)); case s => s }
+          tp -> Position.range(start, stop, beginning(tp).longValue, end(tp).longValue, startTimes.get(tp).flatten, stopTimes.get(tp).flatten)
         }.toMap, perTopic.map(_._1).toMap)
     }
 

@@ -10,8 +10,8 @@ import java.util.zip.{ZipEntry, ZipFile, ZipOutputStream}
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
-import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
-import bankops.support.{BankFixture, KafkaTools, PythonClients, SandboxFixture, TopologyFixture}
+import bankops.services.kafka.{ChunkProducer, ConsumerGroups, EndOffsets, KafkaClients}
+import bankops.support.{BankFixture, CliProcess, KafkaTools, PythonClients, SandboxFixture, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** capture and restore on the sandbox: a window of a bank's topics with a group that lags, restored under a prefix,
@@ -169,6 +169,33 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       assert(result.err.contains("its first record at offset 11, last written"), result.err)
       assert(result.err.contains("held the read at the last stable offset 11 for the whole capture: the 10 offset(s) after it are not captured"),
         result.err)
+    }
+  }
+
+  test("one cut: records written to a topic while an earlier one is read are left out; every topic ends where it stood at the start") {
+    val (first, second) = (s"${TopologyFixture.unique("capture")}-cut-a", s"${TopologyFixture.unique("capture")}-cut-b")
+    val archive = dir / "cut.zip"
+    val release = dir / s"release-${BankFixture.id().take(8)}"
+    def records(t: String, is: Range) =
+      is.map(i => new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](t, 0, null, s"v$i".getBytes("UTF-8"))).toList
+    def send(rs: List[org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]]]) = SandboxFixture.settings.flatMap(s =>
+      ChunkProducer.resource(s.kafka, 30.seconds).use(p => p.send(fs2.Chunk.from(rs))((_, _, e) => if (e != null) throw e).flatten))
+    for {
+      settings <- SandboxFixture.settings
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
+        KafkaClients.await(a.createTopics(List(first, second).map(new org.apache.kafka.clients.admin.NewTopic(_, 1, 1.toShort)).asJava).all()))
+      _ <- send(records(first, 0 until 5) ++ records(second, 0 until 5))
+      p <- CliProcess.startWith(Map("BANKOPS_CAPTURE_PAUSE" -> release.toString), "capture", "--topic", first, "--topic", second, "--out",
+        archive.toString)
+      _ <- p.await(2.minutes, "hold after the first topic")(IO.blocking(os.read(p.err).contains("(BANKOPS_CAPTURE_PAUSE)")))
+      // Written while the first topic's records are in the archive and the second's are not yet read.
+      _ <- send(records(second, 5 until 8) ++ records(first, 5 until 8))
+      _ <- IO.blocking(os.write(release, ""))
+      code <- p.exited(2.minutes)
+    } yield {
+      val err = os.read(p.err)
+      assertEquals(code, 0, err)
+      assert(err.contains("capture: 10 records from 2 topic(s)"), err)
     }
   }
 
