@@ -14,6 +14,7 @@ import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.inspect.InspectCommand
 import bankops.jobs.latency.LatencyCommand
 import bankops.jobs.produce.ProduceCommand
+import bankops.jobs.reference.ReferenceCommand
 import bankops.jobs.replay.ReplayCommand
 import bankops.jobs.sandbox.SandboxCommand
 import bankops.jobs.schemas.SchemasCommand
@@ -41,6 +42,7 @@ object Jobs {
     GroupsCommand.job,
     LatencyCommand.job,
     Demo.job,
-    CompletionCommand.job(() => all)
+    CompletionCommand.job(() => all),
+    ReferenceCommand.job(() => all)
   )
 }

@@ -23,8 +23,12 @@ object Cli {
     Command("bankops", header)(version orElse (verbose, job).mapN((_, j) => j))
   }
 
-  /** The whole command line's shape, for shell completion. */
+  /** The whole command line's shape, for shell completion and the reference. */
   def tree(jobs: List[Job[_, _]]): CommandTree = CommandTree.of(command(jobs))
+
+  /** What `bankops PATH --help` prints (PATH: a job and its subcommands). */
+  def help(jobs: List[Job[_, _]], path: List[String]): String =
+    command(jobs).parse(path :+ "--help", Map.empty).fold(_.toString, _ => "")
 
   def run(args: List[String], shell: Shell, jobs: List[Job[_, _]]): IO[ExitCode] = {
     // --verbose is global; take it wherever it appears.

@@ -51,6 +51,7 @@ object JobNeeds {
     "config" -> "prints the settings a job would use",
     "context" -> "stores settings on this machine",
     "completion" -> "prints a shell's completion script",
+    "reference" -> "writes the command reference from the options",
     "doctor" -> "checks the other jobs' needs",
     "schemas" -> "talks to the schema registry only",
     "topics" -> "plan's and apply's needs on the topics (their rows)",
