@@ -95,10 +95,7 @@ private[capture] object RestoreResume {
 
   /** The archive's `n`th record line (from 1) of each partition in `nth`. */
   private def lines(archive: ArchiveReader, file: String, nth: Map[Int, Long]): IO[Map[Int, RecordLine]] =
-    archive.stream(file).map {
-      case Left(e) => throw Failure.BadInput(e)
-      case Right((text, n)) => RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"$file:$n: $e"), identity)
-    }.mapAccumulate(Map.empty[Int, Long]) { (seen, l) =>
+    archive.stream(file).map(RestoreRun.parsed(file)).mapAccumulate(Map.empty[Int, Long]) { (seen, l) =>
       val p = l.partition.getOrElse(0)
       val count = seen.getOrElse(p, 0L) + 1
       (seen.updated(p, count), Option.when(nth.get(p).contains(count))(p -> l))

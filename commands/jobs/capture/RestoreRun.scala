@@ -95,7 +95,8 @@ private[capture] object RestoreRun {
     } yield report
   }
 
-  private def parsed(file: String): Either[String, (String, Int)] => RecordLine = {
+  /** A line of the archive's `file` as a record, or the exit-2 failure naming file and line. */
+  def parsed(file: String): Either[String, (String, Int)] => RecordLine = {
     case Left(e) => throw Failure.BadInput(e)
     case Right((text, n)) => RecordLine.parse(text, n).fold(e => throw Failure.BadInput(s"$file:$n: $e"), identity)
   }
