@@ -39,7 +39,15 @@ private[sandbox] final class PostgresService(ctx: SandboxContext) extends Sandbo
     )
   }
 
-  private def asOwner(cmd: Seq[String]): Seq[String] = if (isRoot) Seq("runuser", "-u", "postgres", "--") ++ cmd else cmd
+  private def asOwner(cmd: Seq[String]): Seq[String] = if (isRoot) Seq(runuser, "-u", "postgres", "--") ++ cmd else cmd
+
+  /** util-linux's runuser lives in sbin, which a root shell's PATH may lack (a cron job, a CI step, an installed bankops
+    * run through a short PATH): looked for there too, and named when missing rather than a stack trace.
+    */
+  private lazy val runuser: String = (sys.env.getOrElse("PATH", "").split(':').toList.filter(_.nonEmpty) ++ List("/usr/sbin", "/sbin"))
+    .map(p => os.Path(p, os.pwd) / "runuser").find(os.isFile(_)).map(_.toString).getOrElse(
+      throw Failure.Unavailable(
+        "as root the sandbox runs PostgreSQL as the postgres user through runuser (util-linux), found neither on PATH nor in /usr/sbin or /sbin"))
 
   def pid: IO[Option[Long]] = IO.blocking {
     val f = data / "postmaster.pid"
@@ -77,7 +85,7 @@ private[sandbox] final class PostgresService(ctx: SandboxContext) extends Sandbo
     os.makeDir.all(dir)
     if (isRoot) {
       os.proc("chown", "-R", "postgres:postgres", dir.toString).call()
-      val reach = os.proc("runuser", "-u", "postgres", "--", "test", "-w", dir.toString).call(check = false)
+      val reach = os.proc(runuser, "-u", "postgres", "--", "test", "-w", dir.toString).call(check = false)
       if (reach.exitCode != 0)
         throw Failure.Unavailable(s"the postgres user cannot reach $dir (a parent directory is closed to it): choose another --sandbox-dir")
     }
