@@ -12,11 +12,12 @@ def module(d: Dependency): ModuleID =
   if (d.scalaSuffix) d.organization %% d.name % d.version else d.organization % d.name % d.version
 
 lazy val writeClasspath = taskKey[File]("Writes the runtime classpath for the ./bankops launcher")
-lazy val scriptsCheck = taskKey[Seq[File]]("Wraps scripts/*.sc as scala-cli does, so each compiles on every build")
+lazy val dist = taskKey[File]("Packs bankops as bankops-VERSION.tar.gz under target/dist (./bankops dist)")
 
 lazy val root = (project in file("."))
   .settings(
     name := "bankops",
+    version := Distribution.version(baseDirectory.value),
     scalaVersion := directives.scalaVersion,
     libraryDependencies ++= directives.dependencies.map(module) ++ directives.testDependencies.map(module(_) % Test),
     scalacOptions ++= directives.scalacOptions,
@@ -27,6 +28,11 @@ lazy val root = (project in file("."))
     Compile / unmanagedSourceDirectories := Seq(baseDirectory.value / "commands"),
     Test / unmanagedSourceDirectories := Seq(baseDirectory.value / "tests"),
     Compile / unmanagedResourceDirectories := Nil,
+    // `bankops --version`: the commit and time of the build (project/Distribution.scala).
+    Compile / resourceGenerators += Def.task {
+      Seq(Distribution.buildInfo(baseDirectory.value, (Compile / resourceManaged).value / "bankops" / "build.properties",
+          sys.env.get("BANKOPS_SOURCE_STAMP")))
+    }.taskValue,
     Test / unmanagedResourceDirectories := Nil,
     testFrameworks := Seq(new TestFramework("munit.Framework")),
     Test / fork := true,
@@ -93,5 +99,8 @@ lazy val root = (project in file("."))
       // The launcher hashes the sources before sbt starts; the stamp says which sources this classpath holds.
       sys.env.get("BANKOPS_SOURCE_STAMP").foreach(stamp => IO.write(dir / "stamp", stamp))
       dir / "classpath"
-    }
+    },
+    dist := Distribution.pack(baseDirectory.value, target.value / "dist", version.value,
+      (Runtime / fullClasspath).value.map(_.data), directives.javaOptions, JvmOptions.Handler,
+      sys.env.getOrElse("BANKOPS_SOURCE_STAMP", ""), streams.value.log.info(_))
   )

@@ -35,7 +35,8 @@ object Demo {
     Flags.positive[Int]("load", "Commands in the learning command load (default 2000).").withDefault(2000),
     Flags.positive[Int]("rate", "Their rate, commands per second (default 1000).").withDefault(1000),
     Flags.duration("timeout", "How long to wait for the handler's answers: seconds, or e.g. 2m (default 120s).").withDefault(120.seconds),
-    Opts.option[String]("chart", "Where the short latency run's chart goes (default .bankops/latency.png).", metavar = "FILE").map(os.Path(_,
+    Opts.option[String]("chart", "Where the short latency run's chart goes (default latency.png beside the sandbox's directory).",
+      metavar = "FILE").map(os.Path(_,
         os.pwd)).orNone
   ).mapN(Options.apply)
 

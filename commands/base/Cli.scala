@@ -37,7 +37,7 @@ object Cli {
     command(jobs).parse(if (rest.isEmpty) List("--help") else rest, shell.env) match {
       case Left(help) if help.errors.isEmpty => shell.println(help.toString).as(ExitCode.Success)
       case Left(help) => usageError(help, shell)
-      case Right(PrintVersion) => shell.println(s"bankops ${Version.current}").as(ExitCode.Success)
+      case Right(PrintVersion) => shell.println(Version.line).as(ExitCode.Success)
       case Right(RunJob(action)) => IO.defer(action(shell)).handleErrorWith(report(_, shell))
     }
   }

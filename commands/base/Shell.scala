@@ -18,8 +18,13 @@ final case class Shell(
     home: os.Path,
     // Standard input, for the jobs that read records from it (produce); tests give a buffer.
     in: java.io.InputStream = System.in,
-    stdinIsTerminal: Boolean = false
+    stdinIsTerminal: Boolean = false,
+    // Where the sandbox and the demo's chart live: `home/.bankops` in a checkout; an installed bankops's launcher
+    // names XDG's data directory.
+    dataDir: Option[os.Path] = None
 ) {
+  def data: os.Path = dataDir.getOrElse(home / ".bankops")
+
   def println(line: String): IO[Unit] = IO.blocking(out.println(line))
   def print(text: String): IO[Unit] = IO.blocking(out.print(text))
   // What goes to stderr quotes settings and library messages: secrets are masked there ([[Redact]]).
@@ -52,6 +57,7 @@ object Shell {
     def tty(name: String): Boolean =
       sys.props.get(s"bankops.tty.$name").map(_ == "true").getOrElse(System.console() != null)
     val home = sys.props.get("bankops.home").orElse(env.get("BANKOPS_HOME")).map(os.Path(_, os.pwd)).getOrElse(os.pwd)
-    Shell(env, System.out, System.err, tty("stdout"), tty("stderr"), verbose, home, System.in, tty("stdin"))
+    val data = sys.props.get("bankops.data").filter(_.nonEmpty).map(os.Path(_, os.pwd))
+    Shell(env, System.out, System.err, tty("stdout"), tty("stderr"), verbose, home, System.in, tty("stdin"), data)
   }
 }

@@ -23,7 +23,17 @@ class CliSuite extends munit.CatsEffectSuite {
   }
 
   test("--version") {
-    TestShell.run(List("--version")).map(r => assertEquals((r.code, r.out.trim), (0, s"bankops ${bankops.base.Version.current}")))
+    // The build stamps the commit it built from (a checkout with changed sources adds -modified) and when.
+    val line = raw"bankops (\S+) \(commit ([0-9a-f]{12}(-modified)?), built (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\)".r
+    TestShell.run(List("--version")).map { r =>
+      assertEquals(r.code, 0)
+      r.out.trim match {
+        case line(version, _, _, built) =>
+          assertEquals(version, bankops.base.Version.current)
+          assert(!java.time.Instant.parse(built).isAfter(java.time.Instant.now()), built)
+        case other => fail(s"--version printed: $other")
+      }
+    }
   }
 
   test("an unknown flag is one line on stderr and exit 2") {

@@ -28,7 +28,9 @@ object ConnectionFlags {
 
   /** `--sandbox-dir`, for every job and for `sandbox` itself; [[Connections.sandboxDir]] resolves it. */
   val sandboxDir: Opts[Option[os.Path]] =
-    path("sandbox-dir", "State directory of the local sandbox (env BANKOPS_SANDBOX_DIR; default .bankops/sandbox).", "DIR")
+    path("sandbox-dir",
+      "State directory of the local sandbox (env BANKOPS_SANDBOX_DIR; default .bankops/sandbox in a checkout, $XDG_DATA_HOME/bankops/sandbox installed).",
+      "DIR")
 
   // One definition each, shared with `context add` (ContextFlags).
   private[config] val bootstrapServer: Opts[Option[String]] =

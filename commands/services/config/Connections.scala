@@ -16,7 +16,7 @@ object Connections {
     flag
       .orElse(shell.env.get("BANKOPS_SANDBOX_DIR").filter(_.nonEmpty).map(os.Path(_, os.pwd)))
       .orElse(context)
-      .getOrElse(shell.home / ".bankops" / "sandbox")
+      .getOrElse(shell.data / "sandbox")
 
   /** The context the flags and environment choose, its secrets read: an unknown name, a variable that is not set or a
     * file that cannot be read is exit 2 naming it.

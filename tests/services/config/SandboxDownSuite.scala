@@ -67,4 +67,12 @@ class SandboxDownSuite extends munit.CatsEffectSuite {
       assertEquals(r.out, "")
     }
   }
+
+  test("an installed bankops keeps its sandbox under the data directory its launcher names (XDG), a checkout under .bankops") {
+    val (home, data) = (os.temp.dir(), os.temp.dir())
+    val checkout = new TestShell(Map.empty, home).shell
+    assertEquals(Connections.sandboxDir(None, checkout), home / ".bankops" / "sandbox")
+    assertEquals(Connections.sandboxDir(None, checkout.copy(dataDir = Some(data))), data / "sandbox")
+    assertEquals(Connections.sandboxDir(None, checkout.copy(dataDir = Some(data), env = Map("BANKOPS_SANDBOX_DIR" -> "/x"))), os.Path("/x"))
+  }
 }

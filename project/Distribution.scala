@@ -1,0 +1,95 @@
+import java.io.File
+import java.time.Instant
+import java.time.temporal.ChronoUnit
+import java.util.zip.ZipFile
+import scala.jdk.CollectionConverters._
+import scala.sys.process.Process
+import scala.util.Try
+
+import sbt.io.IO
+
+/** What `./bankops dist` packs: bankops as a tarball that runs with a JDK alone, outside any checkout (README,
+  * "Install"). The launcher (`bin/bankops`) is the checkout's own; it knows it is installed by the `lib/classpath` beside it.
+  */
+object Distribution {
+
+  /** The version the sources declare (commands/base/Version.scala), so the CLI and the build never disagree. */
+  def version(base: File): String = {
+    val declared = """val current: String = "([^"]+)"""".r
+    declared.findFirstMatchIn(IO.read(new File(base, "commands/base/Version.scala"))).map(_.group(1))
+      .getOrElse(sys.error("commands/base/Version.scala declares no `val current`"))
+  }
+
+  /** `bankops/build.properties` for `--version`: the commit built from and when. Written once per source stamp, so an
+    * unchanged build leaves the jar (and the class-data archives made against it) as they were.
+    */
+  def buildInfo(base: File, out: File, stamp: Option[String]): File = {
+    val kept = out.exists && (stamp.isEmpty || IO.readLines(out).contains(s"stamp=${stamp.get}"))
+    if (!kept) {
+      def git(args: String*) = Try(Process("git" +: args, base).!!.trim).toOption
+      val changed = git("status", "--porcelain", "--", "commands", "scripts", "project.scala", "build.sbt", "project").exists(_.nonEmpty)
+      val commit = git("rev-parse", "--short=12", "HEAD").map(_ + (if (changed) "-modified" else "")).getOrElse("unknown")
+      IO.write(out, s"stamp=${stamp.getOrElse("")}\ncommit=$commit\nbuilt=${Instant.now().truncatedTo(ChronoUnit.SECONDS)}\n")
+    }
+    out
+  }
+
+  /** Lays out `dir/bankops-VERSION/` and packs it as `dir/bankops-VERSION.tar.gz`; returns the tarball. */
+  def pack(base: File, dir: File, version: String, jars: Seq[File], javaOptions: Seq[String], handlerOptions: Seq[String],
+           stamp: String, log: String => Unit): File = {
+    val name = s"bankops-$version"
+    val root = new File(dir, name)
+    IO.delete(root)
+    val lib = new File(root, "lib")
+    // Two dependencies may share a file name (same artifact name, other organisations): the later one is numbered.
+    val names = jars.zipWithIndex.map { case (jar, i) =>
+      if (jars.take(i).exists(_.getName == jar.getName)) s"$i-${jar.getName}" else jar.getName
+    }
+    jars.zip(names).foreach { case (jar, n) => IO.copyFile(jar, new File(lib, n)) }
+    IO.write(new File(lib, "classpath"), names.map(_ + "\n").mkString)
+    IO.write(new File(lib, "java-options"), javaOptions.map(_ + "\n").mkString)
+    IO.write(new File(lib, "handler-java-options"), handlerOptions.map(_ + "\n").mkString)
+    IO.write(new File(lib, "stamp"), stamp)
+    val launcher = new File(root, "bin/bankops")
+    IO.copyFile(new File(base, "bankops"), launcher)
+    launcher.setExecutable(true, false)
+    // The jobs read the topology and the demo's fixtures next to the install; the reference is the generated one.
+    Seq("schemas", "fixtures", "docs/reference").foreach(d => IO.copyDirectory(new File(base, d), new File(root, d)))
+    IO.copyFile(new File(base, "README.md"), new File(root, "README.md"))
+    licences(jars.zip(names), new File(root, "LICENSES"))
+    // The completion scripts come from the packed launcher itself: a first check that it runs without the checkout.
+    val completion = new File(root, "completion")
+    IO.createDirectory(completion)
+    Seq("bash" -> "bankops.bash", "zsh" -> "_bankops", "fish" -> "bankops.fish").foreach { case (shell, file) =>
+      val script = Process(Seq("bash", launcher.getPath, "completion", shell), dir, "BANKOPS_CDS" -> "off").!!
+      IO.write(new File(completion, file), script)
+    }
+    val tarball = new File(dir, s"$name.tar.gz")
+    IO.delete(tarball)
+    val packed = Process(Seq("tar", "-C", dir.getPath, "-czf", tarball.getPath, name)).!
+    if (packed != 0) sys.error(s"tar could not pack $root")
+    log(s"bankops: distribution $tarball")
+    tarball
+  }
+
+  /** Each jar's own licence and notice files (META-INF), and an index naming the licence its POM declares. */
+  private def licences(jars: Seq[(File, String)], out: File): Unit = {
+    val notice = """(?i)META-INF/(LICEN[CS]E|NOTICE|COPYING)[^/]*""".r
+    val index = jars.map { case (jar, name) =>
+      val zip = new ZipFile(jar)
+      val copied = try zip.entries.asScala.filter(e => !e.isDirectory && notice.pattern.matcher(e.getName).matches).map { e =>
+          val file = new File(out, s"$name/${e.getName.stripPrefix("META-INF/")}")
+          IO.transfer(zip.getInputStream(e), file)
+          file.getName
+        }.toList
+      finally zip.close()
+      val pom = new File(jar.getParentFile, jar.getName.stripSuffix(".jar") + ".pom")
+      val declared = if (pom.exists) """<license>\s*<name>([^<]+)</name>""".r.findAllMatchIn(IO.read(pom)).map(_.group(1).trim).toList else Nil
+      val licence = if (declared.nonEmpty) declared.mkString(", ") else "see the project's own files"
+      s"$name: $licence" + (if (copied.nonEmpty) s" (files: ${copied.mkString(", ")})" else "")
+    }
+    IO.write(new File(out, "INDEX"),
+      ("The libraries in lib/ and their licences (from each one's POM; its own files in the directory of its name):" +: index).mkString("", "\n",
+        "\n"))
+  }
+}
