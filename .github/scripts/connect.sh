@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Connects a workflow job's later steps to its target, one of two ways:
-#   SANDBOX=true  `./bankops sandbox up` on the runner (how the workflows are tested; no secrets needed);
+#   SANDBOX=true  `bankops sandbox up` on the runner (how the workflows are tested; no secrets needed);
 #   otherwise     the cluster named by the repository's (or the environment's) variables and secrets,
 #                 exported to later steps through $GITHUB_ENV, the command-config written to a private file.
 # Nothing secret is printed: passwords are masked (::add-mask::) before anything could echo them, and the
@@ -14,9 +14,9 @@ if [ "${SANDBOX:-false}" = "true" ]; then
   if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
     sudo apt-get update -qq && sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
   fi
-  ./bankops sandbox up
+  bankops sandbox up
   # The sandbox's generated database password is a secret too, even on a throwaway runner.
-  mask "$(eval "$(./bankops sandbox env)"; echo "$DB_PASSWORD")"
+  mask "$(eval "$(bankops sandbox env)"; echo "$DB_PASSWORD")"
   exit 0
 fi
 

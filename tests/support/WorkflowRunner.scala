@@ -9,10 +9,11 @@ import scala.util.chaining._
 
 /** Runs a GitHub Actions workflow's shell steps here, as a runner would: jobs in the order of their `needs`, each
   * matrix leg in turn, every `run:` step in `bash --noprofile --norc -eo pipefail` from the checkout, with
-  * `GITHUB_STEP_SUMMARY`, `GITHUB_OUTPUT` and `GITHUB_ENV` as temporary files (GITHUB_ENV carried to the job's later
-  * steps) and `${{ }}` expressions substituted as GitHub would. `uses:` steps are the runner's business and
-  * skipped, except `actions/upload-artifact`, whose file (or directory of files) must exist (it is kept as the run's
-  * artifact). After a failed step only steps with `if: always()` run.
+  * `GITHUB_STEP_SUMMARY`, `GITHUB_OUTPUT`, `GITHUB_ENV` and `GITHUB_PATH` as temporary files (GITHUB_ENV and
+  * GITHUB_PATH carried to the job's later steps) and `${{ }}` expressions substituted as GitHub would. `uses: ./` runs
+  * the repository's own composite action (action.yml): its bash steps with its `inputs` (defaults, then `with:`).
+  * Other `uses:` steps are the runner's business and skipped, except `actions/upload-artifact`, whose file (or directory
+  * of files) must exist (it is kept as the run's artifact). After a failed step only steps with `if: always()` run.
   *
   * Expressions are kept simple on purpose: `inputs.X`, `matrix.X`, `env.X`, `vars.X`, `secrets.X`,
   * `needs.JOB.result`, `runner.temp`, `runner.os`, and `A || 'literal'`. Anything else in a place the harness
@@ -135,11 +136,28 @@ object WorkflowRunner {
   private def runJob(name: String, leg: Map[String, String], job: Map[String, Any], jobEnv: Map[String, String], ctx: Map[String, String],
                      base: Map[String, String], temp: os.Path, cwd: os.Path): JobRun = {
     val dir = os.temp.dir(temp, prefix = s"$name-")
-    val (summary, githubEnv) = (dir / "step_summary.md", dir / "env")
-    os.write(summary, ""); os.write(githubEnv, "")
+    val (summary, githubEnv, githubPath) = (dir / "step_summary.md", dir / "env", dir / "path")
+    os.write(summary, ""); os.write(githubEnv, ""); os.write(githubPath, "")
     val shell = map(map(job.getOrElse("defaults", "")).getOrElse("run", "")).getOrElse("shell", "bash")
     require(shell == "bash", s"job $name: the workflow harness runs bash steps only, not $shell")
     val steps = List.newBuilder[Step]
+    /** One bash step, as a runner runs it: PATH led by what earlier steps added to GITHUB_PATH (the latest first). */
+    def shellStep(label: String, script: String, env: Map[String, String], id: String): Int = {
+      val output = dir / s"output-$id"
+      os.write.over(output, "")
+      val file = dir / s"step-$id.sh"
+      os.write.over(file, script)
+      val added = os.read.lines(githubPath).filter(_.nonEmpty).reverse
+      val path = (added ++ (env ++ base).get("PATH").toList).mkString(":")
+      val processEnv = base ++ Map("GITHUB_STEP_SUMMARY" -> summary.toString, "GITHUB_ENV" -> githubEnv.toString,
+        "GITHUB_OUTPUT" -> output.toString, "GITHUB_PATH" -> githubPath.toString,
+        "RUNNER_TEMP" -> temp.toString, "RUNNER_OS" -> "Linux", "GITHUB_ACTIONS" -> "true", "CI" -> "true", "GITHUB_WORKSPACE" -> cwd.toString) ++
+        env ++ Map("PATH" -> path)
+      val r = os.proc("bash", "--noprofile", "--norc", "-eo", "pipefail", file.toString)
+        .call(cwd = cwd, env = processEnv, propagateEnv = false, check = false, stdin = "", stdout = os.Pipe, stderr = os.Pipe)
+      steps += Step(label, r.exitCode, r.out.text(), r.err.text())
+      r.exitCode
+    }
     val artifacts = Map.newBuilder[String, os.Path]
     var failed = false
     list(job.getOrElse("steps", "")).map(map).zipWithIndex.foreach { case (step, i) =>
@@ -158,21 +176,27 @@ object WorkflowRunner {
           if (found) artifacts += w.getOrElse("name", "artifact") -> path
           steps += Step(label, if (ok) 0 else 1, "", if (ok) "" else s"upload-artifact: no file at $path")
           failed = failed || !ok
+        case Some("./") =>
+          // The repository's own action: its bash steps in turn, `inputs` from its defaults and this step's `with:`.
+          val action = load(cwd / "action.yml")
+          val runs = map(action("runs"))
+          require(runs.get("using").contains("composite"), "the workflow harness runs composite actions only")
+          val given = strings(step.getOrElse("with", "")).map { case (k, v) => k -> substitute(v, stepCtx) }
+          val declared = map(action.getOrElse("inputs", "")).map { case (k, spec) => k -> String.valueOf(map(spec).getOrElse("default", "")) }
+          require(given.keySet.subsetOf(declared.keySet), s"step $label: with: ${given.keySet -- declared.keySet} not among the action's inputs")
+          val actionCtx = ctx ++ (declared ++ given).map { case (k, v) => s"inputs.$k" -> v }
+          // A failed step ends the action: `exists` stops at it.
+          val actionFailed = list(runs.getOrElse("steps", "")).map(map).zipWithIndex.iterator.filter(_._1.contains("run")).map { case (a, j) =>
+            require(a.get("shell").contains("bash"), s"action step ${a.getOrElse("name", j)}: the workflow harness runs bash steps only")
+            val aCtx = actionCtx ++ envCtx(env0)
+            val aEnv = strings(a.getOrElse("env", "")).map { case (k, v) => k -> substitute(v, aCtx) } + ("GITHUB_ACTION_PATH" -> cwd.toString)
+            shellStep(s"$label: ${a.getOrElse("name", j)}", substitute(String.valueOf(a("run")), aCtx), env0 ++ aEnv, s"$i-$j")
+          }.exists(_ != 0)
+          failed = actionFailed || failed
         case Some(_) => () // checkout, setup-java, cache: the runner's part, already true here
         case None =>
-          val output = dir / s"output-$i"
-          os.write(output, "")
-          val script = dir / s"step-$i.sh"
-          os.write(script, substitute(String.valueOf(step("run")), stepCtx))
           val stepEnv = strings(step.getOrElse("env", "")).map { case (k, v) => k -> substitute(v, stepCtx) }
-          val processEnv = base ++ Map("GITHUB_STEP_SUMMARY" -> summary.toString, "GITHUB_ENV" -> githubEnv.toString,
-            "GITHUB_OUTPUT" -> output.toString,
-            "RUNNER_TEMP" -> temp.toString, "RUNNER_OS" -> "Linux", "GITHUB_ACTIONS" -> "true", "CI" -> "true", "GITHUB_WORKSPACE" -> cwd.toString) ++
-            env0 ++ stepEnv
-          val r = os.proc("bash", "--noprofile", "--norc", "-eo", "pipefail", script.toString)
-            .call(cwd = cwd, env = processEnv, propagateEnv = false, check = false, stdin = "", stdout = os.Pipe, stderr = os.Pipe)
-          steps += Step(label, r.exitCode, r.out.text(), r.err.text())
-          failed = failed || r.exitCode != 0
+          failed = shellStep(label, substitute(String.valueOf(step("run")), stepCtx), env0 ++ stepEnv, i.toString) != 0 || failed
       }
     }
     JobRun(name, leg, steps.result(), os.read(summary), artifacts.result())

@@ -55,9 +55,15 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
       assertEquals(inputs("sandbox").asInstanceOf[Map[String, Any]]("type"), "boolean", name)
       val jobs = wf("jobs").asInstanceOf[Map[String, Any]].values.map(_.asInstanceOf[Map[String, Any]])
       val runs = jobs.flatMap(_("steps").asInstanceOf[List[Map[String, Any]]].flatMap(_.get("run").map(String.valueOf)))
-      // A job that runs bankops against a cluster connects first.
-      jobs.filter(_("steps").toString.contains("./bankops")).foreach(j =>
-        assert(j("steps").toString.contains(".github/scripts/connect.sh"), s"$name: $j"))
+      // A job that runs bankops takes it from the repository's own action (action.yml), and connects first.
+      val invokes = """(?m)(^\s*|\$\(|\|\s*|&&\s*)bankops\s|connect\.sh""".r
+      def runsBankops(step: Map[String, Any]) = step.get("run").exists(r => invokes.findFirstIn(String.valueOf(r)).nonEmpty)
+      jobs.filter(_("steps").asInstanceOf[List[Map[String, Any]]].exists(runsBankops)).foreach { j =>
+        val steps = j("steps").asInstanceOf[List[Map[String, Any]]]
+        val action = steps.indexWhere(_.get("uses").contains("./"))
+        assert(action >= 0 && action < steps.indexWhere(runsBankops), s"$name: no `uses: ./` first: $j")
+        assert(j("steps").toString.contains(".github/scripts/connect.sh"), s"$name: $j")
+      }
       // Inputs reach scripts through env:, never pasted into them (script injection).
       runs.foreach(r => assert(!r.contains("${{"), s"$name: an expression inside a run script: $r"))
     }
@@ -298,6 +304,60 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
       assert(!masked.contains("SSL") && !masked.contains("not-a-value"), masked.mkString(", "))
       val printed = (out.filterNot(_.startsWith("::add-mask::")) :+ r.err.text() :+ exported).mkString("\n")
       List("Pw-equals-1", "Pw-colon-2", "Pw-blank-3", "Pw-jaas-4").foreach(p => assert(!printed.contains(p), s"$p printed"))
+    }
+  }
+
+  test("the repository's action (uses: ./): installs bankops on PATH for later steps, runs its args, a failing command fails the step") {
+    val wf = os.temp(
+      """on: workflow_dispatch
+        |jobs:
+        |  use:
+        |    runs-on: ubuntu-latest
+        |    steps:
+        |      - uses: actions/checkout@v4
+        |      - uses: ./
+        |        with:
+        |          args: --version
+        |      - run: command -v bankops && bankops completion bash > /dev/null
+        |      - uses: ./
+        |        with:
+        |          args: topics --bogus
+        |      - run: echo never
+        |""".stripMargin, suffix = ".yml")
+    // A release already in the cache is taken from there (this checkout's launcher stands in for its bin/bankops).
+    val cache = os.temp.dir(prefix = "bankops-action-cache")
+    os.makeDir.all(cache / "bankops" / "dist" / "bankops-9.9.9" / "bin")
+    os.symlink(cache / "bankops" / "dist" / "bankops-9.9.9" / "bin" / "bankops", Repo.root / "bankops")
+    val released = os.temp(
+      """on: workflow_dispatch
+        |jobs:
+        |  use:
+        |    runs-on: ubuntu-latest
+        |    steps:
+        |      - uses: ./
+        |        with:
+        |          version: 9.9.9
+        |      - run: readlink "$(command -v bankops)"
+        |      - uses: ./
+        |        with:
+        |          version: "1; rm -rf /"
+        |""".stripMargin, suffix = ".yml")
+    for {
+      r <- WorkflowRunner.run(wf, base = base)
+      cached <- WorkflowRunner.run(released, base = base + ("XDG_CACHE_HOME" -> cache.toString))
+    } yield {
+      val steps = r.job("use").head.steps
+      assertEquals(
+        steps.map(s => (s.name, s.code)),
+        List(
+          "./: Install bankops" -> 0, "./: Run bankops" -> 0, "step 2" -> 0,
+          "./: Install bankops" -> 0, "./: Run bankops" -> 2), r.log)
+      assert(steps(1).out.startsWith(s"bankops ${bankops.base.Version.current} (commit "), r.log)
+      assert(steps(4).err.contains("bankops: Unexpected option: --bogus"), r.log)
+      val c = cached.job("use").head.steps
+      assertEquals(c.map(_.code), List(0, 0, 0, 2), cached.log)
+      assertEquals(c(2).out.trim, (cache / "bankops" / "dist" / "bankops-9.9.9" / "bin" / "bankops").toString, cached.log)
+      assert(c(3).err.contains("bankops action: version '1; rm -rf /' is not a release version"), cached.log)
     }
   }
 
