@@ -5,9 +5,12 @@ import cats.effect.unsafe.{IORuntimeConfig, PollingSystem, SleepSystem}
 
 import scala.concurrent.duration.Duration
 
-import bankops.base.{Cli, Logging, Shell}
+import bankops.base.{Cli, Logging, Shell, StartInterrupt}
 
 object Main extends IOApp {
+
+  // First, as the program starts: Ctrl-C from here on says what it interrupted.
+  StartInterrupt.install()
 
   // A 2-core machine busy with a broker trips cats-effect's starvation warning; it is noise to an operator.
   override protected def runtimeConfig: IORuntimeConfig =
@@ -19,6 +22,7 @@ object Main extends IOApp {
   override protected def pollingSystem: PollingSystem = SleepSystem
 
   def run(args: List[String]): IO[ExitCode] = {
+    StartInterrupt.holdIfAsked(sys.env)
     val verbose = args.contains("--verbose")
     Logging.configure(verbose)
     Cli.run(args, Shell.system(sys.env, verbose), Jobs.all)

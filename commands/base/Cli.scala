@@ -38,7 +38,8 @@ object Cli {
       case Left(help) if help.errors.isEmpty => shell.println(help.toString).as(ExitCode.Success)
       case Left(help) => usageError(help, shell)
       case Right(PrintVersion) => shell.println(Version.line).as(ExitCode.Success)
-      case Right(RunJob(action)) => IO.defer(action(shell)).handleErrorWith(report(_, shell))
+      case Right(RunJob(action)) =>
+        IO(rest.headOption.foreach(StartInterrupt.running)) >> IO.defer(action(shell)).handleErrorWith(report(_, shell))
     }
   }
 

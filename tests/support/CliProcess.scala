@@ -39,10 +39,12 @@ object CliProcess {
   def start(args: String*): IO[CliProcess] = startWith(Map.empty, args: _*)
 
   /** As `start`, with `env` added to the sandbox's variables (a fault point's). */
-  def startWith(env: Map[String, String], args: String*): IO[CliProcess] = SandboxFixture.connection >> IO.blocking {
+  def startWith(env: Map[String, String], args: String*): IO[CliProcess] = SandboxFixture.connection >> spawn(SandboxFixture.env ++ env, args)
+
+  /** `bankops ARGS` with `env` alone: no sandbox started or named (a process stopped before it reaches any service). */
+  def spawn(env: Map[String, String], args: Seq[String]): IO[CliProcess] = IO.blocking {
     val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
-    val p = os.proc(defaultSigint ++ Jvm.bankops(args)).spawn(env = SandboxFixture.env ++ env,
-      stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
+    val p = os.proc(defaultSigint ++ Jvm.bankops(args)).spawn(env = env, stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
     CliProcess(p, out, err)
   }
 }
