@@ -44,7 +44,7 @@ object LatencyCommand {
       watched <- ProcessWatch.targets(pids)
       t = o.schedule
       plan = LatencyPlan(t.steps, t.stepDuration, t.interval, t.timeout, t.maxTimeouts,
-        List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds, t.warmUp)
+        List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds, t.warmUp, t.settle)
       format = OutputFormat.resolve(o.reporting.output, shell)
       _ <- shell.info(
         s"latency: ${t.steps.size} steps of ${o.loadKind.name} load (${t.steps.mkString(", ")} records/s), ${t.stepDuration.toSeconds} s each; " +

@@ -13,10 +13,11 @@ import bankops.services.kafka.TopicName
 import bankops.services.load.LoadKind
 
 /** When and how hard the run probes: the extra load of each step and how long it is held, a probe every `interval`
-  * that times out after `timeout`, the run ending after `maxTimeouts` timed-out probes, `warmUp` of probes first.
+  * that times out after `timeout`, the run ending after `maxTimeouts` timed-out probes, `warmUp` of probes first (with
+  * `settle`, ending as soon as they have settled, at most `warmUp`).
   */
 final case class LatencySchedule(steps: List[Int], stepDuration: FiniteDuration, interval: FiniteDuration, timeout: FiniteDuration,
-                                 maxTimeouts: Int, warmUp: FiniteDuration)
+                                 maxTimeouts: Int, warmUp: FiniteDuration, settle: Boolean = false)
 
 /** The bank's topics the probes and the load go through, and the handler's consumer group (for its lag). */
 private[latency] final case class LatencyTopics(commands: String, feedback: String, balance: String, heartbeat: String, group: String)
@@ -59,7 +60,7 @@ object LatencyOptions {
     Flags.duration("warm-up",
       "Probe this long with no extra load before the first step, reported apart: a handler or client " +
         "started cold does not read as the first step's steady state (default 5s; 0 for none).", zero = true).withDefault(D.schedule.warmUp)
-  ).mapN(LatencySchedule.apply)
+  ).mapN(LatencySchedule(_, _, _, _, _, _))
 
   private val topics: Opts[LatencyTopics] = (
     TopicName.option("commands-topic", "Topic the handler consumes", BankNames.Commands),

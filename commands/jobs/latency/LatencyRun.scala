@@ -13,15 +13,17 @@ import bankops.services.load.LoadGenerator
   */
 private[latency] final case class LatencyPlan(steps: List[Int], stepDuration: FiniteDuration, interval: FiniteDuration, timeout: FiniteDuration,
                                               maxTimeouts: Int, measures: List[Measure], sampleEvery: FiniteDuration,
-                                              warmUp: FiniteDuration = Duration.Zero)
+                                              warmUp: FiniteDuration = Duration.Zero, settle: Boolean = false)
 
 /** What a run found: its steps (those it reached), every probe, and why it ended early if it did; the warm-up's probes
-  * (step index -1) apart, so a cold handler or client does not read as the first step's steady state; `floor`: the same
-  * run against Kafka's exactly-once floor (`--floor`), made first.
+  * (step index -1) apart, so a cold handler or client does not read as the first step's steady state, and with
+  * `settle` whether they settled ([[Settling]]) before the warm-up's bound; `floor`: the same run against Kafka's
+  * exactly-once floor (`--floor`), made first.
   */
 private[latency] final case class LatencyOutcome(steps: List[StepResult], probes: Vector[ProbeResult], stoppedEarly: Option[String],
                                                  interrupted: Boolean,
-                                                 warmUp: Option[StepResult] = None, floor: Option[LatencyOutcome] = None)
+                                                 warmUp: Option[StepResult] = None, floor: Option[LatencyOutcome] = None,
+                                                 settled: Option[Boolean] = None)
 
 /** Runs the steps one after another with the background load of each, probing all along (`probe(seq, step)`: the
   * handler's or the floor's) and sampling the watched processes; at the end waits for the probes still in flight (at
@@ -40,6 +42,7 @@ private[latency] final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => 
       tooMany <- Deferred[IO, Unit]
       interrupted <- Deferred[IO, Unit]
       probingDone <- Deferred[IO, Unit]
+      warm <- Ref[IO].of((0.0, false))
       stop = IO.race(ctrlC >> interrupted.complete(()).void, tooMany.get).void
       record = (p: ProbeResult) =>
         probes.update(_ :+ p) >> onProbe(p) >>
@@ -54,7 +57,7 @@ private[latency] final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => 
         (sampling.compile.drain.background, db.fold(IO.never[Nothing])(_.loop).background).tupled.surround {
           probing.compile.drain.start.flatMap { prober =>
             // A run stopped during the warm-up (Ctrl-C, too many timeouts) reports the warm-up alone, no empty step.
-            warmUp(step, stop) >> halted.ifM(IO.pure(Vector.empty[(StepLoad, Double)]),
+            warmUp(step, stop, probes).flatMap(warm.set) >> halted.ifM(IO.pure(Vector.empty[(StepLoad, Double)]),
               steps(plan.steps.zipWithIndex, Vector.empty, step, stop, halted, onStep)) <* probingDone.complete(()) <* prober.joinWithNever
           }
         }).map(_.merge)
@@ -63,15 +66,25 @@ private[latency] final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => 
       early <- tooMany.tryGet.map(
         _.map(_ => s"stopped after ${plan.maxTimeouts} probes timed out (--max-timeouts; no answer within ${plan.timeout.toMillis} ms)"))
       stopped <- interrupted.tryGet.map(_.isDefined)
+      warmedUp <- warm.get
     } yield LatencyOutcome(loads.toList.zipWithIndex.map { case ((l, seconds), i) =>
         StepResult.of(i, l, all.filter(_.step == i).toList, taken.filter(_.step == i).toList, plan.measures, plan.timeout, seconds)
       }, all.sortBy(_.seq), early, stopped,
       Option.when(plan.warmUp > Duration.Zero)(StepResult.of(-1, StepLoad(0, 0, 0), all.filter(_.step < 0).toList, taken.filter(_.step < 0).toList,
-          plan.measures, plan.timeout, plan.warmUp.toNanos / 1e9)))
+          plan.measures, plan.timeout, warmedUp._1)), settled = Option.when(plan.settle)(warmedUp._2))
 
-  /** Probes with no extra load for `plan.warmUp` before the first step, counted apart (step index -1). */
-  private def warmUp(current: Ref[IO, Int], stop: IO[Unit]): IO[Unit] =
-    if (plan.warmUp <= Duration.Zero) IO.unit else current.set(-1) >> IO.race(IO.sleep(plan.warmUp), stop).void
+  /** Probes with no extra load before the first step, counted apart (step index -1): for `plan.warmUp`, or with
+    * `plan.settle` until they have settled (at most `plan.warmUp`). Its seconds, and whether they settled.
+    */
+  private def warmUp(current: Ref[IO, Int], stop: IO[Unit], probes: Ref[IO, Vector[ProbeResult]]): IO[(Double, Boolean)] =
+    if (plan.warmUp <= Duration.Zero) IO.pure((0.0, false))
+    else {
+      val settled = probes.get.map(ps => Settling.settled(ps.filter(_.step < 0).sortBy(_.seq).flatMap(Settling.feedbackMs(_, plan.timeout))))
+      val settling = if (plan.settle) (IO.sleep(plan.interval * (Settling.Window / 2).toLong) >> settled).iterateUntil(identity) else IO.never
+      current.set(-1) >> IO.race(IO.race(IO.sleep(plan.warmUp), settling), stop).timed.map { case (took, ended) =>
+        (took.toNanos / 1e9, ended.left.toOption.exists(_.isRight))
+      }
+    }
 
   /** Holds each step's load for the step's duration, or until the run is stopped; the load achieved and the seconds held. */
   private def steps(rest: List[(Int, Int)], done: Vector[(StepLoad, Double)], current: Ref[IO, Int], stop: IO[Unit], halted: IO[Boolean],
