@@ -5,7 +5,7 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 import bankops.Jobs
-import bankops.support.CliProcess
+import bankops.support.BareProcess
 
 /** Ctrl-C while bankops starts, in every job: one line saying nothing was done, and exit 130 (the JVM's own handling
   * exited 130 in silence). Each process holds at a fault point (BANKOPS_START_PAUSE) once its handlers are installed,
@@ -16,7 +16,7 @@ class StartInterruptSuite extends munit.CatsEffectSuite {
 
   private def interrupted(args: List[String], signal: String): IO[(Int, List[String])] = {
     val release = os.temp.dir() / "never"
-    CliProcess.spawn(Map("BANKOPS_START_PAUSE" -> release.toString, "PATH" -> sys.env("PATH")), args).flatMap { p =>
+    BareProcess.spawn(Map("BANKOPS_START_PAUSE" -> release.toString, "PATH" -> sys.env("PATH")), args).flatMap { p =>
       p.await(1.minute, "hold at start")(IO.blocking(os.read(p.err).contains("(BANKOPS_START_PAUSE)"))) >>
         IO.blocking(os.proc("kill", s"-$signal", p.process.wrapped.pid().toString).call()) >>
         p.exited(1.minute).map(code => (code, os.read.lines(p.err).toList.filterNot(_.contains("BANKOPS_START_PAUSE"))))

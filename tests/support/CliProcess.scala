@@ -30,18 +30,23 @@ final case class CliProcess(process: os.SubProcess, out: os.Path, err: os.Path) 
 }
 
 object CliProcess {
+  def start(args: String*): IO[CliProcess] = startWith(Map.empty, args: _*)
+
+  /** As `start`, with `env` added to the sandbox's variables (a fault point's). */
+  def startWith(env: Map[String, String], args: String*): IO[CliProcess] =
+    SandboxFixture.connection >> BareProcess.spawn(SandboxFixture.env ++ env, args)
+}
+
+/** `bankops ARGS` with `env` alone: no sandbox started or named, for a process stopped before it reaches any service (a
+  * suite using only this needs no sandbox: the quick tier's pattern in ./bankops does not count it).
+  */
+object BareProcess {
   /** A JVM never handles a signal ignored at its start: where coreutils' env can, the child gets SIGINT's default back. */
   private lazy val defaultSigint: List[String] =
     if (scala.util.Try(os.proc("env", "--default-signal=INT", "true").call(check = false, stderr = os.Pipe).exitCode == 0).getOrElse(false))
       List("env", "--default-signal=INT")
     else Nil
 
-  def start(args: String*): IO[CliProcess] = startWith(Map.empty, args: _*)
-
-  /** As `start`, with `env` added to the sandbox's variables (a fault point's). */
-  def startWith(env: Map[String, String], args: String*): IO[CliProcess] = SandboxFixture.connection >> spawn(SandboxFixture.env ++ env, args)
-
-  /** `bankops ARGS` with `env` alone: no sandbox started or named (a process stopped before it reaches any service). */
   def spawn(env: Map[String, String], args: Seq[String]): IO[CliProcess] = IO.blocking {
     val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
     val p = os.proc(defaultSigint ++ Jvm.bankops(args)).spawn(env = env, stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
