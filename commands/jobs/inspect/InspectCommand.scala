@@ -72,8 +72,7 @@ object InspectCommand {
               IO.blocking {
                 shell.err.print(f"\rread ${s.read}%d of $total%d (${if (total == 0) 100.0 else s.read * 100.0 / total}%.0f%%)"); shell.err.flush()
               })))
-        // Decode, filter and render in parallel per chunk; count, limit and write in order. Lines are kept as
-        // separate small strings: one multi-megabyte builder per chunk would be a humongous allocation for G1.
+        // Decode, filter, render and count in parallel per chunk; limit and write in order.
         keyedLines(o, plan).traverse_(shell.info) >>
           // Said once the start positions are fixed: a record produced after this line is shown.
           shell.info(s"inspect: following ${o.spec.topics.mkString(", ")} (${plan.ranges.size} partitions); Ctrl-C ends")
@@ -82,23 +81,26 @@ object InspectCommand {
             .parEvalMap(2)(chunk =>
               decoder.decodeChunk(chunk).map { decoded =>
                 val sb = new java.lang.StringBuilder(512)
-                val lines = decoded.map { d =>
-                  if (o.filter.accepts(d.envelope)) {
-                    sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); sb.toString.getBytes(java.nio.charset.StandardCharsets.UTF_8)
-                  } else null
+                val lines = new ChunkLines.Builder(decoded.size)
+                var i = 0
+                while (i < decoded.size) {
+                  val d = decoded(i)
+                  if (o.filter.accepts(d.envelope)) { sb.setLength(0); InspectFormat.renderTo(format, d, o.fields, sb); lines.add(i, sb) }
+                  i += 1
                 }
-                (decoded, lines)
+                (decoded, lines.result(InspectStats.tally(decoded, lines.count)))
               })
             .evalMap { case (decoded, lines) =>
               stats.modify { s0 =>
-                val (s, text, limitReached) = InspectStats.step(s0, decoded, lines, o.limit)
-                (s, (text, limitReached))
-              }.flatMap { case (text, limitReached) =>
+                val (s, written, limitReached) = InspectStats.step(s0, decoded, lines, o.limit)
+                (s, (written, limitReached))
+              }.flatMap { case (written, limitReached) =>
                 // A PrintStream keeps its write errors to itself: a reader that went away (`| head`) would have every
                 // record read and counted as shown. Its lines are not counted, and reading stops.
-                if (text.isEmpty) IO.pure(limitReached)
-                else IO.blocking { text.foreach(writer.write); writer.flush(); shell.out.checkError() }.flatMap(failed =>
-                  if (failed) closed.set(true) >> stats.update(s => s.copy(shown = s.shown - text.size)).as(true) else IO.pure(limitReached))
+                if (written == 0) IO.pure(limitReached)
+                else
+                  IO.blocking { lines.lines.iterator.take(written).foreach(writer.write); writer.flush(); shell.out.checkError() }.flatMap(failed =>
+                    if (failed) closed.set(true) >> stats.update(s => s.copy(shown = s.shown - written)).as(true) else IO.pure(limitReached))
               }
             }
             .takeThrough(stop => !stop)

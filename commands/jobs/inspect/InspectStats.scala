@@ -50,21 +50,16 @@ final case class InspectStats(read: Long, shown: Long, undecodable: Long, byReco
 private[inspect] object InspectStats {
   val empty: InspectStats = InspectStats(0, 0, 0, Map.empty)
 
-  /** One chunk, in order: `lines(i)` is record i rendered, or null when the filters hide it. Hidden records are
-    * always counted; shown ones until `limit` lines are shown, after which they are neither counted nor shown.
-    * Returns the new counts, the lines to write and whether the limit is reached.
-    */
-  def step[L <: AnyRef](s0: InspectStats, decoded: Chunk[Decoded], lines: Chunk[L], limit: Option[Long]): (InspectStats, Vector[L], Boolean) = {
-    // Counted in place, one InspectStats per chunk: this runs in order, on one thread, for every record read.
-    var (read, shown, undecodable, fields) = (s0.read, s0.shown, s0.undecodable, s0.fields)
-    val byRecord = scala.collection.mutable.HashMap.from(s0.byRecord)
-    val out = Vector.newBuilder[L]
+  /** The counts of a chunk's records for which `counted(i)` holds (all of them where it is rendered, in parallel). */
+  def tally(decoded: Chunk[Decoded], shown: Int, counted: Int => Boolean = _ => true): InspectStats = {
+    var (read, undecodable) = (0L, 0L)
+    val byRecord = scala.collection.mutable.HashMap.empty[String, Long]
+    var fields = Map.empty[String, Set[String]]
     var i = 0
-    decoded.foreach { d =>
-      val line = lines(i)
-      if (line == null || limit.forall(shown < _)) {
+    while (i < decoded.size) {
+      if (counted(i)) {
+        val d = decoded(i)
         read += 1
-        if (line != null) { shown += 1; out += line }
         if (!d.ok) undecodable += 1
         d.envelope.record.foreach { r =>
           byRecord.update(r, byRecord.getOrElse(r, 0L) + 1)
@@ -74,6 +69,30 @@ private[inspect] object InspectStats {
       }
       i += 1
     }
-    (InspectStats(read, shown, undecodable, byRecord.toMap, fields), out.result(), limit.exists(shown >= _))
+    InspectStats(read, shown, undecodable, byRecord.toMap, fields)
+  }
+
+  /** Counts of two stretches of records, one after the other. */
+  def add(a: InspectStats, b: InspectStats): InspectStats =
+    InspectStats(a.read + b.read, a.shown + b.shown, a.undecodable + b.undecodable,
+      b.byRecord.foldLeft(a.byRecord) { case (m, (r, n)) => m.updated(r, m.getOrElse(r, 0L) + n) }, b.fields ++ a.fields)
+
+  /** One chunk, in order, after `s0`. Hidden records are always counted; shown ones until `limit` lines are shown,
+    * after which they are neither counted nor shown. Returns the new counts, how many of the chunk's lines to write
+    * and whether the limit is reached.
+    */
+  def step(s0: InspectStats, decoded: Chunk[Decoded], lines: ChunkLines, limit: Option[Long]): (InspectStats, Int, Boolean) = {
+    val room = limit.fold(lines.count.toLong)(l => (l - s0.shown) max 0L)
+    val s =
+      if (room >= lines.count) add(s0, lines.tally)
+      else {
+        // The limit falls inside this chunk (once per read): count again, up to the last line that fits.
+        val take = room.toInt
+        val lastRow = if (take == 0) -1 else lines.rows(take - 1)
+        val shownRows = lines.rows.iterator.take(lines.count).toSet
+        add(s0, tally(decoded, take, i => i <= lastRow || !shownRows.contains(i)))
+      }
+    val written = (s.shown - s0.shown).toInt
+    (s, written, limit.exists(s.shown >= _))
   }
 }

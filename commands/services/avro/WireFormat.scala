@@ -22,7 +22,11 @@ object WireFormat {
     if (bytes == null) Left(DecodeError.NotFramed("no value (tombstone)"))
     else if (bytes.length < HeaderSize) Left(DecodeError.NotFramed(s"${bytes.length} bytes, shorter than the 5-byte header"))
     else if (bytes(0) != MagicByte) Left(DecodeError.NotFramed(f"first byte is 0x${bytes(0)}%02x, not the magic byte 0x00"))
-    else Right(ByteBuffer.wrap(bytes, 1, 4).getInt)
+    else Right(idOf(bytes))
+
+  /** For loops over many records: whether `bytes` start with a frame's header, and then its id, with no allocation. */
+  def isFramed(bytes: Array[Byte]): Boolean = bytes != null && bytes.length >= HeaderSize && bytes(0) == MagicByte
+  def idOf(framed: Array[Byte]): Int = ((framed(1) & 0xff) << 24) | ((framed(2) & 0xff) << 16) | ((framed(3) & 0xff) << 8) | (framed(4) & 0xff)
 
   /** Avro binary of a generic datum (GenericRecord, or any value Avro's generic model holds) under `schema`. */
   def encodeGeneric(datum: Any, schema: Schema): Either[String, Array[Byte]] =

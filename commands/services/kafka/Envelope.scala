@@ -29,8 +29,14 @@ final case class Envelope(
 object Envelope {
   /** Strict UTF-8: None when the bytes are not text. ASCII, the common case, skips the decoder. */
   def utf8(b: Array[Byte]): Option[String] =
-    if (b.forall(_ >= 0)) Some(new String(b, StandardCharsets.ISO_8859_1))
+    if (ascii(b)) Some(new String(b, StandardCharsets.ISO_8859_1))
     else try Some(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString)
     catch { case _: CharacterCodingException => None }
+
+  private def ascii(b: Array[Byte]): Boolean = {
+    var i = 0
+    while (i < b.length && b(i) >= 0) i += 1
+    i == b.length
+  }
 }

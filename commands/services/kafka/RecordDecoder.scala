@@ -28,9 +28,15 @@ final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true)
 
   /** Fetches the writer schemas a chunk's values name, once per id. */
   def resolveIds(chunk: Chunk[Raw]): IO[Unit] = {
-    val ids = chunk.toList.flatMap(r => WireFormat.schemaIdOf(r.value).toOption).distinct
-      .filterNot(id => known.contains(id) || unknown.contains(id))
-    ids.traverse_ { id =>
+    // Once per record read: a plain loop over the frames' ids, not a list of options per chunk.
+    val ids = scala.collection.mutable.LinkedHashSet.empty[Int]
+    chunk.foreach { r =>
+      if (WireFormat.isFramed(r.value)) {
+        val id = WireFormat.idOf(r.value)
+        if (!known.contains(id) && !unknown.contains(id)) ids += id
+      }
+    }
+    ids.toList.traverse_ { id =>
       resolver.byId(id).attempt.flatMap {
         case Right(s) => IO(known.put(id, (s, new GenericDatumReader[Any](s)))).void
         // Unknown to the registry, or a schema that does not parse: those records are shown undecodable, saying why.

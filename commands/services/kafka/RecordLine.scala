@@ -31,7 +31,7 @@ object RecordLine {
     def str(s: String): Unit = JsonText.string(s, sb)
     sb.append("{\"topic\":"); str(e.topic)
     sb.append(",\"partition\":").append(e.partition).append(",\"offset\":").append(e.offset)
-    sb.append(",\"timestamp\":"); e.timestamp.fold(sb.append("null"))(t => sb.append('"').append(t.toString).append('"'))
+    sb.append(",\"timestamp\":"); e.timestamp.fold(sb.append("null"))(t => { sb.append('"'); IsoTime.append(t, sb); sb.append('"') })
     sb.append(",\"timestampType\":"); str(e.timestampType)
     e.key match {
       case None => sb.append(",\"key\":null")

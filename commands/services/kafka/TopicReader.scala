@@ -87,8 +87,13 @@ object TopicReader {
       if (!following && pending.isEmpty) IO.pure(None)
       else IO.blocking {
         val polled = consumer.poll(Duration.ofMillis(200))
-        val kept = polled.asScala.iterator.filter { r =>
-          bounded.get(new TopicPartition(r.topic, r.partition)).forall(r.offset < _)
+        // Per partition, not per record: only a partition's last fetch can run past its end.
+        val kept = polled.partitions.asScala.iterator.flatMap { tp =>
+          val records = polled.records(tp)
+          bounded.get(tp) match {
+            case Some(until) if !records.isEmpty && records.get(records.size - 1).offset >= until => records.asScala.iterator.filter(_.offset < until)
+            case _ => records.asScala.iterator
+          }
         }.toArray
         val done = pending.filter { case (tp, until) => consumer.position(tp) >= until }.keySet
         if (done.nonEmpty) consumer.pause(done.asJava)

@@ -78,14 +78,18 @@ class InspectCoreSuite extends munit.FunSuite {
     def decoded(record: String) = bankops.services.kafka.Decoded(
       bankops.services.kafka.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1), Some(record), None, None, None), None, Some(1))
     val chunk = fs2.Chunk("A", "B", "A", "A", "B").map(decoded)
-    val lines = fs2.Chunk("a1", null, "a2", "a3", null)
+    val lines = ChunkLines.of(List("a1", null, "a2", "a3", null), InspectStats.tally(chunk, 3))
+    def text(n: Int) = lines.lines.take(n).map(new String(_, java.nio.charset.StandardCharsets.UTF_8)).mkString
     val (all, outAll, doneAll) = InspectStats.step(InspectStats.empty, chunk, lines, None)
     assertEquals((all.read, all.shown, all.byRecord), (5L, 3L, Map("A" -> 3L, "B" -> 2L)))
-    assertEquals((outAll, doneAll), (Vector("a1", "a2", "a3"), false))
+    assertEquals((text(outAll), doneAll), ("a1a2a3", false))
     val (two, outTwo, doneTwo) = InspectStats.step(InspectStats.empty, chunk, lines, Some(2))
-    assertEquals((two.read, two.shown, outTwo, doneTwo), (4L, 2L, Vector("a1", "a2"), true))
+    assertEquals((two.read, two.shown, text(outTwo), doneTwo), (4L, 2L, "a1a2", true))
+    assertEquals(two.byRecord, Map("A" -> 2L, "B" -> 2L))
     val (more, outMore, doneMore) = InspectStats.step(all, chunk, lines, Some(4))
-    assertEquals((more.read, more.shown, outMore, doneMore), (8L, 4L, Vector("a1"), true))
+    assertEquals((more.read, more.shown, text(outMore), doneMore), (8L, 4L, "a1", true))
+    val (none, outNone, _) = InspectStats.step(more, chunk, lines, Some(4))
+    assertEquals((none.read - more.read, outNone), (2L, 0))
   }
 
   test("filters no record read can match are named: an unknown record type, a field none of their schemas has") {
@@ -93,7 +97,7 @@ class InspectCoreSuite extends munit.FunSuite {
       """{"type": "record", "name": "ConfirmMoneyTransfer", "namespace": "nl.openweb.data", "fields": [{"name": "amount", "type": "long"}, {"name": "to", "type": "string"}]}""")
     val d = bankops.services.kafka.Decoded(bankops.services.kafka.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1),
         Some("nl.openweb.data.ConfirmMoneyTransfer"), None, None, None), Some(schema), Some(1))
-    val stats = InspectStats.step(InspectStats.empty, fs2.Chunk(d, d), fs2.Chunk[AnyRef](null, null), None)._1
+    val stats = InspectStats.tally(fs2.Chunk(d, d), 0)
     def warnings(records: List[String], where: List[String]) =
       stats.filterWarnings(bankops.services.kafka.RecordFilter(records, None, where.map(w => Condition.parse(w).toOption.get)))
     assertEquals(warnings(List("ConfirmMoneyTransfer", "nl.openweb.data.ConfirmMoneyTransfer"), List("amount>5", "to=x")), Nil)
