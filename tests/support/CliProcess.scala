@@ -35,6 +35,10 @@ object CliProcess {
   /** As `start`, with `env` added to the sandbox's variables (a fault point's). */
   def startWith(env: Map[String, String], args: String*): IO[CliProcess] =
     SandboxFixture.connection >> BareProcess.spawn(SandboxFixture.env ++ env, args)
+
+  /** As `start`, with JVM options after the tests' own (a small heap; C2 for a process that moves much data). */
+  def startJvm(jvm: List[String], args: String*): IO[CliProcess] =
+    SandboxFixture.connection >> BareProcess.spawn(SandboxFixture.env, args, jvm)
 }
 
 /** `bankops ARGS` with `env` alone: no sandbox started or named, for a process stopped before it reaches any service (a
@@ -47,9 +51,9 @@ object BareProcess {
       List("env", "--default-signal=INT")
     else Nil
 
-  def spawn(env: Map[String, String], args: Seq[String]): IO[CliProcess] = IO.blocking {
+  def spawn(env: Map[String, String], args: Seq[String], jvm: List[String] = Nil): IO[CliProcess] = IO.blocking {
     val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
-    val p = os.proc(defaultSigint ++ Jvm.bankops(args)).spawn(env = env, stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
+    val p = os.proc(defaultSigint ++ Jvm.bankops(args, jvm)).spawn(env = env, stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
     CliProcess(p, out, err)
   }
 }

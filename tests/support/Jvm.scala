@@ -27,9 +27,9 @@ object Jvm {
   }
 
   /** `java … bankops.Main args` on the tests' classpath, its classes mapped from [[SpawnedClassData]]'s archive. */
-  def bankops(args: Seq[String]): List[String] = {
+  def bankops(args: Seq[String], jvm: List[String] = Nil): List[String] = {
     val options = if (args.headOption.contains("handler")) cli ++ JvmOptions.Handler else cli
-    List("java") ++ options ++ TestOnly ++ archive ++ List("-cp", classpath, s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
+    List("java") ++ options ++ TestOnly ++ jvm ++ archive ++ List("-cp", classpath, s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
   }
 
   private val classpath = System.getProperty("java.class.path")

@@ -195,31 +195,50 @@ object ReplayCommand {
     }
   }
 
-  /** Every line parsed and encoded before anything is sent; with errors, exit 2 naming line and field (unless --no-strict). */
+  /** Every line parsed and encoded before anything is sent; with errors, exit 2 naming line and field (unless --no-strict).
+    * Two passes over the file, neither holding it: the first checks every line and keeps only counts and the first
+    * errors, the second encodes the lines again as they are sent. A file changed between the passes is refused, and a
+    * line that fails only in the second (the file changed while sent) stops the replay naming it.
+    */
   private def fromFile(file: os.Path, to: To, input: FileInput, timeout: FiniteDuration, target: ConnectionSettings, strategy: SubjectNameStrategy,
                        known: Map[String, SchemaFile], shell: Shell): IO[Stream[IO, Chunk[Outgoing]]] =
     for {
       dir <- input.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
       topic = to match { case ToTopic(t) => t; case ToFile(_, _) => "" }
-      lines <-
-        IO.blocking(TextFile.lines(file)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).map(_.zipWithIndex.filter(_._1.trim.nonEmpty))
-      results <- RegistryClient.resource(target, timeout).use { registry =>
+      encoded = (registry: RegistryClient) => {
         val encoder = new FileEncoder(registry, strategy, topic, dir, known, input.exact)
-        lines.traverse { case (text, i) =>
-          RecordLine.parse(text, i + 1) match {
-            case Left(e) => IO.pure(Left(s"$file:${i + 1}: $e"))
-            case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:${i + 1}: $e").map { value =>
-                Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(i.toLong), l.key.orNull, value, l.headers, l.timestamp)
+        TextFile.stream(file).filter(_._1.trim.nonEmpty).evalMap { case (text, n) =>
+          RecordLine.parse(text, n) match {
+            case Left(e) => IO.pure(Left(s"$file:$n: $e"))
+            case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:$n: $e").map { value =>
+                Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(n - 1L), l.key.orNull, value, l.headers, l.timestamp)
               })
           }
         }
       }
-      errors = results.collect { case Left(e) => e }
-      _ <- if (errors.nonEmpty && input.strict)
-        errors.take(10).traverse_(shell.info) >>
-          IO.raiseError(Failure.BadInput(s"$file: ${errors.size} of ${lines.size} lines cannot be sent; nothing was sent"))
-      else errors.traverse_(e => shell.warn(s"skipped $e"))
-    } yield Stream.emits(results.collect { case Right(r) => r }).chunkN(1000)
+      stamp <- IO.blocking(fileStamp(file))
+      checked <- RegistryClient.resource(target, timeout).use(registry =>
+        encoded(registry).evalScan((0L, 0L, Vector.empty[String])) {
+          case ((lines, bad, first), Left(e)) =>
+            (if (input.strict) IO.unit else shell.warn(s"skipped $e")).as((lines + 1, bad + 1, if (first.size < 10) first :+ e else first))
+          case ((lines, bad, first), Right(_)) => IO.pure((lines + 1, bad, first))
+        }.compile.lastOrError)
+      (lines, bad, first) = checked
+      _ <-
+      (first.traverse_(shell.info) >>
+        IO.raiseError(Failure.BadInput(s"$file: $bad of $lines lines cannot be sent; nothing was sent"))).whenA(bad > 0 && input.strict)
+      _ <- IO.blocking(fileStamp(file)).flatMap(now =>
+        IO.raiseError(Failure.BadInput(s"$file changed while it was being checked; nothing was sent")).whenA(now != stamp))
+    } yield Stream.resource(RegistryClient.resource(target, timeout)).flatMap(registry =>
+      encoded(registry).evalMap {
+        case Right(o) => IO.pure(Some(o))
+        case Left(_) if !input.strict => IO.pure(None)
+        case Left(e) => IO.raiseError(Failure.BadInput(s"$e (the file changed while it was being sent)"))
+      }.unNone.chunkN(1000))
+
+  /** What tells a file changed between two reads of it: its size and modification time. */
+  private def fileStamp(file: os.Path): (Long, Long) =
+    (java.nio.file.Files.size(file.toNIO), java.nio.file.Files.getLastModifiedTime(file.toNIO).toMillis)
 
   /** Topic to file: lossless JSON lines, written to a temporary file and moved into place only when complete. */
   private def toFile(file: os.Path, overwrite: Boolean, from: From, limit: Option[Long], dryRun: Boolean, timeout: FiniteDuration,

@@ -9,7 +9,7 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.Artifacts
-import bankops.support.{PythonClients, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{CliProcess, PythonClients, SandboxFixture, TestShell, TopologyFixture}
 import bankops.support.OnSandbox
 
 class ReplaySuite extends munit.CatsEffectSuite with OnSandbox {
@@ -109,6 +109,28 @@ class ReplaySuite extends munit.CatsEffectSuite with OnSandbox {
         seen.outLines.map(l => parse(l).toOption.get.hcursor).map(c => c.get[String]("key").toOption.get -> c.get[Json]("value").toOption.get).toMap
       (1 to 5).foreach(i => assertEquals(values(id(i)), transfer(i)))
       assertEquals(values(id(9)), Json.obj("id" -> Json.fromString(id(9)), "a_type" -> Json.fromString("MANUAL")))
+    }
+  }
+
+  // Before the two passes, this run died with OutOfMemoryError (GC overhead limit exceeded) holding the file.
+  test("a file larger than the heap replays whole: every line checked, then sent, none held (-Xmx48m, a 58 MiB file)") {
+    val dst = TopologyFixture.unique("dst")
+    val lines = 25000
+    val long = "x" * 2200
+    val file = os.temp(suffix = ".jsonl")
+    os.write.over(file,
+      (1 to lines).iterator.map(i =>
+        s"""{"record": "ConfirmMoneyTransfer", "key": "${id(i)}", "value": ${transfer(i).mapObject(_.add("description", Json.fromString(long))).noSpaces}}\n"""))
+    for {
+      _ <- apply(dst)
+      p <- CliProcess.startJvm(List("-Xmx48m", "-XX:TieredStopAtLevel=4"), "replay", "--from-file", file.toString, "--to-topic", dst)
+      code <- p.exited(5.minutes)
+      landed <- SandboxFixture.written(dst)
+    } yield {
+      assert(os.size(file) > 56L * 1024 * 1024, os.size(file))
+      assertEquals(code, 0, os.read(p.err))
+      assertEquals(landed, lines.toLong)
+      os.remove(file)
     }
   }
 
