@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The data path in one run, each bankops job beside the tool operators compare it with, on the same records of the
+# same cluster: inspect and capture against `kcat -C -J`; replay topic to topic and restore against a kcat pipe
+# (`kcat -C | kcat -P`); replay --to-file and --from-file against kcat consuming to a file and producing from it.
+# Kafka's own ConsumerPerformance and ProducerPerformance on the same count are the Java client's references.
+# Every figure is a whole process, start-up included, timed by the wall clock; peak RSS is /usr/bin/time's maximum
+# resident set. kcat's line-based files split binary Avro values at newline bytes: its topics get other records than
+# the source, so its times are floors, not equal work. Topics it creates are deleted at the end.
+# Usage: tests/bench/datapath.sh [RECORDS]   (needs kcat: apt-get install kcat; /usr/bin/time: apt-get install time)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+records=${1:-1000000}
+command -v kcat >/dev/null || { echo "kcat not found (apt-get install kcat)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time not found (apt-get install time)" >&2; exit 1; }
+src=bench-inspect-$records
+ensure_commands_topic "$src" "$records"
+work=$(mktemp -d)
+made=()
+cleanup() {
+  for t in "${made[@]}"; do
+    kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" --command-config "$client_props" --delete --topic "$t" \
+      >/dev/null 2>&1 || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+target() { local t=bench-dp-$$-$1; bench_topic "$t" 3 ConfirmAccountCreation ConfirmMoneyTransfer; made+=("$t"); echo "$t"; }
+
+declare -A rate rss
+# run NAME CMD...: the command's records/s over the whole process, and its peak RSS in MiB.
+run() {
+  local name=$1; shift
+  local s e
+  s=$(now)
+  /usr/bin/time -o "$work/time" -f '%M' "$@"
+  e=$(now)
+  rate[$name]=$(echo "$records / ($e - $s)" | bc -l)
+  rss[$name]=$(( $(tail -1 "$work/time") / 1024 ))
+}
+
+warm_up ./bankops inspect --topic "$src" --limit 1
+echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("brokers", 1))' \
+  "$sandbox/state.json") broker(s); topic $src: $records records, 3 partitions"
+
+run kcat-json bash -c "kcat -C -b '$bootstrap' ${kcat_ssl[*]} -t '$src' -o beginning -e -q -J > /dev/null"
+run consumer-perf java -cp "$kafka_cp" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$bootstrap" --consumer.config "$client_props" \
+  --topic "$src" --messages "$records" --timeout 60000 --group "bench-dp-$$"
+run inspect bash -c "./bankops inspect --topic '$src' --from beginning --to end -o json > /dev/null 2> '$work/inspect.err'"
+run capture ./bankops capture --topic "$src" --out "$work/capture.zip" 2>"$work/capture.err"
+
+dst=$(target pipe)
+run kcat-pipe bash -c "kcat -C -b '$bootstrap' ${kcat_ssl[*]} -t '$src' -o beginning -e -q -K '\t' |
+  kcat -P -b '$bootstrap' ${kcat_ssl[*]} -t '$dst' -K '\t' -X acks=all"
+dst=$(target replay)
+run replay ./bankops replay --from-topic "$src" --to-topic "$dst" 2>"$work/replay.err"
+run restore ./bankops restore "$work/capture.zip" --topic-prefix "bench-dp-$$-r." 2>"$work/restore.err"
+made+=("bench-dp-$$-r.$src")
+
+run kcat-to-file bash -c "kcat -C -b '$bootstrap' ${kcat_ssl[*]} -t '$src' -o beginning -e -q -K '\t' > '$work/kcat.out'"
+run to-file ./bankops replay --from-topic "$src" --to-file "$work/replay.jsonl" 2>"$work/to-file.err"
+dst=$(target kcat-from-file)
+run kcat-from-file bash -c "kcat -P -b '$bootstrap' ${kcat_ssl[*]} -t '$dst' -K '\t' -X acks=all < '$work/kcat.out'"
+dst=$(target from-file)
+run from-file ./bankops replay --from-file "$work/replay.jsonl" --to-topic "$dst" 2>"$work/from-file.err"
+dst=$(target producer-perf)
+run producer-perf java -cp "$kafka_cp" org.apache.kafka.tools.ProducerPerformance --topic "$dst" --num-records "$records" --record-size 100 \
+  --throughput -1 --producer.config "$client_props" --producer-props "bootstrap.servers=$bootstrap" acks=all
+
+# Each bankops job must have done all of it: its own count, read back from its summary or the target topic.
+shown=$(sed -n 's/.*inspect: \([0-9]*\) read.*/\1/p' "$work/inspect.err")
+[ "$shown" = "$records" ] || { echo "inspect read $shown of $records" >&2; exit 1; }
+for t in "bench-dp-$$-replay" "bench-dp-$$-r.$src" "bench-dp-$$-from-file"; do
+  n=$(topic_records "$t"); [ "$n" = "$records" ] || { echo "$t holds $n of $records records" >&2; exit 1; }
+done
+n=$(wc -l < "$work/replay.jsonl"); [ "$n" = "$records" ] || { echo "replay --to-file wrote $n of $records lines" >&2; exit 1; }
+
+line() { printf '%-34s %9.0f records/s  %5s MiB  %s\n' "$1" "${rate[$2]}" "${rss[$2]:-}" "$3"; }
+ratio() { printf '%.2fx %s' "$(echo "${rate[$1]} / ${rate[$2]}" | bc -l)" "$3"; }
+line "kcat -C -J" kcat-json ""
+line "Kafka's ConsumerPerformance" consumer-perf "$(ratio consumer-perf kcat-json "kcat -C -J")"
+line "bankops inspect -o json" inspect "$(ratio inspect kcat-json "kcat -C -J (target 1.00x)")"
+line "bankops capture" capture "$(ratio capture kcat-json "kcat -C -J (target 1.00x)")"
+line "kcat -C | kcat -P" kcat-pipe ""
+line "bankops replay topic to topic" replay "$(ratio replay kcat-pipe "the kcat pipe (target 1.00x)")"
+line "bankops restore" restore "$(ratio restore kcat-pipe "the kcat pipe (target 1.00x)")"
+line "kcat -C to a file" kcat-to-file ""
+line "bankops replay --to-file" to-file "$(ratio to-file kcat-to-file "kcat to a file (target 1.00x)")"
+line "kcat -P from a file" kcat-from-file ""
+line "bankops replay --from-file" from-file "$(ratio from-file kcat-from-file "kcat from a file (target 1.00x)")"
+line "Kafka's ProducerPerformance" producer-perf "(100-byte records, acks=all)"
