@@ -53,8 +53,9 @@ object Distribution {
     val launcher = new File(root, "bin/bankops")
     IO.copyFile(new File(base, "bankops"), launcher)
     launcher.setExecutable(true, false)
-    // The jobs read the topology and the demo's fixtures next to the install; the reference is the generated one.
-    Seq("schemas", "fixtures", "docs/reference").foreach(d => IO.copyDirectory(new File(base, d), new File(root, d)))
+    // The jobs read the topology and the demo's fixtures next to the install; docs/ (the guide, performance and the
+    // generated reference) keeps the README's links whole.
+    Seq("schemas", "fixtures", "docs").foreach(d => IO.copyDirectory(new File(base, d), new File(root, d)))
     IO.copyFile(new File(base, "README.md"), new File(root, "README.md"))
     licences(jars.zip(names), new File(root, "LICENSES"))
     // The completion scripts come from the packed launcher itself: a first check that it runs without the checkout.

@@ -22,7 +22,7 @@ fi
 
 for name in KAFKA_BROKERS SCHEMA_REGISTRY_URL; do
   if [ -z "${!name:-}" ]; then
-    echo "::error::the repository variable $name is not set (see the README's 'GitHub Actions workflows'), or run with sandbox: true"
+    echo "::error::the repository variable $name is not set (see docs/guide/workflows.md), or run with sandbox: true"
     exit 2
   fi
 done

@@ -2,7 +2,7 @@ package bankops.base
 
 import cats.effect.ExitCode
 
-/** The documented exit codes, by name: README's table and [[Failure]]'s classes say when each is used. */
+/** The documented exit codes, by name: docs/guide/exit-codes.md's table and [[Failure]]'s classes say when each is used. */
 object Exit {
   val Ok: ExitCode = ExitCode.Success
   val Difference: ExitCode = ExitCode(Failure.ExitDifference)

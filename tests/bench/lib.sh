@@ -47,7 +47,7 @@ ensure_commands_topic() {
   fi
 }
 
-# A job's first run after a build records its class-data archive (README, Building) and exits seconds later:
+# A job's first run after a build records its class-data archive (docs/guide/building.md) and exits seconds later:
 # run it once untimed so the rounds measure what an operator sees every day.
 warm_up() { "$@" >/dev/null 2>&1 || true; }
 

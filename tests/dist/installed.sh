@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The distribution as an operator installs it (README, "Install"): unpacked outside any checkout, with no sbt on PATH,
+# The distribution as an operator installs it (README, "Install: bankops without its source"): unpacked outside any checkout, with no sbt on PATH,
 # run through a link on PATH from another working directory. It brings a one-broker sandbox of its own up (its own
 # ports and XDG directories), opens an account, reads it back with inspect, and wipes the sandbox.
 #   tests/dist/installed.sh target/dist/bankops-VERSION.tar.gz

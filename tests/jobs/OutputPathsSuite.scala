@@ -5,7 +5,7 @@ import munit.CatsEffectSuite
 
 import bankops.support.TestShell
 
-/** The rule for files bankops writes (README, Files bankops writes) through the CLI, for every job that writes a file:
+/** The rule for files bankops writes (docs/guide/configuration.md, Files bankops writes) through the CLI, for every job that writes a file:
   * a path that is not a new name or (with --overwrite) a regular file is refused with exit 2 naming flag and path,
   * before any service is asked (the addresses here answer nothing), and the path is left exactly as it was.
   */

@@ -23,7 +23,7 @@ object ReferencePages {
 
   private def index(tree: CommandTree): String =
     s"# bankops command reference\n\n$Generated\n\nEvery job and subcommand, every flag with its default, as `bankops JOB --help` " +
-      "prints it. Exit codes, configuration and the jobs' guides are in the [README](../../README.md).\n\n" +
+      "prints it. The jobs' guides, by task, are in [docs/guide](../guide/README.md); exit codes in [exit codes and errors](../guide/exit-codes.md).\n\n" +
       tree.commands.map(j => s"- [`bankops ${j.name}`](${j.name}.md): ${summary(j.help)}").mkString("", "\n", "\n")
 
   /** A job's help up to its example. */

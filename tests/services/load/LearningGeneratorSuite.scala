@@ -8,7 +8,7 @@ import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.support.{ModelBank, Seeded}
 
 /** `heartbeat --kind commands`' generator against a model of the bank ([[ModelBank]], the bank's rules written out in
-  * the tests): it promises (README, `bankops heartbeat`) that exactly `--fail-share` of the transfers fail, in turn by
+  * the tests): it promises (docs/guide/load-and-balances.md) that exactly `--fail-share` of the transfers fail, in turn by
   * each reason the handler gives, and that the rest succeed.
   */
 class LearningGeneratorSuite extends munit.FunSuite with Seeded {
