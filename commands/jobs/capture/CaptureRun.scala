@@ -164,45 +164,43 @@ private[capture] object CaptureRun {
           copy = (name: String, topic: String, read: ReadSpec, keep: Envelope => Boolean) =>
             archive.file(name) { out =>
               TopicReader.open(settings.kafka, read, o.timeout).use { case (_, raws) =>
-                raws.chunks.evalMap { chunk =>
-                  decoder.decodeChunk(chunk).flatMap { decoded =>
-                    val kept = decoded.zip(chunk).filter(p => keep(p._1.envelope))
-                    IO.blocking {
-                      var bytes = 0L
-                      val written = List.newBuilder[(Int, Long, Long)]
-                      kept.foreach { case (d, r) =>
-                        d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id -> topic, s.getFullName) }
-                        // A value that cannot be decoded cannot be masked either: it is never kept in clear. It stops the
-                        // capture, or with --skip-unredactable is left out and named.
-                        val redacted = if (redact.isEmpty || r.value == null) Right(None)
-                        else (d.datum, d.schema, d.envelope.schemaId).mapN((datum, s, id) => Redaction(datum, s, id, redact))
-                          .getOrElse(Left(s"does not decode (${d.envelope.error.getOrElse("no schema")})"))
-                        redacted match {
-                          case Left(why) if o.skipUnredactable =>
-                            unredactable.updateAndGet(l => (l._1 + 1, if (l._2.size < 5) l._2 :+ s"$topic-${r.partition}@${r.offset} $why" else l._2))
-                          case Left(why) =>
-                            throw Failure.BadInput(s"--redact: the record at $topic-${r.partition}@${r.offset} $why; nothing captured " +
-                              "(--skip-unredactable leaves such records out)")
-                          case Right(masked) =>
-                            val hidden = masked.fold(Set.empty[String])(_._2)
-                            val e = d.envelope.copy(raw = masked.map(_._1).orElse(Option(r.value)),
-                              key = d.envelope.key.map(Redaction.repeated(_, hidden)),
-                              headers = d.envelope.headers.map { case (k, v) => k -> v.map(Redaction.repeated(_, hidden)) })
-                            val line = (RecordLine.text(e, None) + "\n").getBytes("UTF-8")
-                            out.write(line)
-                            bytes += line.length
-                            written += ((r.partition, r.offset, r.timestamp))
-                        }
+                // Decoded, masked and rendered two chunks at a time; written (deflate, SHA-256) and counted in order.
+                raws.chunks.parEvalMap(2) { chunk =>
+                  decoder.decodeChunk(chunk).map { decoded =>
+                    val lines = new java.io.ByteArrayOutputStream(chunk.size * 400)
+                    val written = List.newBuilder[(Int, Long, Long)]
+                    val skipped = Vector.newBuilder[String]
+                    decoded.zip(chunk).filter(p => keep(p._1.envelope)).foreach { case (d, r) =>
+                      d.envelope.schemaId.zip(d.schema).foreach { case (id, s) => ids.putIfAbsent(id -> topic, s.getFullName) }
+                      // A value that cannot be decoded cannot be masked either: it is never kept in clear. It stops the
+                      // capture, or with --skip-unredactable is left out and named.
+                      val redacted = if (redact.isEmpty || r.value == null) Right(None)
+                      else (d.datum, d.schema, d.envelope.schemaId).mapN((datum, s, id) => Redaction(datum, s, id, redact))
+                        .getOrElse(Left(s"does not decode (${d.envelope.error.getOrElse("no schema")})"))
+                      redacted match {
+                        case Left(why) if o.skipUnredactable => skipped += s"$topic-${r.partition}@${r.offset} $why"
+                        case Left(why) =>
+                          throw Failure.BadInput(s"--redact: the record at $topic-${r.partition}@${r.offset} $why; nothing captured " +
+                            "(--skip-unredactable leaves such records out)")
+                        case Right(masked) =>
+                          val hidden = masked.fold(Set.empty[String])(_._2)
+                          val e = d.envelope.copy(raw = masked.map(_._1).orElse(Option(r.value)),
+                            key = d.envelope.key.map(Redaction.repeated(_, hidden)),
+                            headers = d.envelope.headers.map { case (k, v) => k -> v.map(Redaction.repeated(_, hidden)) })
+                          lines.write((RecordLine.text(e, None) + "\n").getBytes("UTF-8"))
+                          written += ((r.partition, r.offset, r.timestamp))
                       }
-                      (written.result(), bytes)
-                    }.flatTap { case (lines, bytes) =>
-                      (progress.updateAndGet { case (n, b) => (n + lines.size, b + bytes) }, IO.monotonic).tupled.flatMap { case ((n, b), now) =>
-                        val rate = n / (((now - started).toMillis / 1000.0) max 0.001)
-                        shell.info(f"capture: $topic: $n%,d of about $estimated%,d records ($rate%,.0f/s, ${mb(b)})")
-                          .whenA(n / 20000 != (n - lines.size) / 20000)
-                      }
-                    }.map(_._1)
+                    }
+                    (lines, written.result(), skipped.result())
                   }
+                }.evalMap { case (lines, written, skipped) =>
+                  IO.blocking(lines.writeTo(out)) >>
+                    IO(unredactable.updateAndGet(l => (l._1 + skipped.size, (l._2 ++ skipped).take(5)))).whenA(skipped.nonEmpty) >>
+                    (progress.updateAndGet { case (n, b) => (n + written.size, b + lines.size) }, IO.monotonic).tupled.flatMap { case ((n, b), now) =>
+                      val rate = n / (((now - started).toMillis / 1000.0) max 0.001)
+                      shell.info(f"capture: $topic: $n%,d of about $estimated%,d records ($rate%,.0f/s, ${mb(b)})")
+                        .whenA(n / 20000 != (n - written.size) / 20000)
+                    }.as(written)
                 }.compile.fold(Map.empty[Int, PartitionSpan])((acc, lines) =>
                   lines.foldLeft(acc) { case (m, (p, off, ts)) =>
                     val t = Option(ts).filter(_ >= 0)
