@@ -82,9 +82,10 @@ object TextFile {
     }
 
   /** The lines of a file as a stream, numbered from 1, checked as [[lines]] checks them, without holding them: the first
-    * bad line (not UTF-8, too long) fails the stream naming it. Read in batches of `batch` lines per blocking call.
+    * bad line (not UTF-8, too long) fails the stream naming it. Read in batches of `batch` lines, or fewer that reach
+    * `batchChars`, per blocking call: what a consumer holds in flight is a few batches, whatever the lines' length.
     */
-  def stream(file: os.Path, what: String = "", batch: Int = 1024): fs2.Stream[cats.effect.IO, (String, Int)] = {
+  def stream(file: os.Path, what: String = "", batch: Int = 1024, batchChars: Int = 256 * 1024): fs2.Stream[cats.effect.IO, (String, Int)] = {
     import cats.effect.{IO, Resource}
     fs2.Stream.resource(Resource.fromAutoCloseable(IO.blocking {
       problem(file, what, whole = false).foreach(p => throw Failure.BadInput(p))
@@ -94,10 +95,11 @@ object TextFile {
       fs2.Stream.repeatEval(IO.blocking {
         val out = new Array[(String, Int)](batch)
         var n = 0
+        var chars = 0
         var next = if (batch > 0) reader.next() else None
         while (next.isDefined) {
-          next.get.fold(e => throw Failure.BadInput(e), l => { out(n) = l; n += 1 })
-          next = if (n < batch) reader.next() else None
+          next.get.fold(e => throw Failure.BadInput(e), l => { out(n) = l; n += 1; chars += l._1.length })
+          next = if (n < batch && chars < batchChars) reader.next() else None
         }
         fs2.Chunk.array(out, 0, n)
       }).takeWhile(_.nonEmpty).unchunks

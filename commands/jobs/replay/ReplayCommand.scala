@@ -207,14 +207,15 @@ object ReplayCommand {
       topic = to match { case ToTopic(t) => t; case ToFile(_, _) => "" }
       encoded = (registry: RegistryClient) => {
         val encoder = new FileEncoder(registry, strategy, topic, dir, known, input.exact)
-        TextFile.stream(file).filter(_._1.trim.nonEmpty).evalMap { case (text, n) =>
+        // Parsed and encoded a batch of lines on each core, in order.
+        TextFile.stream(file).filter(_._1.trim.nonEmpty).chunks.parEvalMap(2)(_.traverse { case (text, n) =>
           RecordLine.parse(text, n) match {
             case Left(e) => IO.pure(Left(s"$file:$n: $e"))
             case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:$n: $e").map { value =>
                 Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(n - 1L), l.key.orNull, value, l.headers, l.timestamp)
               })
           }
-        }
+        }).unchunks
       }
       stamp <- IO.blocking(fileStamp(file))
       checked <- RegistryClient.resource(target, timeout).use(registry =>
