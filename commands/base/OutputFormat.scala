@@ -24,13 +24,6 @@ object OutputFormat {
   def resolve(chosen: Option[OutputFormat], shell: Shell): OutputFormat =
     chosen.getOrElse(if (shell.stdoutIsTerminal) Table else Json)
 
-  /** The one place a job's output takes the format asked for (or the terminal's). */
-  def print[A](chosen: Option[OutputFormat], shell: Shell)(json: => IO[A], table: => IO[A]): IO[A] =
-    resolve(chosen, shell) match {
-      case Json => json
-      case Table => table
-    }
-
   /** Output that has both forms: one compact JSON object per line, or text for people (a table, usually). */
   def emit(format: OutputFormat, shell: Shell)(json: => List[io.circe.Json], table: => String): IO[Unit] = format match {
     case Json => json.traverse_(j => shell.println(j.noSpaces))

@@ -23,10 +23,6 @@ import cats.syntax.all._
   */
 final case class StepSummary(job: String, headline: String, outcome: StepSummary.Outcome,
                              facts: List[(String, String)] = Nil, tables: List[StepSummary.Table] = Nil, notes: List[String] = Nil) {
-  def withFact(key: String, value: String): StepSummary = copy(facts = facts :+ (key -> value))
-  def withTable(t: StepSummary.Table): StepSummary = copy(tables = tables :+ t)
-  def withNote(note: String): StepSummary = copy(notes = notes :+ note)
-
   def markdown: String = {
     val head = StepSummary.heading(s"bankops $job: ${StepSummary.inline(headline)}${outcome.mark.fold("")(" " + _)}")
     val blocks = List(head) ++

@@ -48,8 +48,3 @@ final class CommandGenerator(seed: Long, failShare: Double) {
     }
   }
 }
-
-object CommandGenerator {
-  /** Whether a transfer fails by a rule that needs no database: from equals to, or from is neither cash nor a valid account. */
-  def failsByRule(t: ConfirmMoneyTransfer): Boolean = BankRules.refusal(t).isDefined
-}
