@@ -66,11 +66,11 @@ final class RegistryClient private (baseUrl: String, makeHttp: String => Registr
     * not the timeout per attempt.
     */
   private def request(method: String, path: String, body: Option[Json] = None, root: String = base): IO[Json] = {
-    // Tried again: a registry not reached (Failure.Unavailable from `once`) or broken (5xx); never one that answered
-    // otherwise, nor another server at the address (NotARegistry).
+    // Tried again: a registry not reached (Failure.Unavailable from `once`), busy (408, 429) or broken (5xx); never one
+    // that answered otherwise, nor another server at the address (NotARegistry).
     def attempt(n: Int): IO[Json] = once(method, path, body, root).handleErrorWith {
       case e @ (_: Failure.Unavailable | RegistryError(_, _, _)) if n < retries && retried(e) => IO.sleep((200L << n).millis) >> attempt(n + 1)
-      case e: RegistryError if e.kind == RegistryError.Kind.Broken =>
+      case e: RegistryError if e.kind.retried =>
         IO.raiseError(Failure.Unavailable(s"schema registry at $describe: ${e.getMessage}", e))
       case e => IO.raiseError(e)
     }

@@ -15,21 +15,25 @@ final case class RegistryError(status: Int, errorCode: Option[Int], message: Str
 
 object RegistryError {
 
-  /** What an error answer means: refused (401, 403) or broken (5xx, the only kind retried) is the service's problem,
-    * exit 3; not found (404), rejected (409 incompatible, 422 invalid) or any other 4xx is about what was asked, exit 1.
+  /** What an error answer means. Not found (404) and rejected (409 incompatible, 422 invalid) are about what was asked,
+    * exit 1, the difference a check reports. The rest is the service's, exit 3, never read as drift: refused (401, 403),
+    * busy (408, 429) and broken (5xx), the two kinds tried again, and any other 4xx (a proxy's 407, a request the
+    * registry does not take).
     */
   sealed abstract class Kind(val exitCode: Int, val retried: Boolean)
   object Kind {
     case object Refused extends Kind(Failure.ExitUnavailable, retried = false)
     case object NotFound extends Kind(Failure.ExitDifference, retried = false)
     case object Rejected extends Kind(Failure.ExitDifference, retried = false)
+    case object Busy extends Kind(Failure.ExitUnavailable, retried = true)
     case object Broken extends Kind(Failure.ExitUnavailable, retried = true)
-    case object Other extends Kind(Failure.ExitDifference, retried = false)
+    case object Other extends Kind(Failure.ExitUnavailable, retried = false)
 
     def of(status: Int): Kind = status match {
       case 401 | 403 => Refused
       case 404 => NotFound
       case 409 | 422 => Rejected
+      case 408 | 429 => Busy
       case s if s >= 500 => Broken
       case _ => Other
     }

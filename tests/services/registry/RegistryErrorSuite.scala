@@ -15,13 +15,14 @@ class RegistryErrorSuite extends munit.FunSuite {
     assertEquals(RegistryError.from(500, "x" * 500).message.length, 200)
   }
 
-  test("kinds and exit codes: refused (401, 403) or broken (5xx, the only kind retried) is 3; any other answer is about what was asked, 1") {
+  test("kinds and exit codes: not found and rejected are about what was asked, 1; the rest is the service's, 3; busy and broken retried") {
     import RegistryError.Kind._
-    val kinds = List(401 -> Refused, 403 -> Refused, 404 -> NotFound, 409 -> Rejected, 422 -> Rejected, 400 -> Other, 500 -> Broken, 503 -> Broken)
+    val kinds = List(401 -> Refused, 403 -> Refused, 404 -> NotFound, 409 -> Rejected, 422 -> Rejected, 400 -> Other, 407 -> Other, 408 -> Busy,
+      429 -> Busy, 500 -> Broken, 503 -> Broken)
     kinds.foreach { case (s, k) => assertEquals(RegistryError(s, None, "m").kind, k, s) }
-    List(401, 403, 500, 503).foreach(s => assertEquals(RegistryError(s, None, "m").exitCode, 3, s))
-    List(400, 404, 409, 422).foreach(s => assertEquals(RegistryError(s, None, "m").exitCode, 1, s))
-    assertEquals(kinds.filter(_._2.retried).map(_._1), List(500, 503))
+    List(400, 401, 403, 407, 408, 429, 500, 503).foreach(s => assertEquals(RegistryError(s, None, "m").exitCode, 3, s))
+    List(404, 409, 422).foreach(s => assertEquals(RegistryError(s, None, "m").exitCode, 1, s))
+    assertEquals(kinds.filter(_._2.retried).map(_._1), List(408, 429, 500, 503))
   }
 
   test("a garbled answer and another server at the address are exit 3, the answer shortened to one line") {
