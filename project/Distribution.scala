@@ -65,10 +65,14 @@ object Distribution {
       val script = Process(Seq("bash", launcher.getPath, "completion", shell), dir, "BANKOPS_CDS" -> "off").!!
       IO.write(new File(completion, file), script)
     }
+    // Packed beside its final name and moved into place whole: an interrupted or failed dist leaves no tarball that
+    // looks complete (a release job would attach it), only a .part the next run replaces.
     val tarball = new File(dir, s"$name.tar.gz")
-    IO.delete(tarball)
-    val packed = Process(Seq("tar", "-C", dir.getPath, "-czf", tarball.getPath, name)).!
+    val part = new File(dir, s"$name.tar.gz.part")
+    IO.delete(Seq(tarball, part))
+    val packed = Process(Seq("tar", "-C", dir.getPath, "-czf", part.getPath, name)).!
     if (packed != 0) sys.error(s"tar could not pack $root")
+    IO.move(part, tarball)
     log(s"bankops: distribution $tarball")
     tarball
   }
