@@ -1,6 +1,6 @@
 package bankops
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.parser.parse
@@ -9,7 +9,7 @@ import org.apache.kafka.common.TopicPartition
 import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.jobs.balances.BalancesCommand
 import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.latency.{LatencyBrief, LatencyReporting, LatencySchedule, LatencyCommand, LatencyOptions}
@@ -152,7 +152,7 @@ object Demo {
       sent <-
         step("replaying the fixtures")(Shell.captured(shell)(ReplayCommand.replay(ReplayCommand.fileToTopic(loader, fixtures, BankNames.Commands),
               _)))
-      _ <- IO.raiseUnless(sent.result.code == ExitCode.Success)(Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent.lastLines(3)}"))
+      _ <- IO.raiseUnless(sent.result.code == Exit.Ok)(Failure.Unavailable(s"demo: replaying $fixtures failed: ${sent.lastLines(3)}"))
       answered <-
         awaitUntil(o.timeout, s"the handler's answers to the ${want.size} fixture commands")(feedbackSince(settings, decoder, before)) { fs =>
           val got = fs.groupBy(_.id)
@@ -227,5 +227,5 @@ object Demo {
       "every balance validated, a short latency run with its chart.",
     "bankops demo",
     opts
-  )(run, (_, r) => Shown(None, Rendered.note(f"demo: ok in ${r.took.toMillis / 1000.0}%.1f s"), ExitCode.Success))
+  )(run, (_, r) => Shown(None, Rendered.note(f"demo: ok in ${r.took.toMillis / 1000.0}%.1f s"), Exit.Ok))
 }

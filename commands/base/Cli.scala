@@ -35,9 +35,9 @@ object Cli {
     val rest = args.filterNot(_ == "--verbose")
     // No job at all is a question, not a mistake: the overview of jobs, as --help shows it.
     command(jobs).parse(if (rest.isEmpty) List("--help") else rest, shell.env) match {
-      case Left(help) if help.errors.isEmpty => shell.println(help.toString).as(ExitCode.Success)
+      case Left(help) if help.errors.isEmpty => shell.println(help.toString).as(Exit.Ok)
       case Left(help) => usageError(help, shell)
-      case Right(PrintVersion) => shell.println(Version.line).as(ExitCode.Success)
+      case Right(PrintVersion) => shell.println(Version.line).as(Exit.Ok)
       case Right(RunJob(action)) =>
         IO(rest.headOption.foreach(StartInterrupt.running)) >> IO.defer(action(shell)).handleErrorWith(report(_, shell))
     }

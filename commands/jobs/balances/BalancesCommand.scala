@@ -1,6 +1,6 @@
 package bankops.jobs.balances
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
@@ -82,7 +82,7 @@ object BalancesCommand {
     Shown(o.output,
       Rendered.result(report.findings.map(_.json) :+ report.summaryJson, report.table(o.show)) ++
         Rendered.summary(report.stepSummary(o.show)) ++ Rendered.jsonNote(s"balances: ${report.summaryLine}"),
-      if (report.findings.isEmpty) ExitCode.Success else Exit.Difference)
+      if (report.findings.isEmpty) Exit.Ok else Exit.Difference)
 
   private val validateCmd =
     Opts.subcommand("validate", "Check every account's BalanceChanged chain and compare its last balance with PostgreSQL; exit 1 on any finding.")(

@@ -1,6 +1,6 @@
 package bankops.jobs.capture
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
@@ -74,7 +74,7 @@ object CaptureCommand {
   def render(o: CaptureOptions, report: CaptureReport): Shown =
     if (report.interrupted)
       Shown(None, Rendered.note(s"capture: interrupted (Ctrl-C): nothing written to ${o.out} (it is written only when whole)"), Exit.Interrupted)
-    else if (o.dryRun) Shown(None, Rendered.note(s"capture: dry run: nothing written"), ExitCode.Success)
+    else if (o.dryRun) Shown(None, Rendered.note(s"capture: dry run: nothing written"), Exit.Ok)
     else {
       val m = report.manifest
       Shown(None,
@@ -89,7 +89,7 @@ object CaptureCommand {
                 "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.out.toString),
               notes = report.heldBack ++ Option.when(report.unredactable._1 > 0)(
                 s"${report.unredactable._1} record(s) left out by --skip-unredactable (they do not decode)"))),
-        ExitCode.Success)
+        Exit.Ok)
     }
 
   final case class ShowOptions(archive: os.Path, records: Boolean, topics: List[String], output: Option[OutputFormat])
@@ -107,7 +107,7 @@ object CaptureCommand {
       Opts.flag("records", "Print the records (JSON lines as inspect prints them).")
         .orFalse, Opts.options[String]("topic", "With --records: only this topic (repeatable).", metavar = "TOPIC").orEmpty, OutputFormat.opts)
       .mapN(ShowOptions.apply))(read,
-    (o, m: Option[ArchiveManifest]) => Shown(o.output, m.fold(Rendered.empty)(ArchiveShow.manifest), ExitCode.Success))
+    (o, m: Option[ArchiveManifest]) => Shown(o.output, m.fold(Rendered.empty)(ArchiveShow.manifest), Exit.Ok))
 
   val job: Job.Of = Job.of(
     "capture",

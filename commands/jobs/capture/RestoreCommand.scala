@@ -1,6 +1,6 @@
 package bankops.jobs.capture
 
-import cats.effect.{ExitCode, IO, Resource}
+import cats.effect.{IO, Resource}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
@@ -78,7 +78,7 @@ object RestoreCommand {
         Rendered.all(report.differences.map(d => Rendered.note(s"restore: differs: $d"))) ++
         Rendered.summary(StepSummary("restore", s"${report.records.values.sum} records restored from ${o.archive.last}",
             StepSummary.Outcome.Ok, facts = report.records.toList.sorted.map { case (t, n) => t -> n.toString }, notes = report.differences)),
-      ExitCode.Success)
+      Exit.Ok)
 
   val job: Job[Options, Either[RestoreInterrupted, RestoreReport]] = Job(
     "restore",

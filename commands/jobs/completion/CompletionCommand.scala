@@ -1,10 +1,10 @@
 package bankops.jobs.completion
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Cli, Job, Rendered, Shell, Shown}
+import bankops.base.{Cli, Exit, Job, Rendered, Shell, Shown}
 import bankops.services.contracts.{TopologyChoice, TopologyOpts}
 
 /** `bankops completion bash|zsh|fish`: the shell's completion script, generated from every job's options. The job list is
@@ -31,5 +31,5 @@ object CompletionCommand {
         if (CompletionScripts.Shells.contains(s)) s.validNel else s"shell must be bash, zsh or fish, not '$s'".invalidNel),
       TopologyOpts.choice
     ).mapN(Options.apply)
-  )(script(jobs), (_, text) => Shown(None, Rendered.text(text), ExitCode.Success))
+  )(script(jobs), (_, text) => Shown(None, Rendered.text(text), Exit.Ok))
 }

@@ -1,11 +1,10 @@
 package bankops.jobs.config
 
-import cats.effect.ExitCode
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.Json
 
-import bankops.base.{Job, OutputFormat, Rendered, Shown, Table}
+import bankops.base.{Exit, Job, OutputFormat, Rendered, Shown, Table}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Secrets, Source, Sourced}
 
 /** `bankops config show`: the effective settings and where each came from, secrets masked. */
@@ -42,7 +41,7 @@ object ConfigCommand {
       Rendered.result(
         rs.map(r => Json.obj("setting" -> Json.fromString(r.setting), "value" -> Json.fromString(r.value), "source" -> Json.fromString(r.source))),
         Table.render(List("SETTING", "VALUE", "SOURCE"), rs.map(r => List(r.setting, r.value, r.source)))),
-      ExitCode.Success)
+      Exit.Ok)
 
   val job: Job[Options, List[Row]] = Job(
     "config",

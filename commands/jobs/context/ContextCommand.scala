@@ -1,11 +1,11 @@
 package bankops.jobs.context
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.Json
 
-import bankops.base.{Failure, Job, OutputFormat, Rendered, Shell, Shown, Table}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, Table}
 import bankops.services.config.{ConnectionContext, ContextFlags, ContextStore, Secrets}
 
 /** `bankops context add|list|use|show|remove`: named cluster settings, kept in the user's config directory. */
@@ -38,7 +38,7 @@ object ContextCommand {
 
   private def saved(shell: Shell, line: String): Saved = Saved(line, ContextStore.file(shell.env).fold("")(_.toString))
 
-  private def renderSaved(s: Saved): Shown = Shown(None, Rendered.note(s"${s.line} (${s.file})"), ExitCode.Success)
+  private def renderSaved(s: Saved): Shown = Shown(None, Rendered.note(s"${s.line} (${s.file})"), Exit.Ok)
 
   final case class AddOptions(name: String, context: ConnectionContext, replace: Boolean)
 
@@ -74,7 +74,7 @@ object ContextCommand {
             List(if (e.current) "*" else "", e.name, c.bootstrapServer.getOrElse(""), c.registryUrl.fold("")(Secrets.maskUrl),
               c.dbUrl.fold("")(Secrets.maskUrl))
           })),
-      ExitCode.Success)
+      Exit.Ok)
 
   private val list = Job.Sub("list", "Every context, the current one marked *.", OutputFormat.opts)((_, shell) => listed(shell), renderList)
 
@@ -100,7 +100,7 @@ object ContextCommand {
         s"context ${e.name}\n" + Table.render(List("SETTING", "VALUE"), rows(e.context).map { case (k, v) => List(k, v) })) ++
         Rendered.all(e.context.check.swap.toOption.toList.map(why =>
             Rendered.warning(s"context ${e.name}: $why; it was written by hand or by an older bankops, and jobs refuse it until it is fixed"))),
-      ExitCode.Success)
+      Exit.Ok)
 
   private val show = Job.Sub("show", "A context's settings (default: the chosen one), secrets only by reference.",
     (nameArg.orNone, OutputFormat.opts).mapN(ShowOptions.apply))(chosen, renderShow)

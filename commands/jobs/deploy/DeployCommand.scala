@@ -136,7 +136,7 @@ object DeployCommand {
             if (!left.isEmpty) shell.info("apply: topics still differ after apply; ACLs, users and schemas not changed").as(Exit.Difference -> false)
             else access(s, deleteUnlisted, format, shell).flatMap {
               case Some(code) => IO.pure(code -> false)
-              case None if sp.isEmpty => shell.info("topics and access: applied; schemas: no changes").as(ExitCode.Success -> true)
+              case None if sp.isEmpty => shell.info("topics and access: applied; schemas: no changes").as(Exit.Ok -> true)
               case None =>
                 SchemaFlow.register(s.sync, s.desired, sp, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell) >> r.failure)
                   .map(r => Exit.differsIf(!r.complete) -> true)

@@ -5,7 +5,7 @@ import cats.syntax.all._
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.TopicPartition
 
-import bankops.base.{Failure, OutputFile, OutputFormat, Shell, StepSummary, Table, TextFile}
+import bankops.base.{Exit, Failure, OutputFile, OutputFormat, Shell, StepSummary, Table, TextFile}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, GroupDescription}
 
 /** `groups reset`: facts from the cluster, the pure [[ResetPlan]], and (with --execute) one atomic commit per group. */
@@ -50,8 +50,8 @@ private[groups] object GroupReset {
       else
         active.traverse_(d => shell.warn(s"consumer group ${d.group} has active members (${d.memberList}): --execute is refused until they stop")) >>
           save(plan, saveTo, overwrite, shell) >> shell.info(s"groups: ${describe(plan)}${if (plan.isEmpty) "" else "; --execute applies it"}")
-            .as(ExitCode(if (plan.isEmpty) 0 else Failure.ExitDifference))
-    } yield Report(code, stepSummary(plan, executed = execute && code == ExitCode.Success))
+            .as(Exit.differsIf(!plan.isEmpty))
+    } yield Report(code, stepSummary(plan, executed = execute && code == Exit.Ok))
 
   /** Every partition an offsets file names for these groups and topics exists: one that does not is a file from
     * another topic's shape, never silently passed over.
@@ -81,7 +81,7 @@ private[groups] object GroupReset {
       case Some(d) => IO.raiseError(Failure.BadInput(s"consumer group ${d.group} has ${d.members.size} active member(s): ${d.memberList}; " +
             "stop them before resetting (a stopped static member leaves after its session timeout); nothing was changed"))
       case None => save(plan, saveTo, overwrite, shell) >> (
-          if (plan.isEmpty) shell.info(s"groups: ${describe(plan)}").as(ExitCode.Success)
+          if (plan.isEmpty) shell.info(s"groups: ${describe(plan)}").as(Exit.Ok)
           else plan.offsets.toList.sortBy(_._1).traverse_ { case (g, offsets) =>
             ConsumerGroups.alter(admin, g, offsets) >> ConsumerGroups.committed(admin, g).flatMap { now =>
               val off = offsets.filterNot { case (tp, o) => now.get(tp).contains(o) }
@@ -90,7 +90,7 @@ private[groups] object GroupReset {
                     "read back differently (did a member join meanwhile?)"))
             }
           } >> shell.info(s"groups: moved ${plan.changed.size} partitions of ${plan.offsets.keys.toList.sorted.mkString(", ")}: " +
-            s"${plan.reread} records to read again, ${plan.skip} skipped${saveTo.fold("")(f => s"; to undo: --to file:$f")}").as(ExitCode.Success))
+            s"${plan.reread} records to read again, ${plan.skip} skipped${saveTo.fold("")(f => s"; to undo: --to file:$f")}").as(Exit.Ok))
     }
 
   /** Written whole through OutputFile: never through a link, over a directory or a device, nor over a file without --overwrite. */

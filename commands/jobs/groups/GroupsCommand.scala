@@ -8,7 +8,7 @@ import org.apache.kafka.clients.admin.Admin
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown, StepSummary, Table}
+import bankops.base.{Exit, Failure, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown, StepSummary, Table}
 import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
 import bankops.services.kafka.{ConsumerGroups, Doing, KafkaClients, SourceOpts, TopicName}
 
@@ -31,7 +31,7 @@ object GroupsCommand {
       Rendered.result(rows.map(_.json), if (rows.isEmpty) "(no consumer groups)" else Table.render(GroupListing.header, rows.map(_.cells))) ++
         Rendered.summary(StepSummary("groups list", s"${rows.size} consumer groups", StepSummary.Outcome.Info,
             tables = List(StepSummary.Table(GroupListing.header, rows.map(_.cells), numeric = Set(2, 4))))),
-      ExitCode.Success)
+      Exit.Ok)
 
   private val listCmd = Job.Sub("list", "Every consumer group with its state, members, protocol and total lag.", common)(
     (c, shell) => withAdmin(c, shell, Doing.describing(Nil))((admin, kafka) => new GroupReader(admin, kafka, c.timeout).list), renderList)
@@ -54,7 +54,7 @@ object GroupsCommand {
           statuses.traverse_(s => StepSummary.write(shell, s.stepSummary)).whenA(every.isEmpty)
       }
       every.fold(once)(e => Interrupt.onCtrlC.use(stop => IO.race((once >> IO.sleep(e)).foreverM, stop).void))
-    }.as(ExitCode.Success)
+    }.as(Exit.Ok)
   }
 
   private val describeCmd =
@@ -108,7 +108,7 @@ object GroupsCommand {
     Job.Sub("delete", "Delete empty groups and their committed offsets (--yes required; refused while a group has members).",
       (common, groups, Opts.flag("yes", "Confirm the deletion.").orFalse).tupled.mapValidated { case (c, gs, yes) =>
         if (yes) DeleteOptions(c, gs).validNel else "groups delete removes the groups' committed offsets for good: add --yes to confirm".invalidNel
-      })(delete, (_, _: List[String]) => Shown.exit(ExitCode.Success))
+      })(delete, (_, _: List[String]) => Shown.exit(Exit.Ok))
 
   val job: Job.Of = Job.of(
     "groups",

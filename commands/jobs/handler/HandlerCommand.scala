@@ -7,7 +7,7 @@ import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.base.{Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell, Shown}
+import bankops.base.{Exit, Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell, Shown}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
 import bankops.services.kafka.{Denied, Doing, KafkaClients, TopicName}
@@ -103,7 +103,7 @@ object HandlerCommand {
           HandlerLoop.resource(HandlerNames(o.group, o.topics.commands), parts, producer(settings, s"${o.group}-$instance", o.timeout),
             ledgerDb(settings, o.timeout, stopping)).use { loop =>
             IO.blocking(loop.start()).as(true).recover { case _: HandlerStopping => false }.adaptError(Denied.tag(polling)).flatMap {
-              case false => shell.info("handler: stopped before it started (SIGTERM)").as(ExitCode.Success)
+              case false => shell.info("handler: stopped before it started (SIGTERM)").as(Exit.Ok)
               case true =>
                 // Declared once it consumes, removed when it stops; the line says the same to a person.
                 val ready =

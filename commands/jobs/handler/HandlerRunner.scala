@@ -4,7 +4,7 @@ import cats.effect.{ExitCode, IO}
 
 import scala.concurrent.duration._
 
-import bankops.base.Shell
+import bankops.base.{Exit, Shell}
 import bankops.services.kafka.{Denied, Doing}
 
 /** Runs the handler's batches until SIGINT/SIGTERM (the batch in hand is finished first, then exit 0), reports its
@@ -63,7 +63,7 @@ private[handler] object HandlerRunner {
       go(first, 0).flatMap { last =>
         IO.monotonic.flatMap(now => IO.blocking(loop.stats.snapshot(loop.lag, now.toNanos))).flatMap { end =>
           shell.info(s"handler: stopped: ${end.line(first.copy(nanos = start.toNanos))}")
-        }.as(ExitCode.Success)
+        }.as(Exit.Ok)
       }
     }
   }

@@ -1,6 +1,6 @@
 package bankops.jobs.inspect
 
-import cats.effect.{ExitCode, IO, Ref}
+import cats.effect.{IO, Ref}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import fs2.Stream
@@ -128,7 +128,7 @@ object InspectCommand {
           "default hashes keys with CRC32) puts keys elsewhere: --all-partitions reads all").when(o.spec.byKey.isDefined && s.shown == 0) ++
         Rendered.all(s.filterWarnings(o.filter, o.fields).map(Rendered.warning)) ++
         Rendered.summary(s.stepSummary(o.spec.topics, o.strict, partitions)),
-      if (outputClosed) Exit.OutputClosed else if (o.strict && s.undecodable > 0) Exit.Difference else ExitCode.Success)
+      if (outputClosed) Exit.OutputClosed else if (o.strict && s.undecodable > 0) Exit.Difference else Exit.Ok)
   }
 
   val job: Job[Options, Report] = Job(

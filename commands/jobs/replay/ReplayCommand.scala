@@ -259,7 +259,7 @@ object ReplayCommand {
             facts = List("source topics" -> spec.topics.mkString(", "), "file" -> file.toString, "records" -> n.toString)))
         if (dryRun) limited.compile.count.flatMap(n =>
           shell.info(s"replay: dry run: $n records read; nothing written") >>
-            summary(s"dry run: $n records read; nothing written", n)).as(ExitCode.Success)
+            summary(s"dry run: $n records read; nothing written", n)).as(Exit.Ok)
         else {
           val writing = OutputFile.write("--to-file", file, overwrite)(w =>
             limited.chunks.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid)
@@ -268,7 +268,7 @@ object ReplayCommand {
             case Left(_) =>
               shell.info(s"replay: interrupted (Ctrl-C): nothing written to $file (it is written only when complete)").as(Exit.Interrupted)
             case Right(n) => shell.info(s"replay: $n records written to $file") >>
-                summary(s"$n records written to ${file.last}", n).as(ExitCode.Success)
+                summary(s"$n records written to ${file.last}", n).as(Exit.Ok)
           }
         }
       }

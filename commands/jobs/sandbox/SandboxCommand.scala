@@ -1,6 +1,6 @@
 package bankops.jobs.sandbox
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.Json
@@ -33,7 +33,7 @@ object SandboxCommand {
       }
     },
     (_, context: Rendered) =>
-      Shown(None, context ++ Rendered.note("sandbox ready: `bankops sandbox env` prints the settings for other clients"), ExitCode.Success))
+      Shown(None, context ++ Rendered.note("sandbox ready: `bankops sandbox env` prints the settings for other clients"), Exit.Ok))
 
   /** The sandbox's context follows the sandbox; a contexts file that cannot be written only costs a warning. */
   private def register(shell: Shell, dir: os.Path, context: Option[ConnectionContext], done: String): IO[Rendered] =
@@ -81,7 +81,7 @@ object SandboxCommand {
     (o, s: Stopped) => {
       val wiped = if (o.wipe) "; data wiped" else ""
       Shown(None, Rendered.note(if (s.services.isEmpty) s"nothing was running$wiped" else s"stopped ${s.services.mkString(", ")}$wiped") ++ s.context,
-        ExitCode.Success)
+        Exit.Ok)
     })
 
   // Checked against the sandbox's list of services when the command runs (exit 2 naming them).
@@ -93,7 +93,7 @@ object SandboxCommand {
   private val restart = Job.Sub("restart",
     "Stop one service (a broker kafka-N, registry, postgres or handler) and start it on the same data: see what clients do meanwhile.",
     (dirOpt, serviceArg).mapN(ServiceOptions.apply))((o, shell) => sandbox(o.dir, shell).restart(o.service),
-    (_, _: Unit) => Shown.exit(ExitCode.Success))
+    (_, _: Unit) => Shown.exit(Exit.Ok))
 
   final case class AloneOptions(dir: Option[os.Path], services: List[String])
 
@@ -102,7 +102,7 @@ object SandboxCommand {
       "handler to let commands pile up.",
     (dirOpt, Opts.arguments[String]("SERVICE").map(_.toList)).mapN(AloneOptions.apply))(
     (o, shell) => sandbox(o.dir, shell).alone(o.services, start),
-    (_, done: List[(String, String)]) => Shown(None, Rendered.all(done.map { case (s, r) => Rendered.note(f"$s%-9s $r") }), ExitCode.Success))
+    (_, done: List[(String, String)]) => Shown(None, Rendered.all(done.map { case (s, r) => Rendered.note(f"$s%-9s $r") }), Exit.Ok))
 
   final case class LogsOptions(dir: Option[os.Path], service: String, lines: Int)
 
@@ -119,7 +119,7 @@ object SandboxCommand {
           IO.raiseError(Failure.BadInput(s"no ${o.service} log at $log: the sandbox has not run here"))
         )
       },
-    (_, tail: String) => Shown(None, Rendered.lines(List(tail)), ExitCode.Success))
+    (_, tail: String) => Shown(None, Rendered.lines(List(tail)), Exit.Ok))
 
   private val identityOpt: Opts[String] =
     Opts.option[String]("as", s"The identity whose settings to print: ${Identities.all.mkString(", ")} (default ${Identities.Operator}).",
@@ -155,7 +155,7 @@ object SandboxCommand {
       (dirOpt, identityOpt, Opts.flag("scram", "Authenticate as the identity's SCRAM user (SASL_SSL listener) instead of its certificate.").orFalse)
         .mapN(EnvOptions.apply))(variables,
       (_, vars: List[(String, String)]) =>
-        Shown(None, Rendered.lines(vars.map { case (k, v) => s"export $k='${v.replace("'", "'\\''")}'" }), ExitCode.Success))
+        Shown(None, Rendered.lines(vars.map { case (k, v) => s"export $k='${v.replace("'", "'\\''")}'" }), Exit.Ok))
 
   /** `provision` sets the bank up once the services answer (the job list passes `bankops apply`). */
   def job(provision: Sandbox.Provision): Job.Of = Job.of(

@@ -1,6 +1,6 @@
 package bankops.jobs.schemas
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 import io.circe.Json
@@ -36,7 +36,7 @@ private[schemas] object HistoryCommands {
           r.versions.map(v => List(v.version.toString, v.id.toString, v.created.getOrElse("-"), referencesText(v.references))))) ++
         Rendered.note(r.datesFrom.fold(s"${o.subject}: ${r.versions.size} versions; no dates: the registry's Confluent API gives none")(from =>
             s"${o.subject}: ${r.versions.size} versions; dates from $from")),
-      ExitCode.Success)
+      Exit.Ok)
 
   val versions = Job.Sub("versions",
     "A subject's versions, oldest first: version, id, when created (where the registry says), references.",
@@ -52,7 +52,7 @@ private[schemas] object HistoryCommands {
             "references" -> v.references.asJson, "schema" -> schema)),
         s"subject     ${v.subject}\nversion     ${v.version}\nid          ${v.id}\nreferences  ${referencesText(v.references)}\n" +
           schema.spaces2),
-      ExitCode.Success)
+      Exit.Ok)
   }
 
   val show = Job.Sub("show",
@@ -73,7 +73,7 @@ private[schemas] object HistoryCommands {
     (o, shell) =>
       bad(HistoryArgs.diff(o.versions)).flatMap { case (old, to) => session(o.common, shell)(_.diff(o.subject, old, to, o.docs)) },
     (o, d: DiffReport) =>
-      Shown(o.common.output, Rendered.result(List(d.asJson), diffText(d)), if (d.verdict.compatible) ExitCode.Success else Exit.Difference))
+      Shown(o.common.output, Rendered.result(List(d.asJson), diffText(d)), if (d.verdict.compatible) Exit.Ok else Exit.Difference))
 
   private def diffText(d: DiffReport): String = {
     val v = d.verdict

@@ -70,7 +70,7 @@ object TopicsCommand {
               s"${failed.map(_.change.topic).distinct.mkString(", ")}")
             .as(ExitCode(TopicSync.exitCode(failed)))
         else TopicSync.confirm(admin, topology).flatMap { left =>
-          if (left.isEmpty) shell.info(s"topics: ${outcomes.size} changes applied; the cluster matches the topology").as(ExitCode.Success)
+          if (left.isEmpty) shell.info(s"topics: ${outcomes.size} changes applied; the cluster matches the topology").as(Exit.Ok)
           else shell.info(s"topics: applied, but the cluster still differs: ${left.changes.map(ch => s"${ch.topic} ${ch.detail}").mkString("; ")}")
             .as(Exit.Difference)
         })
