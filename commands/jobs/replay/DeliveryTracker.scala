@@ -37,6 +37,11 @@ private[replay] final class DeliveryTracker(val partitions: Int, keepSent: Boole
 
   final class Sending private[DeliveryTracker] (chunk: Chunk[Outgoing]) {
     private val anyFailed = new AtomicBoolean(false)
+    // Held until every record is answered: the source positions only, not the records' bytes (the producer holds a
+    // copy of those), so what a replay holds in flight is the producer's buffer, not that buffer twice over.
+    private val partitions = chunk.map(_.sourcePartition).toArray
+    private val offsets = chunk.map(_.sourceOffset).toArray
+    private val kept = if (keepSent) chunk else Chunk.empty[Outgoing]
 
     /** The producer's answer for the record at `index` of the chunk (read only with --verify, to keep where it
       * landed), or why it was not delivered.
@@ -44,15 +49,15 @@ private[replay] final class DeliveryTracker(val partitions: Int, keepSent: Boole
     def answered(index: Int, partition: Int, offset: Long, error: Exception): Unit =
       if (error == null) {
         acked(partition).incrementAndGet()
-        if (keepSent) sent.put((partition, offset), chunk(index))
+        if (keepSent) sent.put((partition, offset), kept(index))
       } else {
         anyFailed.set(true)
         if (Denied.isRefusal(error)) refusal.compareAndSet(null, error)
       }
 
-    def settle(): Unit = if (anyFailed.get) chunk.foreach { r =>
+    def settle(): Unit = if (anyFailed.get) partitions.indices.foreach { i =>
       failedRecords.incrementAndGet()
-      failedAt.merge(r.sourcePartition, r.sourceOffset, (a, b) => java.lang.Long.valueOf(a.longValue min b.longValue))
+      failedAt.merge(partitions(i), offsets(i), (a, b) => java.lang.Long.valueOf(a.longValue min b.longValue))
     }
   }
 

@@ -112,8 +112,7 @@ class ReplaySuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
-  // Before the two passes, a 58 MiB file under -Xmx48m died with OutOfMemoryError (GC overhead limit exceeded). The
-  // heap leaves room for the producer's 32 MiB buffer beside the few batches of lines in flight.
+  // Before the two passes, a 58 MiB file under -Xmx48m died with OutOfMemoryError (GC overhead limit exceeded).
   test("a file larger than the heap replays whole: every line checked, then sent, none held (-Xmx64m, a 78 MiB file)") {
     val dst = TopologyFixture.unique("dst")
     val lines = 32000
@@ -124,7 +123,11 @@ class ReplaySuite extends munit.CatsEffectSuite with OnSandbox {
         s"""{"record": "ConfirmMoneyTransfer", "key": "${id(i)}", "value": ${transfer(i).mapObject(_.add("description", Json.fromString(long))).noSpaces}}\n"""))
     for {
       _ <- apply(dst)
-      p <- CliProcess.startJvm(List("-Xmx64m", "-XX:TieredStopAtLevel=4"), "replay", "--from-file", file.toString, "--to-topic", dst)
+      // The producer's buffer scaled to the heap, as an operator would set it for a small one (its 32 MiB default is
+      // half of this heap, and on a loaded machine it fills).
+      props = os.temp(os.read(SandboxFixture.layout.dir / "client.properties") + "\nbuffer.memory=8388608\n", suffix = ".properties")
+      p <- CliProcess.startJvm(List("-Xmx64m", "-XX:TieredStopAtLevel=4"), "replay", "--from-file", file.toString, "--to-topic", dst,
+        "--command-config", props.toString)
       code <- p.exited(5.minutes)
       landed <- SandboxFixture.written(dst)
     } yield {
