@@ -128,6 +128,8 @@ class BadInputSuite extends CatsEffectSuite with OnSandbox {
       Row("a replay file that is not UTF-8",
         List("replay", "--from-file", file("latin1.jsonl", (line + "\n").getBytes("UTF-8") ++ "caf\u00e9\n".getBytes("ISO-8859-1")),
           "--to-topic", "heartbeat"), 2, "latin1.jsonl:2: not UTF-8 text"),
+      Row("a replay file that does not exist", List("replay", "--from-file", (dir / "absent.jsonl").toString, "--to-topic", "heartbeat"), 2,
+        "absent.jsonl: no such file"),
       Row("--exact with a raw value shorter than the frame",
         List("replay", "--from-file",
           text("short.jsonl", """{"key":null,"raw":"AAE="}""" + "\n"), "--to-topic", "heartbeat", "--exact"), 2,

@@ -32,7 +32,7 @@ final case class InspectStats(read: Long, shown: Long, undecodable: Long, byReco
     }
 
   def summary: String = {
-    val types = byRecord.toList.sortBy(-_._2).map { case (r, n) => s"$r $n" }
+    val types = byRecord.toList.sortBy { case (r, n) => (-n, r) }.map { case (r, n) => s"$r $n" }
     s"$read read, $shown shown, $undecodable undecodable" + (if (types.isEmpty) "" else types.mkString(" (", ", ", ")"))
   }
 

@@ -197,8 +197,9 @@ object ReplayCommand {
 
   /** Every line parsed and encoded before anything is sent; with errors, exit 2 naming line and field (unless --no-strict).
     * Two passes over the file, neither holding it: the first checks every line and keeps only counts and the first
-    * errors, the second encodes the lines again as they are sent. A file changed between the passes is refused, and a
-    * line that fails only in the second (the file changed while sent) stops the replay naming it.
+    * errors, the second encodes the lines again as they are sent (with --no-strict, saying each line it leaves out). A
+    * file changed between the passes is refused, and a line that fails only in the second (the file or the target's
+    * subjects changed meanwhile) stops a strict replay naming it.
     */
   private def fromFile(file: os.Path, to: To, input: FileInput, timeout: FiniteDuration, target: ConnectionSettings, strategy: SubjectNameStrategy,
                        known: Map[String, SchemaFile], shell: Shell): IO[Stream[IO, Chunk[Outgoing]]] =
@@ -217,11 +218,11 @@ object ReplayCommand {
           }
         }).unchunks
       }
-      stamp <- IO.blocking(fileStamp(file))
+      // A path that is no readable file is named as TextFile names it (exit 2) before its size and time are taken.
+      stamp <- IO.blocking(TextFile.problem(file, whole = false).fold(fileStamp(file))(p => throw Failure.BadInput(p)))
       checked <- RegistryClient.resource(target, timeout).use(registry =>
         encoded(registry).evalScan((0L, 0L, Vector.empty[String])) {
-          case ((lines, bad, first), Left(e)) =>
-            (if (input.strict) IO.unit else shell.warn(s"skipped $e")).as((lines + 1, bad + 1, if (first.size < 10) first :+ e else first))
+          case ((lines, bad, first), Left(e)) => IO.pure((lines + 1, bad + 1, if (first.size < 10) first :+ e else first))
           case ((lines, bad, first), Right(_)) => IO.pure((lines + 1, bad, first))
         }.compile.lastOrError)
       (lines, bad, first) = checked
@@ -233,8 +234,9 @@ object ReplayCommand {
     } yield Stream.resource(RegistryClient.resource(target, timeout)).flatMap(registry =>
       encoded(registry).evalMap {
         case Right(o) => IO.pure(Some(o))
-        case Left(_) if !input.strict => IO.pure(None)
-        case Left(e) => IO.raiseError(Failure.BadInput(s"$e (the file changed while it was being sent)"))
+        // --no-strict: each line left out is said as it is left out, in the pass that sends.
+        case Left(e) if !input.strict => shell.warn(s"skipped $e").as(None)
+        case Left(e) => IO.raiseError(Failure.BadInput(s"$e (the file or the target's subjects changed while it was being sent)"))
       }.unNone.chunkN(1000))
 
   /** What tells a file changed between two reads of it: its size and modification time. */
