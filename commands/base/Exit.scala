@@ -9,6 +9,9 @@ object Exit {
   val BadInput: ExitCode = ExitCode(Failure.ExitBadInput)
   val Unavailable: ExitCode = ExitCode(Failure.ExitUnavailable)
   val NotAuthorized: ExitCode = ExitCode(Failure.ExitNotAuthorized)
+  /** The code of a class of failure a service named. */
+  def of(kind: Failure.Kind): ExitCode = ExitCode(kind.exitCode)
+
   /** 1 when a check found a difference, else 0. */
   def differsIf(differs: Boolean): ExitCode = if (differs) Difference else Ok
 

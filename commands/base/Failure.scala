@@ -18,6 +18,17 @@ object Failure {
   /** 4: Kafka's authorizer refused an operation; the message names the operation, the resource and the identity in use. */
   final case class NotAuthorized(override val message: String, cause: Throwable = null) extends Failure(message, 4, cause)
 
+  /** The documented classes without a message: what a service says an error is, where the job writes its own line.
+    * The number is the CLI's ([[Exit.of]]); services name the class.
+    */
+  sealed abstract class Kind(val exitCode: Int)
+  object Kind {
+    case object Difference extends Kind(ExitDifference)
+    case object BadInput extends Kind(ExitBadInput)
+    case object Unavailable extends Kind(ExitUnavailable)
+    case object NotAuthorized extends Kind(ExitNotAuthorized)
+  }
+
   val ExitDifference = 1
   val ExitBadInput = 2
   val ExitUnavailable = 3

@@ -5,12 +5,12 @@ import io.circe.parser.parse
 import bankops.base.{Failure, ServiceError}
 
 /** A registry answer that was not a success: the HTTP status plus Confluent's `error_code` and `message`. Its
-  * [[RegistryError.Kind]], from the status, decides the exit code and whether the request is tried again.
+  * [[RegistryError.Kind]], from the status, decides the class of failure (its exit code) and whether the request is tried again.
   */
 final case class RegistryError(status: Int, errorCode: Option[Int], message: String)
     extends ServiceError(s"schema registry answered $status${errorCode.fold("")(c => s" (error_code $c)")}: $message") {
   def kind: RegistryError.Kind = RegistryError.Kind.of(status)
-  def exitCode: Int = kind.exitCode
+  def failure: Failure.Kind = kind.failure
 }
 
 object RegistryError {
@@ -20,14 +20,14 @@ object RegistryError {
     * busy (408, 429) and broken (5xx), the two kinds tried again, and any other 4xx (a proxy's 407, a request the
     * registry does not take).
     */
-  sealed abstract class Kind(val exitCode: Int, val retried: Boolean)
+  sealed abstract class Kind(val failure: Failure.Kind, val retried: Boolean)
   object Kind {
-    case object Refused extends Kind(Failure.ExitUnavailable, retried = false)
-    case object NotFound extends Kind(Failure.ExitDifference, retried = false)
-    case object Rejected extends Kind(Failure.ExitDifference, retried = false)
-    case object Busy extends Kind(Failure.ExitUnavailable, retried = true)
-    case object Broken extends Kind(Failure.ExitUnavailable, retried = true)
-    case object Other extends Kind(Failure.ExitUnavailable, retried = false)
+    case object Refused extends Kind(Failure.Kind.Unavailable, retried = false)
+    case object NotFound extends Kind(Failure.Kind.Difference, retried = false)
+    case object Rejected extends Kind(Failure.Kind.Difference, retried = false)
+    case object Busy extends Kind(Failure.Kind.Unavailable, retried = true)
+    case object Broken extends Kind(Failure.Kind.Unavailable, retried = true)
+    case object Other extends Kind(Failure.Kind.Unavailable, retried = false)
 
     def of(status: Int): Kind = status match {
       case 401 | 403 => Refused
@@ -53,14 +53,14 @@ object RegistryError {
   */
 final case class RegistryGarbled(registry: String, request: String, expected: String, answer: String)
     extends ServiceError(s"schema registry at $registry answered $request with no $expected: ${answer.replaceAll("\\s+", " ").take(200)}") {
-  def exitCode: Int = Failure.ExitUnavailable
+  def failure: Failure.Kind = Failure.Kind.Unavailable
 }
 
 /** The address answers, but not as a Confluent-compatible registry would (HTML, or a 404 without Confluent's error
   * code): exit 3, never tried again.
   */
 final case class NotARegistry(registry: String, what: String) extends ServiceError(s"no Confluent-compatible registry at $registry ($what)") {
-  def exitCode: Int = Failure.ExitUnavailable
+  def failure: Failure.Kind = Failure.Kind.Unavailable
 }
 
 /** The registry answered with a schema bankops cannot read values by: another type than Avro (a shared registry holds
@@ -70,5 +70,5 @@ final case class NotARegistry(registry: String, what: String) extends ServiceErr
   */
 final case class SchemaNotAvro(registry: String, why: String, answer: String) extends ServiceError(
       s"schema registry at $registry answered a schema that is no Avro schema ($why): ${answer.replaceAll("\\s+", " ").take(200)}") {
-  def exitCode: Int = Failure.ExitUnavailable
+  def failure: Failure.Kind = Failure.Kind.Unavailable
 }
