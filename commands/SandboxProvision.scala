@@ -29,10 +29,10 @@ object SandboxProvision {
       val env = shell.env -- ConnectionFlags.Variables - TopologyOpts.EnvironmentVariable ++ scram
       Shell.captured(shell.copy(env = env))(DeployCommand.applyAll(common, None, _)).attempt
     }.flatMap {
-      case Right(Shell.Captured(report, _)) if report.code.code == 0 =>
+      case Right(Shell.Captured(report, _)) if report.verdict.code.code == 0 =>
         IO.pure(if (report.changed) s"applied schemas/topology.json$environment: ${report.headline}"
           else s"in place$environment: the bank's topics, access and subjects")
-      case Right(Shell.Captured(report, lines)) => failed(lines.lastOption.getOrElse(s"exit ${report.code.code}"))
+      case Right(Shell.Captured(report, _)) => failed(report.verdict.lines.mkString("; "))
       case Left(f: Failure) => failed(f.message)
       case Left(e) => IO.raiseError(e)
     }

@@ -47,11 +47,13 @@ class LayersSuite extends munit.FunSuite {
       "services/plan/TopicSync.scala" ->
         "package bankops.services.plan\ndef p(shell: Shell) = shell.info(\"x\") >> OutputFormat.emit(f, shell)(Nil, \"\")\n",
       "services/plan/SchemaFlow.scala" -> "package bankops.services.plan\nimport cats.effect.{ExitCode, IO}\ndef e = Exit.Difference\n",
+      "services/plan/AccessSync.scala" -> "package bankops.services.plan\ndef code(e: Throwable): Int = Failure.ExitUnavailable\n",
       "services/kafka/Doc.scala" -> "package bankops.services.kafka\n/** shell.info is the job's: ExitCode too */\nval x = 1 // Exit.Ok\n",
       "jobs/topics/TopicsCommand.scala" -> "package bankops.jobs.topics\nshell.info(\"x\").as(ExitCode.Success)\n"
     )
     assertEquals(servicesShowing(files),
       List(
+        "services/plan/AccessSync.scala: chooses an exit code (Failure.ExitUnavailable): the job does",
         "services/plan/SchemaFlow.scala: chooses an exit code (ExitCode): the job does",
         "services/plan/SchemaFlow.scala: chooses an exit code (Exit.Difference): the job does",
         "services/plan/TopicSync.scala: prints (shell.info): return it as data for the job to show",
@@ -68,17 +70,21 @@ class LayersSuite extends munit.FunSuite {
         "package bankops.jobs.replay\nimport bankops.jobs.inspect.{RecordDecoder, SourceOpts}\nimport bankops.services.kafka.TopicReader\n",
       "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nimport bankops.Jobs\n",
       "jobs/balances/BalancesCommand.scala" -> "package bankops.jobs.balances\nimport bankops.jobs._\nimport bankops.services._\n",
-      "extra/Thing.scala" -> "package bankops.extra\n"
+      "extra/Thing.scala" -> "package bankops.extra\n",
+      "flags/PlanFlags.scala" -> "package bankops.flags\nimport bankops.services.plan.SchemaFlow\nimport bankops.jobs.deploy.DeployCommand\n",
+      "services/plan/SchemaFlow.scala" -> "package bankops.services.plan\nimport bankops.flags.PlanFlags\n"
     )
     assertEquals(violations(files),
       List(
         "base/Shell.scala: base imports bankops.services.config",
-        "extra/Thing.scala: not in a layer (base/, services/<name>/, jobs/<name>/ or commands/ itself)",
+        "extra/Thing.scala: not in a layer (base/, services/<name>/, flags/, jobs/<name>/ or commands/ itself)",
+        "flags/PlanFlags.scala: flags imports bankops.jobs.deploy",
         "jobs/balances/BalancesCommand.scala: jobs.balances imports bankops.jobs",
         "jobs/heartbeat/HeartbeatCommand.scala: jobs.heartbeat imports bankops.Jobs",
         "jobs/replay/ReplayCommand.scala: jobs.replay imports bankops.jobs.inspect",
         "services/avro/WireFormat.scala: services.avro imports bankops.services.kafka",
-        "services/kafka/Reader.scala: services.kafka imports bankops.jobs.inspect"
+        "services/kafka/Reader.scala: services.kafka imports bankops.jobs.inspect",
+        "services/plan/SchemaFlow.scala: services.plan imports bankops.flags"
       ))
   }
 }
@@ -90,6 +96,7 @@ object LayersSuite {
 
   private sealed trait Layer { def name: String }
   private case object Base extends Layer { val name = "base" }
+  private case object FlagsLayer extends Layer { val name = "flags" }
   private final case class Service(s: String) extends Layer { val name = s"services.$s" }
   private final case class JobLayer(j: String) extends Layer { val name = s"jobs.$j" }
   private case object Top extends Layer { val name = "bankops" }
@@ -97,6 +104,7 @@ object LayersSuite {
   /** Where a file sits (its path below commands/), or where a reference points (`bankops.services.kafka` ...). */
   private def layerOf(parts: List[String]): Option[Layer] = parts match {
     case "base" :: _ => Some(Base)
+    case "flags" :: _ => Some(FlagsLayer)
     case "services" :: s :: _ if services.contains(s) => Some(Service(s))
     case "jobs" :: j :: _ => Some(JobLayer(j))
     case List(_) => Some(Top)
@@ -110,13 +118,15 @@ object LayersSuite {
     case (Base, _) => false
     case (Service(a), Service(b)) => services.indexOf(b) < services.indexOf(a)
     case (Service(_), _) => false
-    case (JobLayer(_), Service(_)) => true
+    case (FlagsLayer, Service(_)) => true
+    case (FlagsLayer, _) => false
+    case (JobLayer(_), Service(_) | FlagsLayer) => true
     case (JobLayer(_), _) => false
     case (Top, _) => true
   }
 
   // `bankops.jobs` or `bankops.services` alone (a wildcard import, then relative names) counts as all of that layer.
-  private val Reference = """\bbankops\.(base|services\.[a-z]+|jobs\.[a-z]+|services|jobs|[A-Z][A-Za-z0-9_]*)\b""".r
+  private val Reference = """\bbankops\.(base|flags|services\.[a-z]+|jobs\.[a-z]+|services|jobs|[A-Z][A-Za-z0-9_]*)\b""".r
 
   /** Top-layer files other than Main run jobs through their typed entry points, never by composing a command line. */
   def commandLines(files: Map[String, String]): List[String] =
@@ -151,7 +161,7 @@ object LayersSuite {
     }
 
   private val Shows = """\b(shell\.(?:println|print|info|warn)|OutputFormat\.(?:emit|print)|StepSummary\.(?:write|append)|Rendered\.show)\b""".r
-  private val Exits = """\b(ExitCode|Exit\.[A-Za-z]+)\b""".r
+  private val Exits = """\b(ExitCode|Exit\.[A-Za-z]+|Failure\.Exit[A-Za-z]+)\b""".r
 
   /** Services return values (plans, reports, errors as data, what to show as [[bankops.base.Rendered]]): a job shows
     * them and chooses its exit code.
@@ -170,7 +180,7 @@ object LayersSuite {
   def violations(files: Map[String, String]): List[String] =
     files.toList.sortBy(_._1).flatMap { case (path, text) =>
       layerOf(path.split('/').toList) match {
-        case None => List(s"$path: not in a layer (base/, services/<name>/, jobs/<name>/ or commands/ itself)")
+        case None => List(s"$path: not in a layer (base/, services/<name>/, flags/, jobs/<name>/ or commands/ itself)")
         case Some(from) =>
           // Comments and strings may name anything; only code counts.
           val code = text.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "").replaceAll("\"[^\"\n]*\"", "\"\"")

@@ -4,7 +4,8 @@ import cats.effect.{ExitCode, IO}
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, StepSummary}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, Verdict}
+import bankops.flags.PlanFlags
 import bankops.services.config.ClientIdentity
 import bankops.services.contracts.{DesiredSubject, Topology}
 import bankops.services.kafka.KafkaClients
@@ -62,11 +63,8 @@ object DeployCommand {
   final case class PlanReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome], access: AccessPlan = AccessPlan.unmanaged) {
     /** 1 for anything pending (with `gate`, only for what apply would refuse); a refusal's own code when it has one. */
     def code(gate: Boolean): ExitCode =
-      if (refused.nonEmpty) ExitCode(TopicSync.exitCode(refused))
-      else if (access.refused) ExitCode(if (access.notAuthorized) Failure.ExitNotAuthorized else Failure.ExitBadInput)
-      else if (schemas.incompatible.nonEmpty) Exit.Difference
-      else if (gate || (topics.isEmpty && schemas.isEmpty && access.isEmpty)) Exit.Ok
-      else Exit.Difference
+      ApplyReport.gateFailure(topics, schemas, refused, access).map(Exit.of)
+        .getOrElse(Exit.differsIf(!gate && !(topics.isEmpty && schemas.isEmpty && access.isEmpty)))
   }
 
   /** `plan`'s options: the topology and registry, the compatibility level, and which refusals fail it. */
@@ -92,75 +90,117 @@ object DeployCommand {
     "Topics, ACLs, users and schemas together: what apply would do; exit 1 when anything is pending or incompatible " +
       "(--gate: only when apply would be refused).",
     "bankops plan --topology schemas/topology.json",
-    (SchemaFlow.common, SchemaFlow.levelOpt, gateOnly, deleteUnlisted, strictAccess).mapN(PlanOptions.apply)
+    (PlanFlags.common, PlanFlags.level, gateOnly, deleteUnlisted, strictAccess).mapN(PlanOptions.apply)
   )(planAll, renderPlan)
 
-  /** What an apply did: the plan it started from, what the gate refused, each topic change's outcome, its exit code. */
-  final case class ApplyReport(topics: TopicPlan, schemas: SchemaPlan, refused: List[Outcome], outcomes: List[Outcome], code: ExitCode,
-                               access: AccessPlan = AccessPlan.unmanaged) {
+  /** What an apply found and did, step by step; a step not reached is None. `topicsLeft` and `accessLeft`: the
+    * cluster asked again after the changes; `accessFailed`: why the ACL and user changes stopped.
+    */
+  final case class ApplyReport(topics: TopicPlan, schemas: SchemaPlan, access: AccessPlan, refused: List[Outcome] = Nil,
+                               outcomes: List[Outcome] = Nil, topicsLeft: Option[TopicPlan] = None, accessFailed: Option[Throwable] = None,
+                               accessLeft: Option[AccessPlan] = None, registration: Option[SchemaFlow.Registration] = None) {
     def changed: Boolean = !topics.isEmpty || !schemas.isEmpty || !access.isEmpty
     def headline: String =
       if (!changed) "no changes"
       else s"${topics.changes.size} topic changes, ${if (access.manages) s"${access.changes} ACL/user changes, " else ""}" +
         s"${schemas.pending.size} subjects registered or changed"
+    /** The ACLs and users were changed (even if a later step failed). */
+    def accessDone: Boolean = accessLeft.isDefined
+    lazy val verdict: Verdict = ApplyReport.verdict(this)
   }
 
-  /** `apply`, for the CLI and for callers in this process (the sandbox's provisioning): the plan, the gate and the
-    * changes are printed to `shell` as they happen, in the output format `c` asks for.
+  object ApplyReport {
+    /** What the gate refuses, by class: a topic change the broker refuses, access that cannot be granted (the
+      * authorizer's refusal, else a password that cannot be read or a --strict warning), an incompatible schema.
+      */
+    def gateFailure(tp: TopicPlan, sp: SchemaPlan, refused: List[Outcome], ap: AccessPlan): Option[Failure.Kind] =
+      if (refused.nonEmpty) Some(TopicSync.failure(refused))
+      else if (ap.refused) Some(if (ap.notAuthorized) Failure.Kind.NotAuthorized else Failure.Kind.BadInput)
+      else if (sp.incompatible.nonEmpty) Some(Failure.Kind.Difference)
+      else None
+
+    /** How the apply ended, from its steps alone: the first step that refused, failed or left a difference says it. */
+    def verdict(r: ApplyReport): Verdict = {
+      val failed = r.outcomes.filterNot(_.ok)
+      lazy val gate = r.refused.map(_.refusal) ++ r.access.refusals ++
+        r.schemas.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
+      gateFailure(r.topics, r.schemas, r.refused, r.access) match {
+        case Some(kind) => Verdict.Refused(gate, s"apply: the gate failed; ${DeploySummary.NothingChanged}", kind)
+        case None if !r.changed => Verdict.Unchanged(pending = false, List("apply: no changes"))
+        case None if failed.nonEmpty =>
+          Verdict.Stopped(
+            s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; " +
+              "ACLs, users and schemas not changed", TopicSync.failure(failed))
+        case None if r.topicsLeft.exists(!_.isEmpty) =>
+          Verdict.Applied("apply: topics still differ after apply; ACLs, users and schemas not changed", matches = false)
+        case None => (r.accessFailed, r.accessLeft.filterNot(_.isEmpty), r.registration) match {
+            case (Some(e), _, _) =>
+              Verdict.Stopped(s"apply: ACL/user changes failed: ${TopicSync.reason(e)}; schemas not registered", AccessSync.failure(e))
+            case (_, Some(left), _) =>
+              Verdict.Applied(s"apply: ${left.changes} ACL/user changes still pending after apply; schemas not registered", matches = false)
+            case (_, _, Some(reg)) => Verdict.Applied(reg.line, reg.complete)
+            case _ => Verdict.Applied("topics and access: applied; schemas: no changes", matches = true)
+          }
+      }
+    }
+  }
+
+  /** `apply`, for the CLI and for callers in this process (the sandbox's provisioning): the plan and each change are
+    * printed to `shell` as they happen, in the output format `c` asks for; the report says what happened.
     */
   def applyAll(c: SchemaFlow.Common, level: Option[String], shell: Shell, deleteUnlisted: Boolean = false, strict: Boolean = false)
       : IO[ApplyReport] = {
     val format = OutputFormat.resolve(c.output, shell)
     session(c, level, deleteUnlisted, strict, shell) { s =>
-      val (tp, sp, ap) = (s.tp, s.sp, s.access)
-      def report(refused: List[Outcome], outcomes: List[Outcome], accessDone: Boolean = false)(code: ExitCode): IO[ApplyReport] =
-        StepSummary.write(shell, DeploySummary.apply(tp, sp, refused, outcomes, code.code, ap, accessDone))
-          .as(ApplyReport(tp, sp, refused, outcomes, code, ap))
-      if (tp.isEmpty && sp.isEmpty && ap.isEmpty && !ap.refused)
-        print(s, format, shell) >> shell.info("apply: no changes") >> report(Nil, Nil)(Exit.Ok)
-      else (if (tp.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(s.topics, tp)).flatMap { refused =>
-        val gate = refused.map(_.refusal) ++ ap.refusals ++ sp.incompatible.map(p => s"incompatible: ${p.desired.subject}: ${p.detail}")
-        if (gate.nonEmpty)
-          print(s, format, shell) >> gate.traverse_(shell.info) >>
-            shell.info(s"apply: the gate failed; ${DeploySummary.NothingChanged}") >>
-            report(refused, Nil)(PlanReport(tp, sp, refused, ap).code(gate = true))
-        else for {
-          outcomes <- s.topics.execute(tp, validateOnly = false)
-          _ <- Rendered.show(TopicSync.rendered(outcomes), format, shell)
-          failed = outcomes.filterNot(_.ok)
-          // The exit code, and whether the ACLs and users were changed (the summary marks their rows done).
-          step <- if (failed.nonEmpty)
-            shell.info(s"apply: topic changes failed on ${failed.map(_.change.topic).distinct.mkString(", ")}; " +
-              "ACLs, users and schemas not changed").as(ExitCode(TopicSync.exitCode(failed)) -> false)
-          else TopicSync.confirm(s.topics, s.topology).flatMap { left =>
-            if (!left.isEmpty) shell.info("apply: topics still differ after apply; ACLs, users and schemas not changed").as(Exit.Difference -> false)
-            else access(s, deleteUnlisted, format, shell).flatMap {
-              case Some(code) => IO.pure(code -> false)
-              case None if sp.isEmpty => shell.info("topics and access: applied; schemas: no changes").as(Exit.Ok -> true)
-              case None =>
-                SchemaFlow.register(s.sync, s.desired, sp, level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell) >> r.failure)
-                  .map(r => Exit.differsIf(!r.complete) -> true)
-            }
-          }
-          done <- report(Nil, outcomes, accessDone = step._2)(step._1)
-        } yield done
+      val planned = ApplyReport(s.tp, s.sp, s.access)
+      // The plan is shown when nothing follows it (no changes, or the gate refused); else each change as it is made.
+      if (!planned.changed && !s.access.refused) print(s, format, shell).as(planned)
+      else (if (s.tp.isEmpty) IO.pure(List.empty[Outcome]) else TopicSync.refusals(s.topics, s.tp)).flatMap { refused =>
+        val gated = planned.copy(refused = refused)
+        if (ApplyReport.gateFailure(s.tp, s.sp, refused, s.access).isDefined) print(s, format, shell).as(gated)
+        else changes(s, gated, deleteUnlisted, level, format, shell)
       }
     }
   }
 
-  /** ACLs and users after the topics: None when they now match the topology, else the exit code that stops the apply. */
-  private def access(s: Session, deleteUnlisted: Boolean, format: OutputFormat, shell: Shell): IO[Option[ExitCode]] =
-    if (s.access.isEmpty) IO.pure(None)
-    else AccessSync.execute(s.acls, s.access, s.passwords).attempt.flatMap {
-      case Left(e) =>
-        shell.info(s"apply: ACL/user changes failed: ${TopicSync.reason(e)}; schemas not registered").as(Some(ExitCode(AccessSync.exitCode(e))))
-      case Right(()) =>
-        Rendered.show(AccessSync.renderedDone(s.access), format, shell) >> AccessSync.confirm(s.acls, s.topology, deleteUnlisted, shell.env).flatMap {
-          left =>
-            if (left.isEmpty) IO.pure(None)
-            else shell.info(s"apply: ${left.changes} ACL/user changes still pending after apply; schemas not registered").as(Some(Exit.Difference))
+  /** Past the gate: topics, then (when they match) ACLs and users, then (when those match) schemas; each step shown as
+    * it is made, the report growing by what each did.
+    */
+  private def changes(s: Session, r: ApplyReport, deleteUnlisted: Boolean, level: Option[String], format: OutputFormat, shell: Shell)
+      : IO[ApplyReport] =
+    s.topics.execute(s.tp, validateOnly = false).flatTap(o => Rendered.show(TopicSync.rendered(o), format, shell)).flatMap { outcomes =>
+      if (!outcomes.forall(_.ok)) IO.pure(r.copy(outcomes = outcomes))
+      else TopicSync.confirm(s.topics, s.topology).flatMap { left =>
+        val topicsDone = r.copy(outcomes = outcomes, topicsLeft = Some(left))
+        if (!left.isEmpty) IO.pure(topicsDone)
+        else access(s, deleteUnlisted, format, shell).flatMap {
+          case Left(e) => IO.pure(topicsDone.copy(accessFailed = Some(e)))
+          case Right(accessLeft) =>
+            val accessDone = topicsDone.copy(accessLeft = Some(accessLeft))
+            if (!accessLeft.isEmpty || s.sp.isEmpty) IO.pure(accessDone)
+            else SchemaFlow.register(s.sync, s.desired, s.sp, level)
+              .flatTap(reg => Rendered.show(SchemaFlow.rendered(reg), format, shell) >> reg.failure)
+              .map(reg => accessDone.copy(registration = Some(reg)))
         }
+      }
     }
+
+  /** ACLs and users after the topics: what is still pending when asked again (empty: they match), or why the changes failed. */
+  private def access(s: Session, deleteUnlisted: Boolean, format: OutputFormat, shell: Shell): IO[Either[Throwable, AccessPlan]] =
+    if (s.access.isEmpty) IO.pure(Right(s.access))
+    else AccessSync.execute(s.acls, s.access, s.passwords).attempt.flatMap {
+      case Left(e) => IO.pure(Left(e))
+      case Right(()) =>
+        Rendered.show(AccessSync.renderedDone(s.access), format, shell) >>
+          AccessSync.confirm(s.acls, s.topology, deleteUnlisted, shell.env).map(Right(_))
+    }
+
+  /** Apply said each step as it took it; what is left to show is how it ended, and the job summary. */
+  def renderApply(o: ApplyOptions, r: ApplyReport): Shown =
+    Shown(o.common.output,
+      r.verdict.rendered ++ Rendered.summary(DeploySummary.apply(r.topics, r.schemas, r.refused, r.outcomes, r.verdict.code.code, r.access,
+          r.accessDone)),
+      r.verdict.code)
 
   /** `apply`'s options: the topology and registry, the compatibility level, whether unlisted access goes, --strict. */
   final case class ApplyOptions(common: SchemaFlow.Common, level: Option[String], deleteUnlisted: Boolean, strict: Boolean)
@@ -170,11 +210,11 @@ object DeployCommand {
     "Create topics, ACLs and SCRAM users and register schemas in one step, gated: if any schema is incompatible, any topic " +
       "change refused or any password missing, nothing changes.",
     "bankops apply --compatibility BACKWARD",
-    (SchemaFlow.common, SchemaFlow.levelOpt, deleteUnlisted, Opts.flag("yes", "Confirm --delete-unlisted.").orFalse, strictAccess).tupled
+    (PlanFlags.common, PlanFlags.level, deleteUnlisted, Opts.flag("yes", "Confirm --delete-unlisted.").orFalse, strictAccess).tupled
       .mapValidated { case (c, level, delete, yes, strict) =>
         if (delete && !yes) "--delete-unlisted deletes ACLs and SCRAM users: add --yes to confirm (or run plan --delete-unlisted to see which)"
           .invalidNel
         else ApplyOptions(c, level, delete, strict).validNel
       }
-  )((o, shell) => applyAll(o.common, o.level, shell, o.deleteUnlisted, o.strict), (_, r) => Shown.exit(r.code))
+  )((o, shell) => applyAll(o.common, o.level, shell, o.deleteUnlisted, o.strict), renderApply)
 }

@@ -1,10 +1,11 @@
 package bankops.jobs.schemas
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, Verdict}
+import bankops.flags.PlanFlags
 import bankops.services.contracts.{DesiredSubjects, RecordKey, SchemaFiles, TopicRecord, TopicSpec}
 import bankops.services.kafka.TopicName
 import bankops.services.plan.{SchemaFlow, SchemaPlan}
@@ -18,29 +19,43 @@ object SchemasCommand {
 
   private val planCmd = Job.Sub("plan",
     "Per subject: new, unchanged, new-version (compatible) or incompatible (with the reason); exit 1 when anything is pending.",
-    (SchemaFlow.common, SchemaFlow.levelOpt).mapN(PlanOptions.apply))(
+    (PlanFlags.common, PlanFlags.level).mapN(PlanOptions.apply))(
     (o, shell) => SchemaFlow.prepared(o.common, shell)((_, desired, sync) => sync.plan(desired, o.level)),
     (o, p: SchemaPlan) => Shown(o.common.output, SchemaFlow.rendered(p), Exit.differsIf(!p.isEmpty)))
 
   final case class RegisterOptions(common: SchemaFlow.Common, level: Option[String], dryRun: Boolean)
 
-  /** Register shows the plan, then what it registered, as it goes: its report is the exit code. */
-  private def register(o: RegisterOptions, shell: Shell): IO[ExitCode] = {
+  /** What register found and did: the plan, and the registration when the gate let it through. */
+  final case class RegisterReport(plan: SchemaPlan, dryRun: Boolean, registration: Option[SchemaFlow.Registration] = None) {
+    /** Past the gate: something pending, nothing incompatible, and not only shown. */
+    def registers: Boolean = !dryRun && !plan.isEmpty && plan.incompatible.isEmpty
+    lazy val verdict: Verdict = registration match {
+      case Some(r) => Verdict.Applied(r.line, r.complete)
+      case None if !dryRun && plan.incompatible.nonEmpty => Verdict.Refused(Nil, SchemaFlow.incompatibleMessage(plan), Failure.Kind.Difference)
+      case None => Verdict.Unchanged(pending = !plan.isEmpty)
+    }
+  }
+
+  /** Register shows the plan or what it registered as it goes; how it ended is left to [[renderRegister]]. */
+  private def register(o: RegisterOptions, shell: Shell): IO[RegisterReport] = {
     val format = OutputFormat.resolve(o.common.output, shell)
     SchemaFlow.prepared(o.common, shell) { (_, desired, sync) =>
       sync.plan(desired, o.level).flatMap { plan =>
-        val shown = Rendered.show(SchemaFlow.rendered(plan), format, shell)
-        if (o.dryRun || plan.isEmpty) shown.as(Exit.differsIf(o.dryRun && !plan.isEmpty))
-        else if (plan.incompatible.nonEmpty) shown >> shell.info(SchemaFlow.incompatibleMessage(plan)).as(Exit.Difference)
-        else SchemaFlow.register(sync, desired, plan, o.level).flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell) >> r.failure)
-          .map(r => Exit.differsIf(!r.complete))
+        val report = RegisterReport(plan, o.dryRun)
+        // The plan is shown when nothing follows it; else each subject as it is registered.
+        if (!report.registers) Rendered.show(SchemaFlow.rendered(plan), format, shell).as(report)
+        else SchemaFlow.register(sync, desired, plan, o.level)
+          .flatTap(r => Rendered.show(SchemaFlow.rendered(r), format, shell) >> r.failure)
+          .map(r => report.copy(registration = Some(r)))
       }
     }
   }
 
+  private def renderRegister(o: RegisterOptions, r: RegisterReport): Shown = Shown(o.common.output, r.verdict.rendered, r.verdict.code)
+
   private val registerCmd = Job.Sub("register", "Test every subject's compatibility, then register; registers nothing when any is incompatible.",
-    (SchemaFlow.common, SchemaFlow.levelOpt, Opts.flag("dry-run", "Print the plan only.").orFalse).mapN(RegisterOptions.apply))(
-    register, (_, code: ExitCode) => Shown.exit(code))
+    (PlanFlags.common, PlanFlags.level, Opts.flag("dry-run", "Print the plan only.").orFalse).mapN(RegisterOptions.apply))(
+    register, renderRegister)
 
   final case class CheckOptions(common: SchemaFlow.Common, file: os.Path, topic: String)
 
@@ -60,7 +75,7 @@ object SchemasCommand {
     }
 
   private val checkCmd = Job.Sub("check", "Is one candidate .avsc compatible with its subject on a topic? For CI of schema changes; exit 1 when not.",
-    (SchemaFlow.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
+    (PlanFlags.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
       .mapN(CheckOptions.apply))(check,
     (o, mine: SchemaPlan) => Shown(o.common.output, SchemaFlow.rendered(mine), Exit.differsIf(mine.incompatible.nonEmpty)))
 

@@ -1,10 +1,10 @@
 package bankops.jobs.topics
 
-import cats.effect.{ExitCode, IO}
+import cats.effect.IO
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
-import bankops.base.{Exit, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.base.{Exit, Job, OutputFormat, Rendered, Shell, Shown, Verdict}
 import bankops.services.config.Connections
 import bankops.services.contracts.{Topology, TopologyOpts}
 import bankops.services.plan.{Outcome, TopicAdmin, TopicPlan, TopicSync}
@@ -37,46 +37,61 @@ object TopicsCommand {
 
   private def renderPlan(o: PlanOptions, r: PlanReport): Shown =
     Shown(o.common.output, TopicSync.rendered(r.plan) ++ Rendered.all(r.refused.map(f => Rendered.note(f.refusal))),
-      if (r.refused.nonEmpty) ExitCode(TopicSync.exitCode(r.refused)) else Exit.differsIf(!r.plan.isEmpty))
+      if (r.refused.nonEmpty) Exit.of(TopicSync.failure(r.refused)) else Exit.differsIf(!r.plan.isEmpty))
 
   private val planCmd = Job.Sub("plan", "Compare the topology with the cluster and print what apply would do; exit 1 when changes are pending.",
     (common, deleteUnlisted).mapN(PlanOptions.apply))(planned, renderPlan)
 
-  private def apply(o: ApplyOptions)(shell: Shell): IO[ExitCode] = {
-    val ApplyOptions(c, delete, dryRun) = o
-    val format = OutputFormat.resolve(c.output, shell)
-    prepared(c, shell) { (topology, admin) =>
-      TopicSync.plan(admin, topology, delete).flatMap { plan =>
-        if (dryRun || plan.isEmpty) Rendered.show(TopicSync.rendered(plan), format, shell).as(Exit.differsIf(dryRun && !plan.isEmpty))
-        else Rendered.show(TopicSync.rendered(plan), OutputFormat.Table, shell).whenA(format == OutputFormat.Table) >>
-          TopicSync.refusals(admin, plan).flatMap {
-            case Nil => run(admin, topology, plan, format, shell)
-            case refused =>
-              refused.traverse_(o => shell.info(o.refusal)) >>
-                shell.info(s"topics: the broker refused ${refused.size} of ${plan.changes.size} changes; nothing was changed")
-                  .as(ExitCode(TopicSync.exitCode(refused)))
+  /** What apply found and did: the plan, the changes the broker refused (asked without making them), each change's
+    * outcome, and what still differs when the cluster is asked again (None: not asked, a change failed).
+    */
+  final case class ApplyReport(plan: TopicPlan, dryRun: Boolean, refused: List[Outcome] = Nil, outcomes: List[Outcome] = Nil,
+                               left: Option[TopicPlan] = None) {
+    /** Past the gate: something pending and not only shown. */
+    def changes: Boolean = !dryRun && !plan.isEmpty
+
+    lazy val verdict: Verdict = {
+      val failed = outcomes.filterNot(_.ok)
+      if (!changes) Verdict.Unchanged(pending = !plan.isEmpty)
+      else if (refused.nonEmpty)
+        Verdict.Refused(refused.map(_.refusal), s"topics: the broker refused ${refused.size} of ${plan.changes.size} changes; nothing was changed",
+          TopicSync.failure(refused))
+      else if (failed.nonEmpty)
+        Verdict.Stopped(
+          s"topics: ${outcomes.size - failed.size} of ${outcomes.size} changes applied; failed on " +
+            failed.map(_.change.topic).distinct.mkString(", "), TopicSync.failure(failed))
+      else left.filterNot(_.isEmpty).fold[Verdict](
+        Verdict.Applied(s"topics: ${outcomes.size} changes applied; the cluster matches the topology", matches = true))(l =>
+        Verdict.Applied(s"topics: applied, but the cluster still differs: ${l.changes.map(ch => s"${ch.topic} ${ch.detail}").mkString("; ")}",
+          matches = false))
+    }
+  }
+
+  /** Apply shows the plan before the changes and each change as it is made; how it ended is left to [[renderApply]]. */
+  private def applied(o: ApplyOptions, shell: Shell): IO[ApplyReport] = {
+    val format = OutputFormat.resolve(o.common.output, shell)
+    prepared(o.common, shell) { (topology, admin) =>
+      TopicSync.plan(admin, topology, o.deleteUnlisted).map(ApplyReport(_, o.dryRun)).flatMap { report =>
+        if (!report.changes) IO.pure(report)
+        else Rendered.show(TopicSync.rendered(report.plan), OutputFormat.Table, shell).whenA(format == OutputFormat.Table) >>
+          TopicSync.refusals(admin, report.plan).flatMap {
+            case Nil =>
+              admin.execute(report.plan, validateOnly = false).flatTap(o => Rendered.show(TopicSync.rendered(o), format, shell)).flatMap {
+                outcomes =>
+                  if (!outcomes.forall(_.ok)) IO.pure(report.copy(outcomes = outcomes))
+                  else TopicSync.confirm(admin, topology).map(left => report.copy(outcomes = outcomes, left = Some(left)))
+              }
+            case refused => IO.pure(report.copy(refused = refused))
           }
       }
     }
   }
 
-  private def run(admin: TopicAdmin, topology: Topology, plan: TopicPlan, format: OutputFormat, shell: Shell): IO[ExitCode] =
-    admin.execute(plan, validateOnly = false).flatMap { outcomes =>
-      val failed = outcomes.filterNot(_.ok)
-      Rendered.show(TopicSync.rendered(outcomes), format, shell) >> (
-        if (failed.nonEmpty)
-          shell.info(
-            s"topics: ${outcomes.size - failed.size} of ${outcomes.size} changes applied; failed on " +
-              s"${failed.map(_.change.topic).distinct.mkString(", ")}")
-            .as(ExitCode(TopicSync.exitCode(failed)))
-        else TopicSync.confirm(admin, topology).flatMap { left =>
-          if (left.isEmpty) shell.info(s"topics: ${outcomes.size} changes applied; the cluster matches the topology").as(Exit.Ok)
-          else shell.info(s"topics: applied, but the cluster still differs: ${left.changes.map(ch => s"${ch.topic} ${ch.detail}").mkString("; ")}")
-            .as(Exit.Difference)
-        })
-    }
+  /** A plan not acted on is the result (in the format asked for); otherwise what is left is how the apply ended. */
+  private def renderApply(o: ApplyOptions, r: ApplyReport): Shown =
+    Shown(o.common.output, TopicSync.rendered(r.plan).when(!r.changes) ++ r.verdict.rendered, r.verdict.code)
 
-  /** Apply says each step as it is taken (the plan before the changes, each change's outcome): its report is the exit code. */
+  /** Apply says each step as it is taken (the plan before the changes, each change's outcome), then how it ended. */
   private val applyCmd = Job.Sub("apply",
     "Create topics, add partitions and set configs so the cluster matches the topology; never deletes unless told.",
     (
@@ -87,7 +102,7 @@ object TopicsCommand {
     ).tupled.mapValidated { case (c, delete, yes, dry) =>
       if (delete && !yes && !dry) "--delete-unlisted deletes topics: add --yes to confirm (or --dry-run to see which)".invalidNel
       else ApplyOptions(c, delete, dry).validNel
-    })((o, shell) => apply(o)(shell), (_, code: ExitCode) => Shown.exit(code))
+    })(applied, renderApply)
 
   val job: Job.Of = Job.of(
     "topics",

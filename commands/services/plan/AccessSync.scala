@@ -65,11 +65,11 @@ object AccessSync {
     loop
   }
 
-  /** 4 when the authorizer refused, 3 when the broker did not answer, else 1. */
-  def exitCode(error: Throwable): Int = TopicSync.unwrap(error) match {
-    case _: AuthorizationException => Failure.ExitNotAuthorized
-    case _: TimeoutException => Failure.ExitUnavailable
-    case _ => Failure.ExitDifference
+  /** Not authorized when the authorizer refused, unavailable when the broker did not answer, else a difference. */
+  def failure(error: Throwable): Failure.Kind = TopicSync.unwrap(error) match {
+    case _: AuthorizationException => Failure.Kind.NotAuthorized
+    case _: TimeoutException => Failure.Kind.Unavailable
+    case _ => Failure.Kind.Difference
   }
 
   /** The plan to show: ACL and user changes (those the topology manages), then the drift left alone. */

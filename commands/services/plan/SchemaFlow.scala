@@ -1,29 +1,20 @@
 package bankops.services.plan
 
 import cats.effect.IO
-import cats.syntax.all._
-import com.monovore.decline.Opts
 import io.circe.syntax._
 
 import scala.concurrent.duration._
 
-import bankops.base.{Flags, OutputFormat, Rendered, Shell, Table}
+import bankops.base.{OutputFormat, Rendered, Shell, Table}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
 import bankops.services.registry.RegistryClient
 
-/** Plan, gate and register: the steps `schemas` and the combined `plan`/`apply` share, with their options. */
+/** Plan, gate and register: the steps `schemas` and the combined `plan`/`apply` share (their flags: `flags/PlanFlags`). */
 object SchemaFlow {
 
   final case class Common(flags: ConnectionFlags, topology: TopologyChoice, strategy: Option[SubjectNameStrategy],
                           output: Option[OutputFormat], timeout: FiniteDuration)
-
-  val levelOpt: Opts[Option[String]] =
-    Opts.option[String]("compatibility", s"Set each subject's compatibility level: ${LocalCompatibility.Levels.mkString(", ")}.", metavar = "LEVEL")
-      .mapValidated(s => LocalCompatibility.parseLevel(s).toValidatedNel).orNone
-
-  val common: Opts[Common] =
-    (ConnectionFlags.opts, TopologyOpts.choice, TopologyOpts.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
 
   /** The topology, the desired subjects and a registry session. */
   def prepared[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync) => IO[A]): IO[A] =
@@ -54,21 +45,22 @@ object SchemaFlow {
     def complete: Boolean = after.exists(_.isEmpty)
     /** Shows nothing, or fails with why the registry could not be asked again. */
     def failure: IO[Unit] = after.left.toOption.fold(IO.unit)(IO.raiseError)
+    /** How it ended, asked again: every subject matches, or which are still pending. */
+    def line: String = after.fold(
+      e => s"schemas: ${registered.size} registered; asking the registry again failed: ${e.getMessage}",
+      left =>
+        if (left.isEmpty) s"schemas: ${registered.size} registered, $levelsSet levels set; every subject matches its .avsc"
+        else s"schemas: registered, but still pending: ${left.pending.map(_.desired.subject).mkString(", ")}")
   }
 
   /** Registers after the gate; then asks again, so a complete registration means the registry now holds every contract. */
   def register(sync: SchemaSync, desired: List[DesiredSubject], plan: SchemaPlan, level: Option[String]): IO[Registration] =
     sync.register(plan).flatMap(done => sync.plan(desired, level).attempt.map(Registration(done, plan.pending.size - done.size, _)))
 
-  /** Each subject registered, a line (or a JSON value) each, then whether every subject now matches. */
+  /** Each subject registered, a line (or a JSON value) each; how it ended is the job's [[Registration.line]]. */
   def rendered(r: Registration): Rendered =
     Rendered.all(r.registered.map { case (p, id) =>
       Rendered.result(List(io.circe.Json.obj("subject" -> p.desired.subject.asJson, "registered" -> true.asJson, "id" -> id.asJson)),
         s"registered  ${p.desired.subject}  id $id")
-    }) ++ r.after.fold(
-      _ => Rendered.empty,
-      after =>
-        Rendered.note(
-          if (after.isEmpty) s"schemas: ${r.registered.size} registered, ${r.levelsSet} levels set; every subject matches its .avsc"
-          else s"schemas: registered, but still pending: ${after.pending.map(_.desired.subject).mkString(", ")}"))
+    })
 }

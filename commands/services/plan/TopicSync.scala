@@ -48,17 +48,19 @@ object TopicSync {
     case e => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
   })
 
-  /** 4 when the authorizer refused, 2 when the topology asked for something invalid, 3 when the broker did not answer, else 1. */
-  def exitCode(failed: List[Outcome]): Int = {
+  /** Not authorized when the authorizer refused, bad input when the topology asked for something invalid, unavailable
+    * when the broker did not answer, else a difference.
+    */
+  def failure(failed: List[Outcome]): Failure.Kind = {
     val errors = failed.flatMap(_.error).map(unwrap)
-    if (errors.exists(e => e.isInstanceOf[AuthorizationException] || e.isInstanceOf[Failure.NotAuthorized])) Failure.ExitNotAuthorized
-    else if (errors.exists(_.isInstanceOf[TimeoutException])) Failure.ExitUnavailable
+    if (errors.exists(e => e.isInstanceOf[AuthorizationException] || e.isInstanceOf[Failure.NotAuthorized])) Failure.Kind.NotAuthorized
+    else if (errors.exists(_.isInstanceOf[TimeoutException])) Failure.Kind.Unavailable
     else if (errors.exists {
         case _: InvalidConfigurationException | _: InvalidPartitionsException | _: InvalidReplicationFactorException | _: PolicyViolationException =>
           true
         case _ => false
-      }) Failure.ExitBadInput
-    else Failure.ExitDifference
+      }) Failure.Kind.BadInput
+    else Failure.Kind.Difference
   }
 
   /** The Kafka error inside the futures' (and a refusal's tag's) wrappers. */
