@@ -3,7 +3,6 @@ package bankops.services.config
 import org.apache.kafka.common.config.types.Password
 import org.apache.kafka.common.security.JaasContext
 
-import java.security.KeyStore
 import java.security.cert.X509Certificate
 import javax.naming.ldap.LdapName
 import scala.jdk.CollectionConverters._
@@ -95,13 +94,7 @@ object ClientIdentity {
 
   /** The certificate of the store's first key entry, as the key manager would present it. */
   private def fromStore(tpe: String, path: os.Path, password: Option[String]): Either[String, X509Certificate] =
-    Try {
-      val ks = KeyStore.getInstance(tpe)
-      val in = os.read.inputStream(path)
-      try ks.load(in, password.map(_.toCharArray).orNull)
-      finally in.close()
-      ks
-    }.toEither.left.map(_ => "it does not open with ssl.keystore.password").flatMap { ks =>
+    KeyStores.open(tpe, path, password).toEither.left.map(_ => "it does not open with ssl.keystore.password").flatMap { ks =>
       ks.aliases().asScala.toList.sorted.filter(ks.isKeyEntry).flatMap(a => Option(ks.getCertificate(a))).collectFirst {
         case c: X509Certificate => c
       }.toRight("it holds no key with a certificate")

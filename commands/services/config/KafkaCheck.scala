@@ -73,14 +73,10 @@ object KafkaCheck {
     else if (!os.isFile(path)) Left(s"$key.location $path does not exist")
     else if (tpe == "PEM") Right(())
     else Try(KeyStore.getInstance(tpe)).toEither.left.map(_ => s"$key.type $tpe is not a key store type this JVM knows (JKS, PKCS12, PEM)")
-      .flatMap { ks =>
-        val in = os.read.inputStream(path)
-        try { ks.load(in, password.map(_.toCharArray).orNull); Right(()) }
-        catch {
+      .flatMap(_ =>
+        KeyStores.open(tpe, path, password).toEither.left.map {
           case e: java.io.IOException if e.getCause.isInstanceOf[UnrecoverableKeyException] || Option(e.getMessage).exists(_.contains("password")) =>
-            Left(s"$key.password does not open $path (wrong password?)")
-          case _: java.io.IOException | _: java.security.GeneralSecurityException =>
-            Left(s"$key.location $path is not a $tpe store (set $key.type if it is another kind)")
-        } finally in.close()
-      }
+            s"$key.password does not open $path (wrong password?)"
+          case _ => s"$key.location $path is not a $tpe store (set $key.type if it is another kind)"
+        }.map(_ => ()))
 }

@@ -32,13 +32,7 @@ object TlsProfile {
     }
   }
 
-  private def load(tpe: String, location: os.Path, password: Option[String]): KeyStore = {
-    val ks = KeyStore.getInstance(tpe)
-    val in = os.read.inputStream(location)
-    try ks.load(in, password.map(_.toCharArray).orNull)
-    finally in.close()
-    ks
-  }
+  private def load(tpe: String, location: os.Path, password: Option[String]): KeyStore = KeyStores.open(tpe, location, password).get
 
   private def trustStore(props: Map[String, String]): Option[KeyStore] = {
     val tpe = props.getOrElse("ssl.truststore.type", "JKS").toUpperCase
