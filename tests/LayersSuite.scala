@@ -64,6 +64,7 @@ class LayersSuite extends munit.FunSuite {
       "base/Shell.scala" -> "package bankops.base\nimport bankops.services.config.Secrets\n",
       "services/avro/WireFormat.scala" -> "package bankops.services.avro\nval x = bankops.services.kafka.TopicReader\n",
       "services/kafka/Reader.scala" -> "package bankops.services.kafka\nimport bankops.jobs.inspect.InspectFormat\n",
+      "services/records/RecordDecoder.scala" -> "package bankops.services.records\nimport bankops.services.kafka.TopicReader.Raw\n",
       "jobs/replay/ReplayCommand.scala" ->
         "package bankops.jobs.replay\nimport bankops.jobs.inspect.{RecordDecoder, SourceOpts}\nimport bankops.services.kafka.TopicReader\n",
       "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nimport bankops.Jobs\n",
@@ -78,7 +79,8 @@ class LayersSuite extends munit.FunSuite {
         "jobs/heartbeat/HeartbeatCommand.scala: jobs.heartbeat imports bankops.Jobs",
         "jobs/replay/ReplayCommand.scala: jobs.replay imports bankops.jobs.inspect",
         "services/avro/WireFormat.scala: services.avro imports bankops.services.kafka",
-        "services/kafka/Reader.scala: services.kafka imports bankops.jobs.inspect"
+        "services/kafka/Reader.scala: services.kafka imports bankops.jobs.inspect",
+        "services/records/RecordDecoder.scala: services.records imports bankops.services.kafka"
       ))
   }
 }
@@ -86,7 +88,7 @@ class LayersSuite extends munit.FunSuite {
 object LayersSuite {
 
   /** Services, lowest first: each may import base and the services before it. */
-  val services: List[String] = List("config", "avro", "bank", "contracts", "registry", "kafka", "plan", "load")
+  val services: List[String] = List("config", "avro", "bank", "contracts", "registry", "records", "kafka", "plan", "load")
 
   private sealed trait Layer { def name: String }
   private case object Base extends Layer { val name = "base" }
