@@ -17,7 +17,8 @@ import bankops.jobs.replay.ReplayCommand
 import bankops.jobs.sandbox.{ClientConfig, Identities, Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.bank.{BankNames, BankRules}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
-import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
+import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
+import bankops.services.records.RecordDecoder
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops demo`: the whole bank at work on the local sandbox, every step checked. It brings the sandbox up when it

@@ -3,7 +3,8 @@ package bankops
 import bankops.support.Repo
 
 /** commands/DESIGN.md names files, folders and members (`jobs/handler/Ledger`, `PreparedBatches.recoverIfNeeded`): each
-  * must exist, so a rename or a move that leaves the note behind fails here rather than misleads a reader.
+  * must exist, so a rename or a move that leaves the note behind fails here rather than misleads a reader. The README's
+  * list of the jobs that also run as scala-cli scripts is held to `scripts/` the same way.
   */
 class DesignDocSuite extends munit.FunSuite {
   import DesignDocSuite._
@@ -19,6 +20,30 @@ class DesignDocSuite extends munit.FunSuite {
     assertEquals(missing(doc, sources, p => os.exists(Repo.root / os.RelPath(p))), Nil)
   }
 
+  test("README's list of scala-cli scripts is scripts/, each script running the job the README pairs it with") {
+    val scripts = os.list(Repo.root / "scripts").filter(_.ext == "sc").map(p => p.last -> os.read(p)).toMap
+    assert(scripts.size > 5, scripts.keys)
+    assertEquals(scriptDifferences(os.read(Repo.root / "README.md"), scripts), Nil)
+  }
+
+  test("that check finds a script not listed, a listed one missing, one running another job, and one of the CLI's only") {
+    val readme = "The jobs with a script in `scripts/` also run as standalone scala-cli scripts: `topics apply`\n" +
+      "(`create-topics.sc`), `inspect`, `balances validate` (`validate-balances.sc`) and `context`; the others\n" +
+      "(`demo`, `plan`/`apply`, among them) run through the CLI only."
+    def script(job: String*) = s"//> using file ../commands\nbankops.Main.main(Array(${job.map(j => s"\"$j\"").mkString(", ")}) ++ args)\n"
+    val scripts = Map("create-topics.sc" -> script("topics", "apply"), "inspect.sc" -> script("inspect"),
+      "validate-balances.sc" -> script("balances", "check"), "groups.sc" -> script("groups"), "plan.sc" -> script("plan"))
+    assertEquals(scriptDifferences(readme, scripts),
+      List(
+        "scripts/groups.sc: not in README's list of scripts",
+        "scripts/plan.sc: not in README's list of scripts",
+        "README lists context.sc (`context`): not in scripts/",
+        "scripts/validate-balances.sc runs `balances check`, README says `balances validate`",
+        "scripts/plan.sc runs `plan`, which README says runs through the CLI only"
+      ))
+    assertEquals(scriptDifferences("no list here", scripts).map(_.take(30)), List("README.md: no sentence listing"))
+  }
+
   test("the check finds a file, a folder and a member that are not there") {
     val files = Map("jobs/handler/PreparedBatches.scala" -> "final class PreparedBatches { def recoverIfNeeded(): Unit = () }")
     val doc = "`jobs/handler/Gone`, `jobs/nowhere/`, `PreparedBatches.recoverIfNeeded`, `HandlerLoop.recoverIfNeeded`, " +
@@ -29,6 +54,41 @@ class DesignDocSuite extends munit.FunSuite {
 }
 
 object DesignDocSuite {
+  private val ScriptsSentence = "also run as standalone scala-cli scripts: (.*?); the others \\((.*?)\\) run through the CLI only".r
+  private val ScriptItem = "`([a-z][a-z ]*)`(?: \\(`([a-z][a-z-]*\\.sc)`\\))?".r
+  private val MainCall = "bankops\\.Main\\.main\\(Array\\(([^)]*)\\)".r
+
+  /** README's sentence on scripts: each script it lists with the job that script runs (a job given without a file runs
+    * from `scripts/<job>.sc`), and the jobs it says run through the CLI only. None when the sentence is not there.
+    */
+  def readmeScripts(readme: String): Option[(Map[String, String], List[String])] =
+    ScriptsSentence.findFirstMatchIn(readme.replaceAll("\\s+", " ")).map { m =>
+      val listed = ScriptItem.findAllMatchIn(m.group(1)).map(i => Option(i.group(2)).getOrElse(s"${i.group(1)}.sc") -> i.group(1)).toMap
+      (listed, Quoted.findAllMatchIn(m.group(2)).map(_.group(1)).toList)
+    }
+
+  /** Where README's list and `scripts` (file name to text) differ: a script it does not list, one it lists that is not
+    * there, a script that runs another job than the one README pairs it with, a script of a job README says has none.
+    */
+  def scriptDifferences(readme: String, scripts: Map[String, String]): List[String] = readmeScripts(readme) match {
+    case None => List("README.md: no sentence listing the jobs that \"also run as standalone scala-cli scripts: ...; the others (...) run " +
+        "through the CLI only\"")
+    case Some((listed, cliOnly)) =>
+      val runs = scripts.map { case (f, text) =>
+        f -> MainCall.findFirstMatchIn(text).map(m => "\"([^\"]*)\"".r.findAllMatchIn(m.group(1)).map(_.group(1)).mkString(" "))
+      }
+      (scripts.keySet -- listed.keySet).toList.sorted.map(f => s"scripts/$f: not in README's list of scripts") ++
+        (listed.keySet -- scripts.keySet).toList.sorted.map(f => s"README lists $f (`${listed(f)}`): not in scripts/") ++
+        listed.toList.sorted.collect {
+          case (f, job) if scripts.contains(f) && !runs(f).contains(job) =>
+            s"scripts/$f runs `${runs(f).getOrElse("no job")}`, README says `$job`"
+        } ++
+        runs.toList.sorted.collect {
+          case (f, Some(job)) if cliOnly.exists(o => job == o || job.startsWith(s"$o ")) =>
+            s"scripts/$f runs `$job`, which README says runs through the CLI only"
+        }
+  }
+
   private val Quoted = "`([^`\\s]+)`".r
   private val Path = "([a-z][A-Za-z]*/(?:[A-Za-z]+/?)*)".r
   private val Member = "([A-Z][A-Za-z0-9]*)\\.([a-z][A-Za-z0-9]*)".r

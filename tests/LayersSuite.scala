@@ -61,11 +61,35 @@ class LayersSuite extends munit.FunSuite {
       ))
   }
 
+  test("services/records makes no Kafka client: it decodes, filters and writes what services/kafka reads") {
+    val root = Repo.root / "commands"
+    val files = os.walk(root).filter(_.ext == "scala").map(p => p.relativeTo(root).toString -> os.read(p)).toMap
+    assert(files.keys.exists(_.startsWith("services/records/")), files.keys)
+    assertEquals(recordsClients(files), Nil)
+  }
+
+  test("that check finds a client in services/records, and leaves a consumer's record, comments and services/kafka alone") {
+    val files = Map(
+      "services/records/Reader.scala" ->
+        "package bankops.services.records\nimport org.apache.kafka.clients.consumer.{ConsumerRecord, KafkaConsumer}\nimport fs2.kafka.KafkaProducer\n",
+      "services/records/Decoder.scala" ->
+        "package bankops.services.records\nimport org.apache.kafka.clients.consumer.ConsumerRecord\n/** not a KafkaConsumer */\nval s = \"Admin\"\n",
+      "services/kafka/TopicReader.scala" -> "package bankops.services.kafka\nimport org.apache.kafka.clients.consumer.KafkaConsumer\n"
+    )
+    assertEquals(recordsClients(files),
+      List(
+        "services/records/Reader.scala: makes a Kafka client (KafkaConsumer): clients live in services/kafka",
+        "services/records/Reader.scala: makes a Kafka client (fs2.kafka): clients live in services/kafka",
+        "services/records/Reader.scala: makes a Kafka client (KafkaProducer): clients live in services/kafka"
+      ))
+  }
+
   test("the check finds what points the wrong way") {
     val files = Map(
       "base/Shell.scala" -> "package bankops.base\nimport bankops.services.config.Secrets\n",
       "services/avro/WireFormat.scala" -> "package bankops.services.avro\nval x = bankops.services.kafka.TopicReader\n",
       "services/kafka/Reader.scala" -> "package bankops.services.kafka\nimport bankops.jobs.inspect.InspectFormat\n",
+      "services/records/RecordDecoder.scala" -> "package bankops.services.records\nimport bankops.services.kafka.TopicReader.Raw\n",
       "jobs/replay/ReplayCommand.scala" ->
         "package bankops.jobs.replay\nimport bankops.jobs.inspect.{RecordDecoder, SourceOpts}\nimport bankops.services.kafka.TopicReader\n",
       "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nimport bankops.Jobs\n",
@@ -84,7 +108,8 @@ class LayersSuite extends munit.FunSuite {
         "jobs/replay/ReplayCommand.scala: jobs.replay imports bankops.jobs.inspect",
         "services/avro/WireFormat.scala: services.avro imports bankops.services.kafka",
         "services/kafka/Reader.scala: services.kafka imports bankops.jobs.inspect",
-        "services/plan/SchemaFlow.scala: services.plan imports bankops.flags"
+        "services/plan/SchemaFlow.scala: services.plan imports bankops.flags",
+        "services/records/RecordDecoder.scala: services.records imports bankops.services.kafka"
       ))
   }
 }
@@ -92,7 +117,7 @@ class LayersSuite extends munit.FunSuite {
 object LayersSuite {
 
   /** Services, lowest first: each may import base and the services before it. */
-  val services: List[String] = List("config", "avro", "bank", "contracts", "registry", "kafka", "plan", "load")
+  val services: List[String] = List("config", "avro", "bank", "contracts", "registry", "records", "kafka", "plan", "load")
 
   private sealed trait Layer { def name: String }
   private case object Base extends Layer { val name = "base" }
@@ -171,6 +196,18 @@ object LayersSuite {
       val c = code(text)
       Shows.findAllMatchIn(c).map(_.group(1)).toList.distinct.map(m => s"$path: prints ($m): return it as data for the job to show") ++
         Exits.findAllMatchIn(c).map(_.group(1)).toList.distinct.map(m => s"$path: chooses an exit code ($m): the job does")
+    }
+
+  private val Clients = """\b(KafkaConsumer|KafkaProducer|AdminClient|Admin|fs2\.kafka|org\.apache\.kafka\.clients\.(?:admin|producer))\b""".r
+
+  /** `services/records` turns a record's bytes into decoded values and JSON lines and filters them; the clients that read
+    * and write them (`KafkaClients`, `TopicReader`, `ChunkProducer`) are `services/kafka`'s, the layer above. The layer
+    * order keeps records from importing those; this keeps it from making a client of its own. A consumer's record
+    * (`ConsumerRecord`) is data, and allowed.
+    */
+  def recordsClients(files: Map[String, String]): List[String] =
+    files.toList.sortBy(_._1).filter(_._1.startsWith("services/records/")).flatMap { case (path, text) =>
+      Clients.findAllMatchIn(code(text)).map(_.group(1)).toList.distinct.map(c => s"$path: makes a Kafka client ($c): clients live in services/kafka")
     }
 
   private def code(text: String): String =

@@ -1,7 +1,6 @@
 package bankops.jobs
 
 import cats.effect.IO
-import cats.syntax.all._
 import munit.CatsEffectSuite
 
 import scala.concurrent.duration._

@@ -7,7 +7,8 @@ import scala.util.Try
 
 import bankops.services.config.ClientProperties
 import bankops.services.contracts.{SchemaFiles, TopologyFile}
-import bankops.services.kafka.{Condition, RecordLine, StartAt, StopAt}
+import bankops.services.kafka.{StartAt, StopAt}
+import bankops.services.records.{Condition, RecordLine}
 import bankops.support.Repo
 
 /** Every parser of what users write (topology, .avsc files, command-config, replay's JSON lines, positions and --where)

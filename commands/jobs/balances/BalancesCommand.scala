@@ -9,7 +9,8 @@ import scala.concurrent.duration._
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{Doing, KafkaClients, KeyPartition, ReadSpec, RecordDecoder, SourceOpts, StartAt, StopAt, TopicName}
+import bankops.services.kafka.{Doing, KafkaClients, KeyPartition, ReadSpec, SourceOpts, StartAt, StopAt, TopicName}
+import bankops.services.records.RecordDecoder
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops balances validate`: the balances on Kafka and in PostgreSQL agree, or here is how they differ. */

@@ -10,7 +10,8 @@ import scala.concurrent.duration.FiniteDuration
 import bankops.services.avro.WireFormat
 import bankops.services.bank.BalanceChanged
 import bankops.services.config.KafkaSettings
-import bankops.services.kafka.{ReadPlan, ReadSpec, RecordDecoder, TopicReader}
+import bankops.services.kafka.{ReadPlan, ReadSpec, TopicReader}
+import bankops.services.records.RecordDecoder
 
 /** BalanceChanged events folded per account while they stream past: memory grows with accounts, not events. */
 private[balances] final class EventFold {

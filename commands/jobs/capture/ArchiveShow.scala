@@ -11,7 +11,7 @@ import java.time.Instant
 import bankops.base.{Failure, Rendered, Shell, Table}
 import bankops.jobs.capture.ArchiveParts._
 import bankops.services.avro.DecodeError
-import bankops.services.kafka.{Envelope, RecordDecoder, RecordLine}
+import bankops.services.records.{Envelope, RecordDecoder, RecordLine}
 
 /** `capture show`: the manifest for people or machines, and the records decoded with the archive's own schemas. */
 private[capture] object ArchiveShow {

@@ -4,7 +4,8 @@ import scala.concurrent.duration.FiniteDuration
 
 import bankops.services.config.ConnectionFlags
 import bankops.services.contracts.{SubjectNameStrategy, TopologyChoice}
-import bankops.services.kafka.{RecordFilter, StartAt, StopAt}
+import bankops.services.kafka.{StartAt, StopAt}
+import bankops.services.records.RecordFilter
 
 /** What `capture` reads (topics in a window, narrowed by inspect's filters), which groups' offsets it keeps, and where
   * the archive goes.

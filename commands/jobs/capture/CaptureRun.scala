@@ -14,9 +14,9 @@ import bankops.services.bank.{BalanceChanged, BankNames}
 import bankops.services.config.ConnectionSettings
 import bankops.services.contracts.{SubjectNameStrategy, Topology}
 import bankops.services.kafka.{
-  ClusterTopics, ConsumerGroups, EndOffsets, Envelope, KafkaClients, KeyPartition, OpenTransaction, OpenTransactions, ReadSpec, RecordDecoder,
-  RecordLine, StartAt, StopAt, TopicReader
+  ClusterTopics, ConsumerGroups, EndOffsets, KafkaClients, KeyPartition, OpenTransaction, OpenTransactions, ReadSpec, StartAt, StopAt, TopicReader
 }
+import bankops.services.records.{Envelope, RecordDecoder, RecordLine}
 import bankops.services.registry.{Lookup, RegistryClient, SchemaResolver}
 
 /** What a capture wrote, or would write with --dry-run. */

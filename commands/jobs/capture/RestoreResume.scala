@@ -12,7 +12,8 @@ import scala.jdk.CollectionConverters._
 import bankops.base.Failure
 import bankops.services.avro.WireFormat
 import bankops.services.config.KafkaSettings
-import bankops.services.kafka.{KafkaClients, RecordLine}
+import bankops.services.kafka.KafkaClients
+import bankops.services.records.RecordLine
 
 /** What a restore has created and written so far: what an interruption names as left behind. */
 private[capture] final class RestoreProgress {

@@ -15,7 +15,8 @@ import scala.jdk.CollectionConverters._
 import bankops.base.{Failure, Shell}
 import bankops.jobs.capture.ArchiveParts._
 import bankops.services.config.ConnectionSettings
-import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, EndOffsets, KafkaClients, RecordLine}
+import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, EndOffsets, KafkaClients}
+import bankops.services.records.RecordLine
 import bankops.services.registry.{RegistryClient, RegistryError, SchemaReference}
 
 /** What a restore did: records per target topic, schema ids as translated, group offsets set, and each way the copy

@@ -2,7 +2,7 @@ package bankops.jobs.capture
 
 import scala.collection.mutable
 
-import bankops.services.kafka.RecordLine
+import bankops.services.records.RecordLine
 
 /** What the first pass over a topic's captured records found, before anything is created: how many, the largest (key,
   * value and headers), how many had the broker's append time, each partition's first captured offset, and for each

@@ -9,7 +9,8 @@ import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Interrupt, Job, Rendered, Shell, Shown}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{Decoded, KafkaClients, ReadPlan, ReadSpec, RecordDecoder, RecordFilter, SourceOpts, StopAt, TopicReader}
+import bankops.services.kafka.{KafkaClients, ReadPlan, ReadSpec, SourceOpts, StopAt, TopicReader}
+import bankops.services.records.{Decoded, RecordDecoder, RecordFilter}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops inspect`: read and decode records on topics; read-only, no consumer group, nothing committed. */

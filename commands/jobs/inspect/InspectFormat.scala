@@ -5,7 +5,7 @@ import io.circe.Json
 
 import bankops.base.{Flags, Shell}
 import bankops.services.avro.AvroJson
-import bankops.services.kafka.{Decoded, Envelope, RecordLine}
+import bankops.services.records.{Decoded, Envelope, RecordLine}
 
 /** How inspect prints a record: JSON lines (plain values), a readable block, or Avro's own JSON encoding. */
 private[inspect] sealed trait InspectFormat

@@ -6,7 +6,7 @@ import org.apache.avro.Schema
 import scala.jdk.CollectionConverters._
 
 import bankops.base.StepSummary
-import bankops.services.kafka.{Decoded, RecordFilter}
+import bankops.services.records.{Decoded, RecordFilter}
 
 /** Counts for the closing summary, and the top-level fields of each record type read (to say when a filter names
   * a field or type that none of them has).

@@ -10,8 +10,9 @@ import bankops.base.{Exit, Interrupt, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer}
 import bankops.services.config.{ConnectionSettings, Connections, SandboxConnection, Source}
 import bankops.services.contracts.SubjectNameStrategy
-import bankops.services.kafka.{ChunkProducer, ConsumerGroups, Doing, KafkaClients, RecordDecoder}
+import bankops.services.kafka.{ChunkProducer, ConsumerGroups, Doing, KafkaClients}
 import bankops.services.load.{LoadGenerator, LoadSpec}
+import bankops.services.records.RecordDecoder
 import bankops.services.registry.{RecordSchemaId, RegistryClient, SchemaResolver}
 
 /** `bankops latency`: the original system's experiment. A probe deposit every second, timed until its feedback, its

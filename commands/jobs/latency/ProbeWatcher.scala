@@ -11,8 +11,9 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.concurrent.duration.FiniteDuration
 
 import bankops.services.config.KafkaSettings
-import bankops.services.kafka.{ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
+import bankops.services.kafka.{ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.services.kafka.TopicReader.Raw
+import bankops.services.records.RecordDecoder
 
 /** An answer seen on a topic: when it arrived (monotonic nanoseconds), its record type and value. */
 private[latency] final case class Arrival(nanos: Long, record: String, value: Json)

@@ -7,7 +7,7 @@ import scala.collection.concurrent.TrieMap
 
 import bankops.services.avro.{AvroJsonRead, WireFormat}
 import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
-import bankops.services.kafka.RecordLine
+import bankops.services.records.RecordLine
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** Turns file lines into values for the target topic: `--exact` sends the raw bytes; otherwise the line's

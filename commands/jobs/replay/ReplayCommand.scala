@@ -10,8 +10,9 @@ import scala.concurrent.duration._
 import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, Shown, StepSummary, TextFile, Flags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
-import bankops.services.kafka.{Doing, KafkaClients, ReadSpec, RecordDecoder, RecordFilter, RecordLine, SourceOpts, StopAt, TopicName, TopicReader}
+import bankops.services.kafka.{Doing, KafkaClients, ReadSpec, SourceOpts, StopAt, TopicName, TopicReader}
 import bankops.services.plan.TopicSync
+import bankops.services.records.{RecordDecoder, RecordFilter, RecordLine}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops replay`: topic → topic (also across clusters and registries), file → topic, topic → file. */

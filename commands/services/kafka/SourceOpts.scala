@@ -5,6 +5,7 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 
 import bankops.base.Flags
+import bankops.services.records.{Condition, HeaderMatch, RecordFilter}
 
 /** Where records come from: topics, partitions, start and stop, limit, follow. Shared by inspect and replay. */
 object SourceOpts {

@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.util.UUID
 import scala.util.Try
 
-import bankops.services.kafka.RecordDecoder
 import bankops.services.kafka.TopicReader.Raw
+import bankops.services.records.RecordDecoder
 
 /** Follows the handler's feedback and puts each account it confirms for one of our creations into the pool. Only
   * answers to our own creations are decoded: the rest of the feedback (every other client's, and the answers to our

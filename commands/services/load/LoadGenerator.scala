@@ -14,7 +14,8 @@ import scala.util.chaining._
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.config.ConnectionSettings
-import bankops.services.kafka.{ChunkProducer, Denied, Doing, KafkaClients, ReadSpec, RecordDecoder, StartAt, StopAt, TopicReader}
+import bankops.services.kafka.{ChunkProducer, Denied, Doing, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
+import bankops.services.records.RecordDecoder
 import bankops.services.registry.{RecordSchemaId, RegistryClient, SchemaResolver}
 
 /** Heartbeats and bank commands at a set rate through one producer, for `heartbeat` and for the background load of

@@ -4,7 +4,7 @@ import org.apache.avro.Schema
 
 import scala.jdk.CollectionConverters._
 
-import bankops.services.kafka.RecordLine
+import bankops.services.records.RecordLine
 import bankops.services.registry.SchemaReference
 
 /** Pure parts of capture and restore: names, positions, configs, and which fields --redact can mask. */

@@ -9,7 +9,8 @@ import java.time.Instant
 import java.util.UUID
 
 import bankops.services.avro.AvroJson
-import bankops.services.kafka.{Condition, PartitionRange, Position, StartAt, StopAt}
+import bankops.services.kafka.{PartitionRange, Position, StartAt, StopAt}
+import bankops.services.records.Condition
 
 class InspectCoreSuite extends munit.FunSuite {
   private val now = Instant.parse("2026-11-21T12:00:00Z")
@@ -75,8 +76,8 @@ class InspectCoreSuite extends munit.FunSuite {
   }
 
   test("count and limit step: hidden records are always counted, shown ones until the limit; after it they are dropped") {
-    def decoded(record: String) = bankops.services.kafka.Decoded(
-      bankops.services.kafka.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1), Some(record), None, None, None), None, Some(1))
+    def decoded(record: String) = bankops.services.records.Decoded(
+      bankops.services.records.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1), Some(record), None, None, None), None, Some(1))
     val chunk = fs2.Chunk("A", "B", "A", "A", "B").map(decoded)
     val lines = ChunkLines.of(List("a1", null, "a2", "a3", null), InspectStats.tally(chunk, 3))
     def text(n: Int) = lines.lines.take(n).map(new String(_, java.nio.charset.StandardCharsets.UTF_8)).mkString
@@ -95,16 +96,16 @@ class InspectCoreSuite extends munit.FunSuite {
   test("filters no record read can match are named: an unknown record type, a field none of their schemas has") {
     val schema = new Schema.Parser().parse(
       """{"type": "record", "name": "ConfirmMoneyTransfer", "namespace": "nl.openweb.data", "fields": [{"name": "amount", "type": "long"}, {"name": "to", "type": "string"}]}""")
-    val d = bankops.services.kafka.Decoded(bankops.services.kafka.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1),
+    val d = bankops.services.records.Decoded(bankops.services.records.Envelope("t", 0, 0, None, "CreateTime", None, Nil, Some(1),
         Some("nl.openweb.data.ConfirmMoneyTransfer"), None, None, None), Some(schema), Some(1))
     val stats = InspectStats.tally(fs2.Chunk(d, d), 0)
     def warnings(records: List[String], where: List[String]) =
-      stats.filterWarnings(bankops.services.kafka.RecordFilter(records, None, where.map(w => Condition.parse(w).toOption.get)))
+      stats.filterWarnings(bankops.services.records.RecordFilter(records, None, where.map(w => Condition.parse(w).toOption.get)))
     assertEquals(warnings(List("ConfirmMoneyTransfer", "nl.openweb.data.ConfirmMoneyTransfer"), List("amount>5", "to=x")), Nil)
     assertEquals(warnings(List("MoneyTransferConfirmed"), List("amout>5")),
       List(
         "--record MoneyTransferConfirmed: no record of that type among the 2 read (types read: ConfirmMoneyTransfer)",
         "--where: no record read has a field 'amout' (fields: amount, to)"))
-    assertEquals(InspectStats.empty.filterWarnings(bankops.services.kafka.RecordFilter(List("X"), None, Nil)), Nil)
+    assertEquals(InspectStats.empty.filterWarnings(bankops.services.records.RecordFilter(List("X"), None, Nil)), Nil)
   }
 }

@@ -6,7 +6,8 @@ import org.apache.kafka.clients.producer.internals.BuiltInPartitioner
 
 import java.nio.charset.StandardCharsets.UTF_8
 
-import bankops.services.kafka.{Envelope, HeaderMatch, KeyPartition, RecordFilter}
+import bankops.services.kafka.KeyPartition
+import bankops.services.records.{Envelope, HeaderMatch, RecordFilter}
 
 /** inspect's selections without a cluster: the key's partition, header filters and `--fields` paths. */
 class InspectSelectionSuite extends munit.FunSuite {

@@ -10,7 +10,7 @@ import java.util.Base64
 
 import bankops.services.avro.WireFormat
 import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
-import bankops.services.kafka.RecordLine
+import bankops.services.records.RecordLine
 import bankops.services.registry.RegistryClient
 import bankops.support.{Seeded, FakeRegistry, TopologyFiles}
 

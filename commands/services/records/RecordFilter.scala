@@ -1,4 +1,4 @@
-package bankops.services.kafka
+package bankops.services.records
 
 /** Which records are shown: by record type (simple or full name), key, headers, and value conditions. */
 final case class RecordFilter(records: List[String], key: Option[String], where: List[Condition], headers: List[HeaderMatch] = Nil) {

@@ -1,23 +1,25 @@
-package bankops.services.kafka
+package bankops.services.records
 
 import cats.effect.IO
 import cats.syntax.all._
 import fs2.Chunk
 import org.apache.avro.Schema
 import org.apache.avro.generic.{GenericDatumReader, GenericRecord}
+import org.apache.kafka.clients.consumer.ConsumerRecord
 
 import java.time.Instant
 import scala.collection.concurrent.TrieMap
 
 import bankops.services.avro.{AvroJson, DecodeError, WireFormat}
 import bankops.services.registry.{RegistryError, RegistryGarbled, SchemaNotAvro, SchemaResolver}
-import bankops.services.kafka.TopicReader.Raw
 
 /** Decodes values in the Confluent wire format with their writer schemas. Schemas are fetched once per id
   * for a whole chunk; an id the registry does not know is remembered as unknown; an unreachable registry
   * stops the run (exit 3) rather than marking every record undecodable.
   */
 final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true) {
+  import RecordDecoder.Raw
+
   private val unknown = TrieMap.empty[Int, String]
   private val known = TrieMap.empty[Int, (Schema, GenericDatumReader[Any])]
 
@@ -59,6 +61,9 @@ final class RecordDecoder(resolver: SchemaResolver, plainValues: Boolean = true)
 }
 
 object RecordDecoder {
+
+  /** A record as the consumer hands it over, value undecoded (`services/kafka`'s `TopicReader.Raw`, the same type). */
+  type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
 
   /** A record's envelope (its value's fields unset) completed with its `value` decoded by the reader of its schema id
     * (or the reason it was not): one way for records read from Kafka and records read from an archive.

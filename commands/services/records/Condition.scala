@@ -1,4 +1,4 @@
-package bankops.services.kafka
+package bankops.services.records
 
 import com.monovore.decline.Argument
 import io.circe.Json

@@ -1,4 +1,4 @@
-package bankops.services.kafka
+package bankops.services.records
 
 import org.apache.avro.Schema
 

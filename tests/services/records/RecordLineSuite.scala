@@ -1,4 +1,4 @@
-package bankops.services.kafka
+package bankops.services.records
 
 import io.circe.Json
 import org.scalacheck.{Gen, Prop}
