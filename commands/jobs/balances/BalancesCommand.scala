@@ -7,34 +7,37 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
-import bankops.services.bank.BankNames
+import bankops.services.bank.{BankNames, BankTopics}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{Doing, KafkaClients, KeyPartition, ReadSpec, SourceOpts, StartAt, StopAt, TopicName}
+import bankops.services.kafka.{BankTopicFlags, Doing, KafkaClients, KeyPartition, ReadSpec, SourceOpts, StartAt, StopAt}
 import bankops.services.records.RecordDecoder
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 
 /** `bankops balances validate`: the balances on Kafka and in PostgreSQL agree, or here is how they differ. */
 object BalancesCommand {
 
-  final case class Options(flags: ConnectionFlags, topic: String, table: String, partitions: Option[List[Int]], settle: Option[FiniteDuration],
-                           show: Int, output: Option[OutputFormat], timeout: FiniteDuration)
+  /** Every field at its flag's default: built by name, or refined with `copy`. */
+  final case class Options(flags: ConnectionFlags = ConnectionFlags(), topic: String = BankTopics().balance, table: String = BankNames.BalanceTable,
+                           partitions: Option[List[Int]] = None, settle: Option[FiniteDuration] = None, show: Int = 20,
+                           output: Option[OutputFormat] = None, timeout: FiniteDuration = 30.seconds)
   object Options {
     /** `balances validate` with no flags but the connection's. */
-    def defaults(flags: ConnectionFlags): Options =
-      Options(flags, BankNames.BalanceChanged, BankNames.BalanceTable, None, None, 20, None, 30.seconds)
+    def defaults(flags: ConnectionFlags): Options = Options(flags = flags)
   }
+  private val D = Options()
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
-    TopicName.option("topic", "The BalanceChanged topic", BankNames.BalanceChanged),
+    BankTopicFlags.opts(BankTopicFlags.Balance("The BalanceChanged topic", name = "topic")).map(_.balance),
     Opts.option[String]("table", s"The balance table, optionally schema-qualified (default ${BankNames.BalanceTable}).", metavar = "TABLE")
-      .withDefault(BankNames.BalanceTable),
+      .withDefault(D.table),
     SourceOpts.partitions,
     Flags.duration("settle", "Re-check accounts that differ after this long, with the events and rows that changed meanwhile (e.g. 10s).").orNone,
-    Flags.positive[Int]("show", "Findings listed in the table (default 20).").withDefault(20),
+    Flags.positive[Int]("show", "Findings listed in the table (default 20).").withDefault(D.show),
     OutputFormat.opts,
-    Flags.timeout(30.seconds)
-  ).mapN(Options.apply)
+    Flags.timeout(D.timeout)
+  ).mapN((flags, topic, table, partitions, settle, show, output, timeout) =>
+    Options(flags = flags, topic = topic, table = table, partitions = partitions, settle = settle, show = show, output = output, timeout = timeout))
 
   private final case class Timed[A](value: A, seconds: Double)
   private def timed[A](io: IO[A]): IO[Timed[A]] = io.timed.map { case (d, a) => Timed(a, d.toMillis / 1000.0) }

@@ -9,20 +9,22 @@ import scala.concurrent.duration._
 import bankops.base.{OutputFile, Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, StepSummary}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.TopologyOpts
-import bankops.services.kafka.{SourceOpts, StartAt, StopAt, TopicName}
+import bankops.services.kafka.{BankTopicFlags, SourceOpts, StartAt, StopAt, TopicName}
 
 /** `bankops capture`: the records of a window with everything needed to read and reproduce them (schemas, the groups'
   * offsets, the topics' shape and configs, the topology) in one archive; `capture show ARCHIVE` reads one back.
   */
 object CaptureCommand {
 
+  private val Window = CaptureWindow()
+
   private val capture: Opts[CaptureOptions] = (
     ConnectionFlags.opts,
     TopicName.options("topic", "A topic to capture (repeatable; default: the topology's topics).").orNone.map(_.fold(List.empty[String])(_.toList)),
     Opts.option[String]("from", "Start: beginning (default), end, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m).",
-      metavar = "POSITION").withDefault("beginning"),
+      metavar = "POSITION").withDefault(Window.fromText),
     Opts.option[String]("to", "Stop: end (default; the end offsets when the capture starts), offset:N, timestamp:ISO-8601.",
-      metavar = "POSITION").withDefault("end"),
+      metavar = "POSITION").withDefault(Window.toText),
     SourceOpts.filter,
     Opts.options[String]("group", "Keep this group's offsets (repeatable; default: every group with offsets on the topics).",
       metavar = "GROUP").orEmpty,
@@ -30,8 +32,8 @@ object CaptureCommand {
         .mapValidated(_.traverse(i => CapturedAccounts.checked(i, "--accounts").toValidatedNel)).orEmpty,
       Opts.option[String]("from-findings", "Also keep the accounts a `balances validate -o json` run flagged (its output as a file).",
         metavar = "FILE").map(os.Path(_, os.pwd)).orNone,
-      TopicName.option("balance-topic", "With --accounts: the topic of their chains (default: the topology's topic of BalanceChanged).").orNone)
-      .mapN(AccountsAsked.apply),
+      BankTopicFlags.Balance.optional("With --accounts: the topic of their chains (default: the topology's topic of BalanceChanged)."))
+      .mapN((ibans, findings, balanceTopic) => AccountsAsked(ibans = ibans, findings = findings, balanceTopic = balanceTopic)),
     Opts.options[String]("redact",
       "Mask this field of every record (e.g. token, or a path a.b; repeatable): re-encoded with the same " +
         "schema, so the archive still decodes; the manifest names the fields.", metavar = "FIELD").orEmpty,
@@ -53,18 +55,16 @@ object CaptureCommand {
       (ibansKept, StartAt.parse(from, now).leftMap(e => s"--from $e").toValidatedNel, StopAt.parse(to).leftMap(e => s"--to $e").toValidatedNel,
         out.orElse(Option.when(dryRun)(os.pwd / "dry-run.zip")).toValidNel("--out FILE: where to write the archive (or --dry-run)")).mapN {
         (_, start, stop, out) =>
-          val filters = filter.records.map(r => s"--record $r") ++ filter.key.map(k => s"--key $k") ++
-            filter.where.map(w => s"--where ${w.path.mkString(".")}${w.op}${w.operand}") ++
-            filter.headers.map(h => s"--header ${h.key}=${h.value}")
-          CaptureOptions(flags, topics, start, stop, from, to, filter, filters, groups, accounts, redact, out, overwrite, dryRun, topology, strategy,
-            timeout, skip)
+          CaptureOptions(ArchiveOut(out, overwrite = overwrite, dryRun = dryRun), flags = flags,
+            window = CaptureWindow(topics, from = start, to = stop, fromText = from, toText = to), filter = filter, groups = groups,
+            accounts = accounts, redact = redact, skipUnredactable = skip, topology = topology, strategy = strategy, timeout = timeout)
       }
   }
 
   def run(o: CaptureOptions, shell: Shell): IO[CaptureReport] =
     for {
       // Where the archive goes is checked before any service is asked (and again before it is moved into place).
-      _ <- OutputFile.check("--out", o.out, o.overwrite).unlessA(o.dryRun)
+      _ <- OutputFile.check("--out", o.archive.file, o.archive.overwrite).unlessA(o.archive.dryRun)
       settings <- Connections.load(o.flags, shell)
       topology <- TopologyOpts.load(o.topology, shell)
       report <- CaptureRun(o, settings, topology, shell)
@@ -73,20 +73,21 @@ object CaptureCommand {
   /** The one renderer: what was written where, and the job summary; a dry run or Ctrl-C wrote nothing. */
   def render(o: CaptureOptions, report: CaptureReport): Shown =
     if (report.interrupted)
-      Shown(None, Rendered.note(s"capture: interrupted (Ctrl-C): nothing written to ${o.out} (it is written only when whole)"), Exit.Interrupted)
-    else if (o.dryRun) Shown(None, Rendered.note(s"capture: dry run: nothing written"), Exit.Ok)
+      Shown(None, Rendered.note(s"capture: interrupted (Ctrl-C): nothing written to ${o.archive.file} (it is written only when whole)"),
+        Exit.Interrupted)
+    else if (o.archive.dryRun) Shown(None, Rendered.note(s"capture: dry run: nothing written"), Exit.Ok)
     else {
       val m = report.manifest
       Shown(None,
         Rendered.note(s"capture: ${m.records} records from ${m.topics.size} topic(s), ${m.files.size} files, " +
-          s"${m.asked.groups.size} group(s) written to ${o.out}") ++
+          s"${m.asked.groups.size} group(s) written to ${o.archive.file}") ++
           Rendered.all(report.heldBack.map(Rendered.warning)) ++
           Rendered.warning(s"capture: ${report.unredactable._1} record(s) left out: they do not decode, so --redact cannot mask them: " +
             report.unredactable._2.mkString("; ") + (if (report.unredactable._1 > report.unredactable._2.size) "; …" else ""))
             .when(report.unredactable._1 > 0) ++
-          Rendered.summary(StepSummary("capture", s"${m.records} records captured to ${o.out.last}", StepSummary.Outcome.Ok,
+          Rendered.summary(StepSummary("capture", s"${m.records} records captured to ${o.archive.file.last}", StepSummary.Outcome.Ok,
               facts = List("topics" -> m.asked.topics.mkString(", "), "window" -> s"${m.asked.from} to ${m.asked.to}",
-                "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.out.toString),
+                "records" -> m.records.toString, "groups" -> m.asked.groups.mkString(", "), "archive" -> o.archive.file.toString),
               notes = report.heldBack ++ Option.when(report.unredactable._1 > 0)(
                 s"${report.unredactable._1} record(s) left out by --skip-unredactable (they do not decode)"))),
         Exit.Ok)

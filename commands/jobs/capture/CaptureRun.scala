@@ -32,7 +32,7 @@ private[capture] object CaptureRun {
 
   def apply(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, shell: Shell): IO[CaptureReport] = {
     val strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
-    val named = if (o.topics.nonEmpty) o.topics else topology.topics.map(_.name)
+    val named = if (o.window.topics.nonEmpty) o.window.topics else topology.topics.map(_.name)
     val balanceTopic = o.accounts.balanceTopic.orElse(topology.topics.find(_.records.exists(_.fullName ==
             BalanceChanged.codec.schema
               .fold(_ => "", _.getFullName))).map(_.name)).getOrElse(BankNames.BalanceChanged)
@@ -40,16 +40,17 @@ private[capture] object CaptureRun {
       val ibans = (o.accounts.ibans ++ flagged.toList.flatten).distinct
       val accounts = Option.when(ibans.nonEmpty)(ibans -> balanceTopic)
       // The topology's topics by default: with accounts, their chains come from the balance topic whole, not its window.
-      val topics = if (o.topics.isEmpty && accounts.nonEmpty) named.filterNot(_ == balanceTopic) else named
-      run(o.copy(topics = topics), settings, topology, strategy, accounts,
-        CaptureAsked(topics, o.fromText, o.toText, o.filterText, o.groups, ibans, o.redact),
+      val topics = if (o.window.topics.isEmpty && accounts.nonEmpty) named.filterNot(_ == balanceTopic) else named
+      run(o.copy(window = o.window.copy(topics = topics)), settings, topology, strategy, accounts,
+        CaptureAsked(topics, from = o.window.fromText, to = o.window.toText, filters = o.filterText, groups = o.groups, accounts = ibans,
+          redacted = o.redact),
         shell)
     }
   }
 
   private def run(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, strategy: SubjectNameStrategy,
                   accounts: Option[(List[String], String)], asked: CaptureAsked, shell: Shell): IO[CaptureReport] = {
-    val topics = o.topics
+    val topics = o.window.topics
     KafkaClients.withAdmin(settings.kafka, o.timeout) { admin =>
       for {
         _ <- accounts.filter(a => topics.contains(a._2)).traverse_(a =>
@@ -58,10 +59,10 @@ private[capture] object CaptureRun {
         described <- ClusterTopics.describe(admin, topics ++ accounts.map(_._2).toList)
         // One cut: with --to end, every topic's end (and the balance topic's, for the accounts' chains) is fixed at one
         // instant before any is read, so a topic read after another stops where it stood then, not where it moved to.
-        stop <- if (o.to != StopAt.End) IO.pure(o.to)
+        stop <- if (o.window.to != StopAt.End) IO.pure(o.window.to)
         else EndOffsets.ends(admin, described.topics.flatMap(t => t.partitions.map(p => new TopicPartition(t.name, p.partition))))
           .map(StopAt.Ends(_))
-        at = o.copy(to = stop)
+        at = o.copy(window = o.window.copy(to = stop))
         cluster = CapturedCluster(described.brokers,
           described.topics.map { t =>
             CapturedTopic(t.name, t.partitions.size, t.replicationFactor,
@@ -85,14 +86,14 @@ private[capture] object CaptureRun {
             s"about ${mb(estimatedBytes)} before compression; ${offsets.map(_.group).distinct.size} group(s)")
         _ <- IO.raiseWhen(estimated == 0)(noRecords(asked))
         report <-
-          if (o.dryRun)
+          if (o.archive.dryRun)
             IO.pure(CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, Instant.now().toString,
                   asked.copy(groups = offsets.map(_.group).distinct), Nil, Nil), estimated, estimatedBytes, interrupted = false))
           else Interrupt.onCtrlC.use { ctrlC =>
             val partitions =
               described.topics.filter(t => topics.contains(t.name)).flatMap(t => t.partitions.map(p => new TopicPartition(t.name, p.partition)))
             // The window's end is the last stable offset: a transaction open from before the read to after it held it back.
-            val watched = o.to == StopAt.End
+            val watched = o.window.to == StopAt.End
             (if (watched) OpenTransactions.of(admin, partitions) else IO.pure(Nil)).flatMap { openBefore =>
               IO.race(ctrlC,
                 write(at, settings, topology, strategy, topics, accounts, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
@@ -121,7 +122,7 @@ private[capture] object CaptureRun {
 
   private def mb(bytes: Long): String = f"${bytes / 1048576.0}%.1f MiB"
 
-  private def spec(o: CaptureOptions, topic: String): ReadSpec = ReadSpec(List(topic), None, o.from, o.to)
+  private def spec(o: CaptureOptions, topic: String): ReadSpec = ReadSpec(List(topic), None, o.window.from, o.window.to)
 
   /** Each group's committed offsets on the topics, with its lag (to the cut's end, when there is one); the groups named,
     * or every group with offsets there.
@@ -155,7 +156,7 @@ private[capture] object CaptureRun {
       val redact = o.redact.map(_.split('.').toList)
       // Records left out by --skip-unredactable: how many, and the first few named.
       val unredactable = new java.util.concurrent.atomic.AtomicReference[(Long, Vector[String])]((0L, Vector.empty))
-      OutputFile.writeStream("--out", o.out, o.overwrite) { stream =>
+      OutputFile.writeStream("--out", o.archive.file, o.archive.overwrite) { stream =>
         val archive = new ArchiveWriter(stream)
         for {
           progress <- Ref.of[IO, (Long, Long)]((0L, 0L))
@@ -217,7 +218,7 @@ private[capture] object CaptureRun {
             IO.unit.flatMap { _ =>
               val partitions = cluster.topics.find(_.name == balanceTopic).fold(1)(_.partitions)
               val chainSpec = ReadSpec(List(balanceTopic), Some(ibans.map(KeyPartition.of(_, partitions)).distinct.sorted), StartAt.Beginning,
-                o.to match { case cut: StopAt.Ends => cut; case _ => StopAt.End })
+                o.window.to match { case cut: StopAt.Ends => cut; case _ => StopAt.End })
               copy(CapturedAccounts.chains(balanceTopic), balanceTopic, chainSpec, e => e.keyText.exists(ibans.contains)).flatMap { chains =>
                 // The token is the account's secret: --redact token masks it in the rows too.
                 val kept = if (o.redact.contains("token")) rows.map(_.copy(token = Redaction.Mask)) else rows

@@ -42,13 +42,15 @@ object RestoreCommand {
     val plan = RestorePlan(prefix, renames.toMap, groupPrefix.getOrElse(prefix))
     val twice = renames.groupBy(_._1).collectFirst { case (a, rs) if rs.size > 1 => s"--rename $a is given ${rs.size} times" }
       .orElse(renames.groupBy(_._2).collectFirst { case (b, rs) if rs.size > 1 => s"--rename: ${rs.map(_._1).mkString(" and ")} both go to $b" })
+    lazy val options = Options(flags, archive, plan, intoNonEmpty = nonEmpty, resume = resume, keepCompaction = keep, dbName = dbName,
+      timeout = timeout)
     if (twice.isDefined) twice.get.invalidNel
     else if (nonEmpty && resume) "--resume and --into-non-empty: a resume writes only what its targets lack; give one".invalidNel
     else if (prefix.isEmpty && renames.isEmpty && !nonEmpty)
       "an empty --topic-prefix without --rename restores into the captured topics' own names: add --into-non-empty if that is meant".invalidNel
     else if (prefix.nonEmpty)
-      TopicName.check("topic-prefix")(prefix + "x").map(_ => Options(flags, archive, plan, nonEmpty, resume, keep, dbName, timeout))
-    else Options(flags, archive, plan, nonEmpty, resume, keep, dbName, timeout).validNel
+      TopicName.check("topic-prefix")(prefix + "x").map(_ => options)
+    else options.validNel
   }
 
   /** Restores the archive; its steps are said on stderr as they are done. SIGINT or SIGTERM stops it where it is, what

@@ -77,7 +77,8 @@ object GroupsCommand {
       metavar = "FILE")
       .map(os.Path(_, os.pwd)).orNone,
     Opts.flag("overwrite", "With --save-to: replace the file when it exists (a directory, link or device is never replaced).").orFalse
-  ).mapN(ResetOptions.apply)
+  ).mapN((common, groups, topics, partitions, target, execute, saveTo, overwrite) =>
+    ResetOptions(common, groups, topics, partitions = partitions, target = target, execute = execute, saveTo = saveTo, overwrite = overwrite))
 
   /** Reset prints its plan, and with --execute each move, as it goes: its report is the exit code and the job summary. */
   private def reset(o: ResetOptions, shell: Shell): IO[GroupReset.Report] =

@@ -10,7 +10,7 @@ import scala.concurrent.duration._
 import bankops.base.{Exit, Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell, Shown}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
-import bankops.services.kafka.{Denied, Doing, KafkaClients, TopicName}
+import bankops.services.kafka.{BankTopicFlags, Denied, Doing, KafkaClients, TopicName}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
 
@@ -18,29 +18,33 @@ import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
 object HandlerCommand {
 
   /** The topics the handler reads (`commands`) and writes, by role: built by name in one place, never by position. */
-  final case class Topics(commands: String, feedback: String, balance: String, deadLetter: String) {
+  final case class Topics(commands: String = BankNames.Commands, feedback: String = BankNames.Feedback, balance: String = BankNames.BalanceChanged,
+                          deadLetter: String = BankNames.DeadLetters) {
     def written: List[String] = List(feedback, balance, deadLetter)
   }
 
-  final case class Options(flags: ConnectionFlags, group: String, topics: Topics, instance: Option[String], strategy: Option[SubjectNameStrategy],
-                           maxBatch: Int, statusEvery: FiniteDuration, output: Option[OutputFormat], timeout: FiniteDuration,
-                           readyFile: Option[os.Path])
+  /** Every field at its flag's default: built by name, or refined with `copy`. */
+  final case class Options(flags: ConnectionFlags = ConnectionFlags(), group: String = BankNames.HandlerGroup, topics: Topics = Topics(),
+                           instance: Option[String] = None, strategy: Option[SubjectNameStrategy] = None, maxBatch: Int = 1000,
+                           statusEvery: FiniteDuration = 10.seconds, output: Option[OutputFormat] = None, timeout: FiniteDuration = 30.seconds,
+                           readyFile: Option[os.Path] = None)
+
+  private val D = Options()
 
   private val topicOpts: Opts[Topics] = (
-    TopicName.option("topic", "Topic of the commands", BankNames.Commands),
-    TopicName.option("feedback-topic", "Topic for command feedback", BankNames.Feedback),
-    TopicName.option("balance-topic", "Topic for BalanceChanged", BankNames.BalanceChanged),
+    BankTopicFlags.opts(BankTopicFlags.Commands("Topic of the commands", name = "topic"), BankTopicFlags.Feedback("Topic for command feedback"),
+      BankTopicFlags.Balance("Topic for BalanceChanged")),
     TopicName.option("dead-letter-topic",
       "Topic for records the handler cannot read, kept as they came with headers saying why " +
         "(default: the commands topic's name + .dlq).").orNone
-  ).mapN((commands, feedback, balance, dlq) =>
-    Topics(commands = commands, feedback = feedback, balance = balance, deadLetter = dlq.getOrElse(s"$commands.dlq")))
+  ).mapN((bank, dlq) =>
+    Topics(commands = bank.commands, feedback = bank.feedback, balance = bank.balance, deadLetter = dlq.getOrElse(s"${bank.commands}.dlq")))
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
     Opts.option[String]("group", s"Consumer group (default ${BankNames.HandlerGroup}); handlers in one group share the partitions.",
       metavar = "GROUP")
-      .withDefault(BankNames.HandlerGroup),
+      .withDefault(D.group),
     topicOpts,
     Opts.option[String]("instance",
       "This handler's stable name: GROUP-NAME is its Kafka transactional id and static group member id, so a restart " +
@@ -49,15 +53,18 @@ object HandlerCommand {
       .mapValidated(n =>
         if (n.matches("[A-Za-z0-9._-]+")) n.validNel else s"--instance must be letters, digits, '.', '_' or '-', not '$n'".invalidNel).orNone,
     TopologyOpts.strategy,
-    Flags.positive[Int]("max-batch", "Most commands applied in one batch (one database and one Kafka transaction; default 1000).").withDefault(1000),
-    Flags.duration("status-every", "How often to report figures (default 10s).").withDefault(10.seconds),
+    Flags.positive[Int]("max-batch", "Most commands applied in one batch (one database and one Kafka transaction; default 1000).").withDefault(
+      D.maxBatch),
+    Flags.duration("status-every", "How often to report figures (default 10s).").withDefault(D.statusEvery),
     OutputFormat.opts,
-    Flags.timeout(30.seconds),
+    Flags.timeout(D.timeout),
     Opts.option[String]("ready-file",
       "Write FILE once this handler consumes (its transactions initialised, a batch a crash left prepared settled), as JSON " +
         "with its pid and transactional id; removed when it stops. For a supervisor or a test to wait on.", metavar = "FILE")
       .map(os.Path(_, os.pwd)).orNone
-  ).mapN(Options.apply)
+  ).mapN((flags, group, topics, instance, strategy, maxBatch, statusEvery, output, timeout, readyFile) =>
+    Options(flags = flags, group = group, topics = topics, instance = instance, strategy = strategy, maxBatch = maxBatch, statusEvery = statusEvery,
+      output = output, timeout = timeout, readyFile = readyFile))
 
   def run(o: Options)(shell: Shell): IO[ExitCode] =
     o.readyFile.traverse_(ReadyFile.check("--ready-file", _)) >> Connections.load(o.flags, shell).flatMap { settings =>

@@ -7,46 +7,51 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown}
-import bankops.services.bank.BankNames
+import bankops.services.bank.BankTopics
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
-import bankops.services.kafka.{KafkaClients, TopicName}
+import bankops.services.kafka.{BankTopicFlags, KafkaClients}
 import bankops.services.load.{LoadGenerator, LoadKind, LoadSpec, LoadSummary}
 
 /** `bankops heartbeat`: heartbeats and bank commands at a set rate, with the figures of a load test. */
 object HeartbeatCommand {
 
-  final case class Options(flags: ConnectionFlags, rate: Int, duration: Option[FiniteDuration], count: Option[Long], topic: String,
-                           commandsTopic: String, feedbackTopic: String, learn: Boolean, startBeat: Long, kind: LoadKind, failShare: Double,
-                           register: Boolean, seed: Option[Long],
-                           strategy: Option[SubjectNameStrategy], output: Option[OutputFormat], timeout: FiniteDuration)
+  /** Every field at its flag's default: built by name, or refined with `copy`. `topics`: the heartbeat topic
+    * (`--topic`), the commands topic and the feedback topic commands are learned from.
+    */
+  final case class Options(flags: ConnectionFlags = ConnectionFlags(), rate: Int = 100, duration: Option[FiniteDuration] = None,
+                           count: Option[Long] = None, topics: BankTopics = BankTopics(), learn: Boolean = true, startBeat: Long = 1L,
+                           kind: LoadKind = LoadKind.Heartbeats, failShare: Double = 0.1, register: Boolean = false, seed: Option[Long] = None,
+                           strategy: Option[SubjectNameStrategy] = None, output: Option[OutputFormat] = None, timeout: FiniteDuration = 30.seconds)
   object Options {
     /** A learning command load of `count` commands at `rate`/s on the bank's topics, every other flag at its default. */
     def commands(flags: ConnectionFlags, count: Long, rate: Int): Options =
-      Options(flags, rate, None, Some(count), BankNames.Heartbeat, BankNames.Commands, BankNames.Feedback, learn = true, startBeat = 1L,
-        LoadKind.Commands, failShare = 0.1, register = false, seed = None, strategy = None, output = None, timeout = 30.seconds)
+      Options(flags = flags, rate = rate, count = Some(count), kind = LoadKind.Commands)
   }
+  private val D = Options()
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
-    Flags.nonNegative[Int]("rate", "Records per second; 0 = as fast as the broker takes them (default 100).").withDefault(100),
+    Flags.nonNegative[Int]("rate", "Records per second; 0 = as fast as the broker takes them (default 100).").withDefault(D.rate),
     Flags.duration("duration", "Stop after this long (e.g. 30s, 10m).").orNone,
     Flags.positive[Long]("count", "Stop after N records.").orNone,
-    TopicName.option("topic", "Heartbeat topic", BankNames.Heartbeat),
-    TopicName.option("commands-topic", "Topic for bank commands", BankNames.Commands),
-    TopicName.option("feedback-topic", "Where the handler answers, to learn created accounts from", BankNames.Feedback),
+    BankTopicFlags.opts(BankTopicFlags.Heartbeat("Heartbeat topic", name = "topic"), BankTopicFlags.Commands("Topic for bank commands"),
+      BankTopicFlags.Feedback("Where the handler answers, to learn created accounts from")),
     Opts.flag("no-learn", "Commands among made-up accounts, learning nothing from the handler (for a commands topic no handler reads).").orFalse.map(
       !_),
-    Opts.option[Long]("start-beat", "The first heartbeat's beat (default 1); each record adds one.", metavar = "N").withDefault(1L),
-    Flags.option[LoadKind]("kind", "heartbeat (default), commands, or mixed (one heartbeat per command).").withDefault(LoadKind.Heartbeats),
+    Opts.option[Long]("start-beat", "The first heartbeat's beat (default 1); each record adds one.", metavar = "N").withDefault(D.startBeat),
+    Flags.option[LoadKind]("kind", "heartbeat (default), commands, or mixed (one heartbeat per command).").withDefault(D.kind),
     Opts.option[Double]("fail-share", "Share of transfers that must fail by the bank's rules, 0 to 1 (default 0.1).", metavar = "SHARE")
-      .mapValidated(s => if (s >= 0 && s <= 1) s.validNel else s"--fail-share must be between 0 and 1, not $s".invalidNel).withDefault(0.1),
+      .mapValidated(s => if (s >= 0 && s <= 1) s.validNel else s"--fail-share must be between 0 and 1, not $s".invalidNel).withDefault(D.failShare),
     Opts.flag("register", "Register the records' schemas when their subjects are missing (otherwise exit 2).").orFalse,
     Opts.option[Long]("seed", "Seed for generated commands, for repeatable runs.", metavar = "N").orNone,
     TopologyOpts.strategy,
     OutputFormat.opts,
-    Flags.timeout(30.seconds)
-  ).mapN(Options.apply)
+    Flags.timeout(D.timeout)
+  ).mapN { (flags, rate, duration, count, topics, learn, startBeat, kind, failShare, register, seed, strategy, output, timeout) =>
+    Options(flags = flags, rate = rate, duration = duration, count = count, topics = topics, learn = learn, startBeat = startBeat, kind = kind,
+      failShare = failShare, register = register, seed = seed, strategy = strategy, output = output, timeout = timeout)
+  }
 
   /** What a run did: its figures, and whether Ctrl-C ended it. */
   final case class Report(summary: LoadSummary, interrupted: Boolean)
@@ -55,8 +60,8 @@ object HeartbeatCommand {
   def generate(o: Options, shell: Shell): IO[Report] =
     for {
       settings <- Connections.load(o.flags, shell)
-      spec = LoadSpec(o.kind, o.topic, o.commandsTopic, o.feedbackTopic, o.learn, o.startBeat, o.failShare, o.register,
-        o.seed.getOrElse(System.nanoTime()), o.strategy.getOrElse(SubjectNameStrategy.TopicRecord))
+      spec = LoadSpec(o.kind, seed = o.seed.getOrElse(System.nanoTime()), bank = o.topics, learn = o.learn, startBeat = o.startBeat,
+        failShare = o.failShare, register = o.register, strategy = o.strategy.getOrElse(SubjectNameStrategy.TopicRecord))
       interrupted <- IO.ref(false)
       summary <- (Interrupt.onCtrlC, LoadGenerator.resource(settings, spec, o.timeout)).tupled.use { case (ctrlC, load) =>
         val deadline = o.duration.fold(IO.never[Unit])(IO.sleep)

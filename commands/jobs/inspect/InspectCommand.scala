@@ -39,7 +39,8 @@ object InspectCommand {
     else {
       // A key names its partition (when --partition does not): only that one is read.
       val keyed = if (all || spec.partitions.isDefined) spec else spec.copy(byKey = filter.key)
-      Options(flags, keyed, limit, filter, format, fields, strict, timeout).validNel
+      Options(flags = flags, spec = keyed, limit = limit, filter = filter, format = format, fields = fields, strict = strict, timeout = timeout)
+        .validNel
     }
   }
 

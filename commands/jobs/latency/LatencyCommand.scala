@@ -44,8 +44,7 @@ object LatencyCommand {
       pids <- if (o.watchPids.nonEmpty) IO.pure(o.watchPids) else sandboxHandler(o, settings, shell)
       watched <- ProcessWatch.targets(pids)
       t = o.schedule
-      plan = LatencyPlan(t.steps, t.stepDuration, t.interval, t.timeout, t.maxTimeouts,
-        List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), 2.seconds, t.warmUp, t.settle)
+      plan = LatencyPlan(t, List(Measure.Feedback, Measure.Balance) ++ (if (useDb) List(Measure.Db) else Nil), sampleEvery = 2.seconds)
       format = OutputFormat.resolve(o.reporting.output, shell)
       _ <- shell.info(
         s"latency: ${t.steps.size} steps of ${o.loadKind.name} load (${t.steps.mkString(", ")} records/s), ${t.stepDuration.toSeconds} s each; " +
@@ -113,8 +112,7 @@ object LatencyCommand {
     def load(to: Option[String]): Resource[IO, Option[LoadGenerator]] =
       if (o.schedule.steps.forall(_ == 0)) Resource.pure(None)
       else LoadGenerator.resource(settings,
-        LoadSpec(o.loadKind, t.heartbeat, t.commands, t.feedback, learn = to.isEmpty, startBeat = 1,
-          failShare = 0.1, register = false, seed = System.nanoTime(), strategy), services, to).map(Some(_))
+        LoadSpec(o.loadKind, seed = System.nanoTime(), bank = t, learn = to.isEmpty, strategy = strategy), services, to).map(Some(_))
     (Interrupt.onCtrlC, RegistryClient.resource(settings, services)).tupled.use { case (ctrlC, registry) =>
       for {
         _ <- KafkaClients.partitionCounts(settings.kafka, List(t.commands, t.feedback, t.balance), services,
@@ -139,7 +137,7 @@ object LatencyCommand {
               poller = if (plan.measures.contains(Measure.Db)) BalancePoller.resource(settings.database, iban, services).map(Some(_))
               else Resource.pure[IO, Option[BalancePoller]](None)
               handler <- (poller, load(None), KafkaClients.javaAdmin(settings.kafka, services)).tupled.use { case (db, generator, admin) =>
-                ProcessWatch(watched, ConsumerGroups.lag(admin, t.group)).flatMap { watch =>
+                ProcessWatch(watched, ConsumerGroups.lag(admin, o.group)).flatMap { watch =>
                   new LatencyRun(plan, prober.probe(_, _, iban, db), db, generator, watch, watcher.failure).run(ctrlC, onProbe(""), onStep(""))
                 }
               }

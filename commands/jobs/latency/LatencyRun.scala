@@ -8,12 +8,10 @@ import scala.concurrent.duration._
 
 import bankops.services.load.LoadGenerator
 
-/** The experiment's schedule: the extra load of each step and how long it is held, a probe every `interval` that times
-  * out after `timeout`, the run ending early after `maxTimeouts` timed-out probes.
+/** The experiment: the flags' schedule as given, what each probe is timed until, and how often the watched processes
+  * are sampled.
   */
-private[latency] final case class LatencyPlan(steps: List[Int], stepDuration: FiniteDuration, interval: FiniteDuration, timeout: FiniteDuration,
-                                              maxTimeouts: Int, measures: List[Measure], sampleEvery: FiniteDuration,
-                                              warmUp: FiniteDuration = Duration.Zero, settle: Boolean = false)
+private[latency] final case class LatencyPlan(schedule: LatencySchedule, measures: List[Measure], sampleEvery: FiniteDuration)
 
 /** What a run found: its steps (those it reached), every probe, and why it ended early if it did; the warm-up's probes
   * (step index -1) apart, so a cold handler or client does not read as the first step's steady state, and with
@@ -32,10 +30,11 @@ private[latency] final case class LatencyOutcome(steps: List[StepResult], probes
 private[latency] final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => IO[ProbeResult], db: Option[BalancePoller],
                                         load: Option[LoadGenerator],
                                         watch: ProcessWatch, failure: IO[Nothing]) {
+  private val schedule = plan.schedule
 
   def run(ctrlC: IO[Unit], onProbe: ProbeResult => IO[Unit], onStep: (Int, Int) => IO[Unit]): IO[LatencyOutcome] =
     for {
-      step <- Ref[IO].of(if (plan.warmUp > Duration.Zero) -1 else 0)
+      step <- Ref[IO].of(if (schedule.warmUp > Duration.Zero) -1 else 0)
       probes <- Ref[IO].of(Vector.empty[ProbeResult])
       samples <- Ref[IO].of(Vector.empty[Sample])
       timeouts <- Ref[IO].of(0)
@@ -46,8 +45,8 @@ private[latency] final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => 
       stop = IO.race(ctrlC >> interrupted.complete(()).void, tooMany.get).void
       record = (p: ProbeResult) =>
         probes.update(_ :+ p) >> onProbe(p) >>
-          timeouts.updateAndGet(_ + 1).flatMap(n => tooMany.complete(()).void.whenA(n >= plan.maxTimeouts)).whenA(p.timedOut)
-      probing = Stream.fixedRateStartImmediately[IO](plan.interval).zipWithIndex.map(_._2.toInt + 1)
+          timeouts.updateAndGet(_ + 1).flatMap(n => tooMany.complete(()).void.whenA(n >= schedule.maxTimeouts)).whenA(p.timedOut)
+      probing = Stream.fixedRateStartImmediately[IO](schedule.interval).zipWithIndex.map(_._2.toInt + 1)
         .interruptWhen(probingDone.get.attempt).interruptWhen(stop.attempt)
         .parEvalMapUnordered(Int.MaxValue)(seq => step.get.flatMap(probe(seq, _)))
         .evalMap(record)
@@ -58,30 +57,31 @@ private[latency] final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => 
           probing.compile.drain.start.flatMap { prober =>
             // A run stopped during the warm-up (Ctrl-C, too many timeouts) reports the warm-up alone, no empty step.
             warmUp(step, stop, probes).flatMap(warm.set) >> halted.ifM(IO.pure(Vector.empty[(StepLoad, Double)]),
-              steps(plan.steps.zipWithIndex, Vector.empty, step, stop, halted, onStep)) <* probingDone.complete(()) <* prober.joinWithNever
+              steps(schedule.steps.zipWithIndex, Vector.empty, step, stop, halted, onStep)) <* probingDone.complete(()) <* prober.joinWithNever
           }
         }).map(_.merge)
       all <- probes.get
       taken <- samples.get
       early <- tooMany.tryGet.map(
-        _.map(_ => s"stopped after ${plan.maxTimeouts} probes timed out (--max-timeouts; no answer within ${plan.timeout.toMillis} ms)"))
+        _.map(_ => s"stopped after ${schedule.maxTimeouts} probes timed out (--max-timeouts; no answer within ${schedule.timeout.toMillis} ms)"))
       stopped <- interrupted.tryGet.map(_.isDefined)
       warmedUp <- warm.get
     } yield LatencyOutcome(loads.toList.zipWithIndex.map { case ((l, seconds), i) =>
-        StepResult.of(i, l, all.filter(_.step == i).toList, taken.filter(_.step == i).toList, plan.measures, plan.timeout, seconds)
+        StepResult.of(i, l, all.filter(_.step == i).toList, taken.filter(_.step == i).toList, plan.measures, schedule.timeout, seconds)
       }, all.sortBy(_.seq), early, stopped,
-      Option.when(plan.warmUp > Duration.Zero)(StepResult.of(-1, StepLoad(0, 0, 0), all.filter(_.step < 0).toList, taken.filter(_.step < 0).toList,
-          plan.measures, plan.timeout, warmedUp._1)), settled = Option.when(plan.settle)(warmedUp._2))
+      Option.when(schedule.warmUp > Duration.Zero)(StepResult.of(-1, StepLoad(0, 0, 0), all.filter(_.step < 0).toList,
+          taken.filter(_.step < 0).toList,
+          plan.measures, schedule.timeout, warmedUp._1)), settled = Option.when(schedule.settle)(warmedUp._2))
 
-  /** Probes with no extra load before the first step, counted apart (step index -1): for `plan.warmUp`, or with
-    * `plan.settle` until they have settled (at most `plan.warmUp`). Its seconds, and whether they settled.
+  /** Probes with no extra load before the first step, counted apart (step index -1): for `schedule.warmUp`, or with
+    * `schedule.settle` until they have settled (at most `schedule.warmUp`). Its seconds, and whether they settled.
     */
   private def warmUp(current: Ref[IO, Int], stop: IO[Unit], probes: Ref[IO, Vector[ProbeResult]]): IO[(Double, Boolean)] =
-    if (plan.warmUp <= Duration.Zero) IO.pure((0.0, false))
+    if (schedule.warmUp <= Duration.Zero) IO.pure((0.0, false))
     else {
-      val settled = probes.get.map(ps => Settling.settled(ps.filter(_.step < 0).sortBy(_.seq).flatMap(Settling.feedbackMs(_, plan.timeout))))
-      val settling = if (plan.settle) (IO.sleep(plan.interval * (Settling.Window / 2).toLong) >> settled).iterateUntil(identity) else IO.never
-      current.set(-1) >> IO.race(IO.race(IO.sleep(plan.warmUp), settling), stop).timed.map { case (took, ended) =>
+      val settled = probes.get.map(ps => Settling.settled(ps.filter(_.step < 0).sortBy(_.seq).flatMap(Settling.feedbackMs(_, schedule.timeout))))
+      val settling = if (schedule.settle) (IO.sleep(schedule.interval * (Settling.Window / 2).toLong) >> settled).iterateUntil(identity) else IO.never
+      current.set(-1) >> IO.race(IO.race(IO.sleep(schedule.warmUp), settling), stop).timed.map { case (took, ended) =>
         (took.toNanos / 1e9, ended.left.toOption.exists(_.isRight))
       }
     }
@@ -92,7 +92,7 @@ private[latency] final class LatencyRun(plan: LatencyPlan, probe: (Int, Int) => 
     rest match {
       case Nil => IO.pure(done)
       case (rate, i) :: more =>
-        val hold = IO.race(IO.sleep(plan.stepDuration), stop).void
+        val hold = IO.race(IO.sleep(schedule.stepDuration), stop).void
         for {
           _ <- current.set(i) >> onStep(i, rate)
           started <- IO.monotonic

@@ -26,10 +26,11 @@ object ProduceCommand {
     case object Stdin extends Values
   }
 
-  final case class Options(flags: ConnectionFlags, topic: String, record: Option[String], values: Values, key: Option[String],
-                           headers: List[(String, String)], partition: Option[Int], schemaVersion: Option[Int], dryRun: Boolean,
-                           topology: TopologyChoice, strategy: Option[SubjectNameStrategy], output: Option[OutputFormat],
-                           timeout: FiniteDuration)
+  /** Every field but the topic at its flag's default: built by name, or refined with `copy`. */
+  final case class Options(topic: String, flags: ConnectionFlags = ConnectionFlags(), record: Option[String] = None, values: Values = Values.Stdin,
+                           key: Option[String] = None, headers: List[(String, String)] = Nil, partition: Option[Int] = None,
+                           schemaVersion: Option[Int] = None, dryRun: Boolean = false, topology: TopologyChoice = TopologyChoice(None, None),
+                           strategy: Option[SubjectNameStrategy] = None, output: Option[OutputFormat] = None, timeout: FiniteDuration = 30.seconds)
 
   private def header(s: String): ValidatedNel[String, (String, String)] = s.indexOf('=') match {
     case i if i > 0 => (s.take(i), s.drop(i + 1)).validNel
@@ -64,7 +65,10 @@ object ProduceCommand {
     TopologyOpts.strategy,
     OutputFormat.opts,
     Flags.timeout(30.seconds)
-  ).mapN(Options.apply).mapValidated { o =>
+  ).mapN { (flags, topic, record, values, key, headers, partition, schemaVersion, dryRun, topology, strategy, output, timeout) =>
+    Options(topic, flags = flags, record = record, values = values, key = key, headers = headers, partition = partition,
+      schemaVersion = schemaVersion, dryRun = dryRun, topology = topology, strategy = strategy, output = output, timeout = timeout)
+  }.mapValidated { o =>
     if (o.values == Values.Tombstone && o.key.isEmpty) "--tombstone needs --key: a tombstone deletes the record of one key".invalidNel
     else o.validNel
   }

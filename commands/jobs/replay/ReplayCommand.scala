@@ -27,7 +27,7 @@ object ReplayCommand {
   final case class ToFile(file: os.Path, overwrite: Boolean) extends To
 
   /** The target cluster and registry, when not the source's: --to-bootstrap-server, --to-command-config, --to-registry-url. */
-  final case class TargetFlags(bootstrap: Option[String], commandConfig: Option[os.Path], registry: Option[String]) {
+  final case class TargetFlags(bootstrap: Option[String] = None, commandConfig: Option[os.Path] = None, registry: Option[String] = None) {
     def over(source: ConnectionFlags): ConnectionFlags = source.copy(bootstrapServer = bootstrap.orElse(source.bootstrapServer),
       commandConfig = commandConfig.orElse(source.commandConfig), registryUrl = registry.orElse(source.registryUrl))
   }
@@ -35,18 +35,17 @@ object ReplayCommand {
   /** How a file's lines become values: raw bytes (--exact), or encoded with --schema-dir's or the target's schemas;
     * with --no-strict the valid lines go even when others are invalid.
     */
-  final case class FileInput(exact: Boolean, schemaDir: Option[os.Path], strict: Boolean)
+  final case class FileInput(exact: Boolean = false, schemaDir: Option[os.Path] = None, strict: Boolean = true)
 
-  /** The flags resolved into the small values each step takes. */
-  final case class Options(flags: ConnectionFlags, from: From, to: To, target: TargetFlags, input: FileInput, delivery: Delivery,
-                           createTopic: Boolean, topology: TopologyChoice, strategy: Option[SubjectNameStrategy], limit: Option[Long],
-                           timeout: FiniteDuration)
+  /** The flags resolved into the small values each step takes, every field but `from` and `to` at its flag's default:
+    * built by name, or refined with `copy`.
+    */
+  final case class Options(from: From, to: To, flags: ConnectionFlags = ConnectionFlags(), target: TargetFlags = TargetFlags(),
+                           input: FileInput = FileInput(), delivery: Delivery = Delivery(), createTopic: Boolean = false,
+                           topology: TopologyChoice = TopologyChoice(None, None), strategy: Option[SubjectNameStrategy] = None,
+                           limit: Option[Long] = None, timeout: FiniteDuration = 30.seconds)
   /** A file of JSON lines to a topic, encoded with the target's latest schemas, strict, every other flag at its default. */
-  def fileToTopic(flags: ConnectionFlags, file: os.Path, topic: String): Options =
-    Options(flags, FromFile(file), ToTopic(topic), TargetFlags(None, None, None), FileInput(exact = false, None, strict = true),
-      Delivery(dryRun = false, None, keepPartition = false, keepTimestamps = false, verify = false, 30.seconds), createTopic = false,
-      TopologyChoice(None, None), None, None,
-      30.seconds)
+  def fileToTopic(flags: ConnectionFlags, file: os.Path, topic: String): Options = Options(FromFile(file), ToTopic(topic), flags = flags)
 
   private val path = (name: String, help: String) => Opts.option[String](name, help, metavar = "FILE").map(os.Path(_, os.pwd))
 
@@ -63,12 +62,15 @@ object ReplayCommand {
         Opts.flag("overwrite", "With --to-file: replace the file when it exists (a directory, link or device is never replaced).").orFalse).mapN(
         ToFile(_, _): To)
 
-  private val opts: Opts[Options] = (
-    ConnectionFlags.opts, from, to,
+  private val targetFlags: Opts[TargetFlags] = (
     Opts.option[String]("to-bootstrap-server", "Target cluster (default: the source's).", metavar = "SERVERS").orNone,
     path("to-command-config", "Target cluster's client properties (default: the source's).").orNone,
     Opts.option[String]("to-registry-url", "Target registry; when it differs, schema ids are translated (default: the source's).",
-      metavar = "URL").orNone,
+      metavar = "URL").orNone
+  ).mapN((bootstrap, commandConfig, registry) => TargetFlags(bootstrap = bootstrap, commandConfig = commandConfig, registry = registry))
+
+  private val opts: Opts[Options] = (
+    ConnectionFlags.opts, from, to, targetFlags,
     Opts.flag("exact", "File to topic: send the raw value bytes and original timestamps, not a re-encoding of value.").orFalse,
     Opts.flag("keep-timestamps", "Send each record with its original timestamp.").orFalse,
     Opts.flag("keep-partition", "Send each record to its original partition number (default: by key, as the default partitioner does).").orFalse,
@@ -83,18 +85,24 @@ object ReplayCommand {
     SourceOpts.limit,
     Flags.timeout(30.seconds)
   ).mapN {
-    (flags, from, to, toBootstrap, toCommandConfig, toRegistry, exact, keepTimestamps, keepPartition, schemaDir, strict, verify, rate,
-     dryRun, createTopic, topology, strategy, limit, timeout) =>
-      Options(flags, from, to, TargetFlags(toBootstrap, toCommandConfig, toRegistry), FileInput(exact, schemaDir, strict),
-        Delivery(dryRun, rate, keepPartition, keepTimestamps || exact, verify, timeout), createTopic, topology, strategy, limit, timeout)
+    (flags, from, to, target, exact, keepTimestamps, keepPartition, schemaDir, strict, verify, rate, dryRun, createTopic, topology, strategy,
+     limit, timeout) =>
+      Options(from, to, flags = flags, target = target,
+        input = FileInput(exact = exact, schemaDir = schemaDir, strict = strict),
+        delivery = Delivery(dryRun = dryRun, rate = rate, keepPartition = keepPartition, keepTimestamps = keepTimestamps || exact, verify = verify,
+          timeout = timeout),
+        createTopic = createTopic, topology = topology, strategy = strategy, limit = limit, timeout = timeout)
   }.mapValidated { o =>
     (o.from, o.to) match {
-      case (FromFile(_), ToFile(_, _)) => "--from-file with --to-file: copy the file instead".invalidNel
+      case (FromFile(_), ToFile(_, _)) => fileToFile.message.invalidNel
       case (_, ToFile(_, _)) if o.delivery.rate.isDefined =>
         "--rate paces sending to a topic; --to-file writes records as fast as they are read (drop --rate)".invalidNel
       case _ => o.validNel
     }
   }
+
+  /** File to file is no replay: refused while parsing, and again by the steps that would have to take it. */
+  private def fileToFile: Failure = Failure.BadInput("--from-file with --to-file: copy the file instead")
 
   /** A replay, for the CLI and for callers in this process: its progress and summary lines go to `shell`'s stderr as it
     * runs; to a topic, what was delivered.
@@ -131,12 +139,13 @@ object ReplayCommand {
           new DryRunCheck(sourceSchemas, targetRegistry, strategy, t, sameRegistry(source, target))
         }
         for {
-          records <- o.from match {
+          records <- (o.from, o.to) match {
             // A missing target says so before a file's lines are checked against the target's subjects.
-            case FromFile(f) => partitions >> fromFile(f, o.to, o.input, o.timeout, target, strategy, topology.schemaFiles, shell)
+            case (FromFile(f), ToTopic(t)) => partitions >> fromFile(f, t, o.input, o.timeout, target, strategy, topology.schemaFiles, shell)
+            case (FromFile(_), ToFile(_, _)) => IO.raiseError(fileToFile) // refused while parsing
             // Likewise before the source is read: a failure raised inside the running streams was also reported by them,
             // a raw exception line before bankops' own.
-            case FromTopic(spec, filter) =>
+            case (FromTopic(spec, filter), _) =>
               partitions.as(fromTopic(spec, filter, o.limit, o.to, o.delivery.dryRun, o.timeout, source, sourceSchemas, target, strategy))
           }
           code <- o.to match {
@@ -202,11 +211,11 @@ object ReplayCommand {
     * file changed between the passes is refused, and a line that fails only in the second (the file or the target's
     * subjects changed meanwhile) stops a strict replay naming it.
     */
-  private def fromFile(file: os.Path, to: To, input: FileInput, timeout: FiniteDuration, target: ConnectionSettings, strategy: SubjectNameStrategy,
+  private def fromFile(file: os.Path, topic: String, input: FileInput, timeout: FiniteDuration, target: ConnectionSettings,
+                       strategy: SubjectNameStrategy,
                        known: Map[String, SchemaFile], shell: Shell): IO[Stream[IO, Chunk[Outgoing]]] =
     for {
       dir <- input.schemaDir.traverse(d => IO.blocking(SchemaFiles.load(d)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))))
-      topic = to match { case ToTopic(t) => t; case ToFile(_, _) => "" }
       encoded = (registry: RegistryClient) => {
         val encoder = new FileEncoder(registry, strategy, topic, dir, known, input.exact)
         // Parsed and encoded a batch of lines on each core, in order.
@@ -248,7 +257,7 @@ object ReplayCommand {
   private def toFile(file: os.Path, overwrite: Boolean, from: From, limit: Option[Long], dryRun: Boolean, timeout: FiniteDuration,
                      source: ConnectionSettings,
                      sourceSchemas: SchemaResolver, shell: Shell): IO[ExitCode] = from match {
-    case FromFile(_) => IO.raiseError(Failure.BadInput("--from-file with --to-file: copy the file instead")) // refused while parsing
+    case FromFile(_) => IO.raiseError(fileToFile) // refused while parsing
     case FromTopic(spec, filter) =>
       val decoder = new RecordDecoder(sourceSchemas)
       TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>

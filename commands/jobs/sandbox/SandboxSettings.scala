@@ -57,17 +57,20 @@ object SandboxSettings {
   /** Settings asked for; `brokersGiven` false: the number of brokers was left out, so a sandbox that has a cluster
     * keeps its shape (a new one gets [[DefaultBrokers]]).
     */
+  private val Defaults = SandboxSettings()
+
   final case class Requested(settings: SandboxSettings, brokersGiven: Boolean)
 
   val requested: Opts[Requested] = (
-    port("kafka-port", "BANKOPS_KAFKA_PORT", 19092),
-    port("controller-port", "BANKOPS_CONTROLLER_PORT", 19093),
-    port("registry-port", "BANKOPS_REGISTRY_PORT", 18081),
-    port("db-port", "BANKOPS_DB_PORT", 15432),
+    port("kafka-port", "BANKOPS_KAFKA_PORT", Defaults.kafkaPort),
+    port("controller-port", "BANKOPS_CONTROLLER_PORT", Defaults.controllerPort),
+    port("registry-port", "BANKOPS_REGISTRY_PORT", Defaults.registryPort),
+    port("db-port", "BANKOPS_DB_PORT", Defaults.dbPort),
     Opts.flag("registry-tls", "Serve the registry over HTTPS with the sandbox CA.").orFalse,
     brokersOpt.orNone
   ).mapN((kafka, controller, registry, db, tls, brokers) =>
-    Requested(SandboxSettings(kafka, controller, registry, db, tls, brokers.getOrElse(DefaultBrokers)), brokers.isDefined))
+    Requested(SandboxSettings(kafkaPort = kafka, controllerPort = controller, registryPort = registry, dbPort = db, registryTls = tls,
+        brokers = brokers.getOrElse(DefaultBrokers)), brokersGiven = brokers.isDefined))
 
   /** What `sandbox up` with no flags starts: the defaults, or the ports (and brokers) the environment names. */
   def fromEnv(env: Map[String, String]): Either[String, Requested] =

@@ -63,7 +63,8 @@ object ConnectionFlags {
     Opts.flag("no-context", "Use no context, not even the current one (the sandbox's own handler runs so).").orFalse
   ).tupled.mapValidated { case (b, c, r, u, ca, db, user, dir, ctx, none) =>
     if (none && ctx.isDefined) "--context and --no-context exclude each other".invalidNel
-    else ConnectionFlags(b, c, r, u, ca, db, user, dir, ctx, useContexts = !none).validNel
+    else ConnectionFlags(bootstrapServer = b, commandConfig = c, registryUrl = r, registryUserInfo = u, registryCa = ca, dbUrl = db, dbUser = user,
+      sandboxDir = dir, context = ctx, useContexts = !none).validNel
   }
 
   /** Every environment variable connection settings are read from: a process the sandbox starts for itself gets none

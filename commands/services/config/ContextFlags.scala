@@ -32,6 +32,7 @@ object ContextFlags {
     refused("db-password", "--db-password-env VAR or --db-password-file PATH"),
     ConnectionFlags.sandboxDir
   ).mapN((bootstrap, config, url, userInfo, _, ca, dbUrl, dbUser, dbPassword, _, dir) =>
-    ConnectionContext(bootstrap, config, url, userInfo, ca, dbUrl, dbUser, dbPassword, dir))
+    ConnectionContext(bootstrapServer = bootstrap, commandConfig = config, registryUrl = url, registryUserInfo = userInfo, registryCa = ca,
+      dbUrl = dbUrl, dbUser = dbUser, dbPassword = dbPassword, sandboxDir = dir))
     .mapValidated(_.check.toValidatedNel)
 }

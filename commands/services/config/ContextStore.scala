@@ -40,8 +40,9 @@ object ContextStore {
     * file by reference, and its directory.
     */
   def sandboxContext(dir: os.Path, connection: SandboxConnection, dbPasswordFile: os.Path): ConnectionContext =
-    ConnectionContext(Some(connection.bootstrapServers), Some(connection.commandConfig), Some(connection.registryUrl), None, None,
-      Some(connection.dbUrl), Some(connection.dbUser), Some(SecretRef.File(dbPasswordFile)), Some(dir))
+    ConnectionContext(bootstrapServer = Some(connection.bootstrapServers), commandConfig = Some(connection.commandConfig),
+      registryUrl = Some(connection.registryUrl), dbUrl = Some(connection.dbUrl), dbUser = Some(connection.dbUser),
+      dbPassword = Some(SecretRef.File(dbPasswordFile)), sandboxDir = Some(dir))
 
   /** Registers (`Some`) or unregisters (`None`) the sandbox in `dir`. A context is only ever replaced or removed when it
     * names `dir`: the first sandbox takes [[SandboxName]], another one (another `--sandbox-dir`) a name of its own,

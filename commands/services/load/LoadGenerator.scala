@@ -78,19 +78,19 @@ object LoadGenerator {
     val sent = to.fold(spec.topics)(List(_))
     for {
       _ <- Resource.eval(KafkaClients.partitionCounts(settings.kafka,
-          (spec.topics ++ sent).distinct ++ (if (spec.learning) List(spec.feedbackTopic) else Nil),
-          timeout, Some(Doing.writing(sent).andReading(if (spec.learning) List(spec.feedbackTopic) else Nil))))
+          (spec.topics ++ sent).distinct ++ (if (spec.learning) List(spec.bank.feedback) else Nil),
+          timeout, Some(Doing.writing(sent).andReading(if (spec.learning) List(spec.bank.feedback) else Nil))))
       registry <- RegistryClient.resource(settings, timeout)
       ids <- Resource.eval((
-          if (spec.beats) RecordSchemaId[Heartbeat](registry, spec.strategy, spec.heartbeatTopic, spec.register).map(Some(_)) else IO.none[Int],
-          if (spec.commands) RecordSchemaId[ConfirmAccountCreation](registry, spec.strategy, spec.commandsTopic, spec.register).map(Some(_))
+          if (spec.beats) RecordSchemaId[Heartbeat](registry, spec.strategy, spec.bank.heartbeat, spec.register).map(Some(_)) else IO.none[Int],
+          if (spec.commands) RecordSchemaId[ConfirmAccountCreation](registry, spec.strategy, spec.bank.commands, spec.register).map(Some(_))
           else IO.none[Int],
-          if (spec.commands) RecordSchemaId[ConfirmMoneyTransfer](registry, spec.strategy, spec.commandsTopic, spec.register).map(Some(_))
+          if (spec.commands) RecordSchemaId[ConfirmMoneyTransfer](registry, spec.strategy, spec.bank.commands, spec.register).map(Some(_))
           else IO.none[Int]
         ).tupled)
       pool = new AccountPool
       learner <- if (!spec.learning) Resource.pure[IO, IO[Nothing]](IO.never)
-      else TopicReader.open(settings.kafka, ReadSpec(List(spec.feedbackTopic), None, StartAt.End, StopAt.Never), timeout)
+      else TopicReader.open(settings.kafka, ReadSpec(List(spec.bank.feedback), None, StartAt.End, StopAt.Never), timeout)
         .flatMap { case (_, records) => FeedbackLearner(records, new RecordDecoder(new SchemaResolver(registry)), pool).compile.drain.background }
         .map(_.flatMap {
           case Outcome.Errored(e) => IO.raiseError(e)
@@ -116,10 +116,10 @@ object LoadGenerator {
     val mixed = spec.kind == LoadKind.Mixed
     (n: Long, now: Array[Byte]) =>
       if (spec.kind == LoadKind.Heartbeats || (mixed && n % 2 == 0))
-        new ProducerRecord(spec.heartbeatTopic, now, beats(Heartbeat(spec.startBeat + (if (mixed) n / 2 else n))))
+        new ProducerRecord(spec.bank.heartbeat, now, beats(Heartbeat(spec.startBeat + (if (mixed) n / 2 else n))))
       else nextCommand() match {
-        case Left(c) => new ProducerRecord(spec.commandsTopic, c.id.toString.getBytes(UTF_8), creations(c))
-        case Right(t) => new ProducerRecord(spec.commandsTopic, t.id.toString.getBytes(UTF_8), transfers(t))
+        case Left(c) => new ProducerRecord(spec.bank.commands, c.id.toString.getBytes(UTF_8), creations(c))
+        case Right(t) => new ProducerRecord(spec.bank.commands, t.id.toString.getBytes(UTF_8), transfers(t))
       }
   }
 
