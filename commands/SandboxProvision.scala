@@ -3,11 +3,11 @@ package bankops
 import cats.effect.IO
 
 import bankops.base.{Failure, OutputFormat, Shell}
+import bankops.services.config.ConnectionFlags
+import bankops.services.contracts.TopologyChoice
+import bankops.services.plan.SchemaFlow
 import bankops.jobs.deploy.DeployCommand
 import bankops.jobs.sandbox.{Sandbox, SandboxSecrets}
-import bankops.services.config.ConnectionFlags
-import bankops.services.contracts.{TopologyChoice, TopologyOpts}
-import bankops.services.plan.SchemaFlow
 
 import scala.concurrent.duration._
 
@@ -26,7 +26,7 @@ object SandboxProvision {
     // The sandbox's own settings alone: a variable of the operator's shell (KAFKA_BROKERS of another cluster) never wins.
     // The SCRAM users' passwords are the sandbox's own, in the variables the topology's users name.
     SandboxSecrets.load(layout).map(_.fold(Map.empty[String, String])(_.scramVariables)).flatMap { scram =>
-      val env = shell.env -- ConnectionFlags.Variables - TopologyOpts.EnvironmentVariable ++ scram
+      val env = shell.env -- ConnectionFlags.Variables - TopologyChoice.EnvironmentVariable ++ scram
       Shell.captured(shell.copy(env = env))(DeployCommand.applyAll(common, None, _)).attempt
     }.flatMap {
       case Right(Shell.Captured(report, _)) if report.verdict.code.code == 0 =>

@@ -28,7 +28,7 @@ class LayersSuite extends munit.FunSuite {
       "Demo.scala" -> "package bankops\nval x = Cli.run(List(\"balances\", \"validate\"), shell, Jobs.all)\n",
       "Main.scala" -> "package bankops\nCli.run(args, shell, Jobs.all)\n",
       "jobs/latency/LatencyOptions.scala" ->
-        "package bankops.jobs.latency\nval t = TopicName.option(\"feedback-topic\", \"x\").withDefault(\"command_feedback\")\n",
+        "package bankops.jobs.latency\nval t = TopicFlags.option(\"feedback-topic\", \"x\").withDefault(\"command_feedback\")\n",
       "jobs/heartbeat/HeartbeatCommand.scala" -> "package bankops.jobs.heartbeat\nval job = Job(\n  \"heartbeat\",\n  \"x\")\n",
       "services/bank/BankNames.scala" -> "package bankops.services.bank\nval Feedback = \"command_feedback\"\n"
     )
@@ -40,6 +40,19 @@ class LayersSuite extends munit.FunSuite {
     val root = Repo.root / "commands"
     val files = os.walk(root).filter(_.ext == "scala").map(p => p.relativeTo(root).toString -> os.read(p)).toMap
     assertEquals(servicesShowing(files), Nil)
+  }
+
+  test("services/ parses no command line: decline lives in flags/ and the jobs") {
+    val root = Repo.root / "commands"
+    val files = os.walk(root).filter(_.ext == "scala").map(p => p.relativeTo(root).toString -> os.read(p)).toMap
+    assertEquals(servicesParsing(files), Nil)
+    assertEquals(
+      servicesParsing(Map(
+          "services/kafka/StartAt.scala" -> "package bankops.services.kafka\nimport com.monovore.decline.Argument\n",
+          "services/load/LoadKind.scala" -> "package bankops.services.load\n/** decline's Opts, said in a comment */\n",
+          "flags/SourceOpts.scala" -> "package bankops.flags\nimport com.monovore.decline.Opts\n"
+        )),
+      List("services/kafka/StartAt.scala: parses the command line (com.monovore.decline): its flags go in flags/"))
   }
 
   test("that check finds a service that prints, emits or picks an exit code, and leaves jobs and comments alone") {
@@ -209,6 +222,16 @@ object LayersSuite {
     files.toList.sortBy(_._1).filter(_._1.startsWith("services/records/")).flatMap { case (path, text) =>
       Clients.findAllMatchIn(code(text)).map(_.group(1)).toList.distinct.map(c => s"$path: makes a Kafka client ($c): clients live in services/kafka")
     }
+
+  /** Services take values: the flags that make them, and decline's `Argument` for their types, are in flags/. */
+  def servicesParsing(files: Map[String, String]): List[String] =
+    files.toList.sortBy(_._1).filter(_._1.startsWith("services/")).filterNot(f => StillParsing(f._1)).collect {
+      case (path, text) if code(text).contains("com.monovore.decline") =>
+        s"$path: parses the command line (com.monovore.decline): its flags go in flags/"
+    }
+
+  /** The connection flags, until they move beside the others. */
+  private val StillParsing = Set("services/config/ConnectionFlags.scala", "services/config/ContextFlags.scala")
 
   private def code(text: String): String =
     text.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "").replaceAll("\"[^\"\n]*\"", "\"\"")

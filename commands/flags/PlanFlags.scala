@@ -7,7 +7,6 @@ import scala.concurrent.duration._
 
 import bankops.base.{Flags, OutputFormat}
 import bankops.services.config.ConnectionFlags
-import bankops.services.contracts.TopologyOpts
 import bankops.services.plan.{LocalCompatibility, SchemaFlow}
 
 /** The flags `plan`, `apply` and `schemas` share: where the topology and the registry are, and the level to set. */
@@ -18,7 +17,7 @@ object PlanFlags {
       .mapValidated(s => LocalCompatibility.parseLevel(s).toValidatedNel).orNone
 
   val common: Opts[SchemaFlow.Common] =
-    (ConnectionFlags.opts, TopologyOpts.choice, TopologyOpts.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(
+    (ConnectionFlags.opts, TopologyFlags.choice, TopologyFlags.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(
       (flags, topology, strategy, output, timeout) =>
         SchemaFlow.Common(flags = flags, topology = topology, strategy = strategy, output = output, timeout = timeout))
 }

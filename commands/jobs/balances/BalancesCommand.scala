@@ -7,9 +7,10 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.flags.{BankTopicFlags, SourceOpts}
 import bankops.services.bank.{BankNames, BankTopics}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{BankTopicFlags, Doing, KafkaClients, KeyPartition, ReadSpec, SourceOpts, StartAt, StopAt}
+import bankops.services.kafka.{Doing, KafkaClients, KeyPartition, ReadSpec, StartAt, StopAt}
 import bankops.services.records.RecordDecoder
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 

@@ -7,9 +7,10 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{OutputFile, Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, StepSummary}
+import bankops.flags.{BankTopicFlags, SourceOpts, TopicFlags, TopologyFlags}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.contracts.TopologyOpts
-import bankops.services.kafka.{BankTopicFlags, SourceOpts, StartAt, StopAt, TopicName}
+import bankops.services.contracts.TopologyChoice
+import bankops.services.kafka.{StartAt, StopAt}
 
 /** `bankops capture`: the records of a window with everything needed to read and reproduce them (schemas, the groups'
   * offsets, the topics' shape and configs, the topology) in one archive; `capture show ARCHIVE` reads one back.
@@ -20,7 +21,7 @@ object CaptureCommand {
 
   private val capture: Opts[CaptureOptions] = (
     ConnectionFlags.opts,
-    TopicName.options("topic", "A topic to capture (repeatable; default: the topology's topics).").orNone.map(_.fold(List.empty[String])(_.toList)),
+    TopicFlags.options("topic", "A topic to capture (repeatable; default: the topology's topics).").orNone.map(_.fold(List.empty[String])(_.toList)),
     Opts.option[String]("from", "Start: beginning (default), end, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m).",
       metavar = "POSITION").withDefault(Window.fromText),
     Opts.option[String]("to", "Stop: end (default; the end offsets when the capture starts), offset:N, timestamp:ISO-8601.",
@@ -44,8 +45,8 @@ object CaptureCommand {
       .mapValidated(f => if (f.trim.isEmpty) "--out: an empty path names no file".invalidNel else os.Path(f, os.pwd).validNel).orNone,
     Opts.flag("overwrite", "Replace the archive when it exists (a directory, link or device is never replaced).").orFalse,
     Opts.flag("dry-run", "Show what would be captured and its estimated size; write nothing.").orFalse,
-    TopologyOpts.choice,
-    TopologyOpts.strategy,
+    TopologyFlags.choice,
+    TopologyFlags.strategy,
     Flags.timeout(30.seconds)
   ).tupled.mapValidated {
     case (flags, topics, from, to, filter, groups, accounts, redact, skip, out, overwrite, dryRun, topology, strategy, timeout) =>
@@ -66,7 +67,7 @@ object CaptureCommand {
       // Where the archive goes is checked before any service is asked (and again before it is moved into place).
       _ <- OutputFile.check("--out", o.archive.file, o.archive.overwrite).unlessA(o.archive.dryRun)
       settings <- Connections.load(o.flags, shell)
-      topology <- TopologyOpts.load(o.topology, shell)
+      topology <- TopologyChoice.load(o.topology, shell)
       report <- CaptureRun(o, settings, topology, shell)
     } yield report
 

@@ -9,8 +9,9 @@ import org.apache.kafka.clients.admin.Admin
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown, StepSummary, Table}
+import bankops.flags.{SourceOpts, TopicFlags}
 import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
-import bankops.services.kafka.{ConsumerGroups, Doing, KafkaClients, SourceOpts, TopicName}
+import bankops.services.kafka.{ConsumerGroups, Doing, KafkaClients}
 
 /** `bankops groups list|describe|reset|delete`: consumer-group lag, and offset moves that are planned before they are made. */
 object GroupsCommand {
@@ -67,7 +68,7 @@ object GroupsCommand {
   private val resetOpts: Opts[ResetOptions] = (
     common,
     groups,
-    TopicName.options("topic", "Move the group's offsets on this topic (repeatable).", "t"),
+    TopicFlags.options("topic", "Move the group's offsets on this topic (repeatable).", "t"),
     SourceOpts.partitions,
     Flags.option[ResetTarget]("to",
       "Where to: earliest, latest, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m), shift:±N (from the committed " +

@@ -8,11 +8,12 @@ import io.circe.Json
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell, Shown}
+import bankops.flags.{BankTopicFlags, TopicFlags, TopologyFlags}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
-import bankops.services.kafka.{BankTopicFlags, Denied, Doing, KafkaClients, TopicName}
+import bankops.services.kafka.{Denied, Doing, KafkaClients}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
-import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
+import bankops.services.contracts.SubjectNameStrategy
 
 /** `bankops handler`: the bank's command handler, exactly once (see [[HandlerLoop]]). */
 object HandlerCommand {
@@ -34,7 +35,7 @@ object HandlerCommand {
   private val topicOpts: Opts[Topics] = (
     BankTopicFlags.opts(BankTopicFlags.Commands("Topic of the commands", name = "topic"), BankTopicFlags.Feedback("Topic for command feedback"),
       BankTopicFlags.Balance("Topic for BalanceChanged")),
-    TopicName.option("dead-letter-topic",
+    TopicFlags.option("dead-letter-topic",
       "Topic for records the handler cannot read, kept as they came with headers saying why " +
         "(default: the commands topic's name + .dlq).").orNone
   ).mapN((bank, dlq) =>
@@ -52,7 +53,7 @@ object HandlerCommand {
         "member; after a crash its partitions move after 10 s). Names must differ between running handlers.", metavar = "NAME")
       .mapValidated(n =>
         if (n.matches("[A-Za-z0-9._-]+")) n.validNel else s"--instance must be letters, digits, '.', '_' or '-', not '$n'".invalidNel).orNone,
-    TopologyOpts.strategy,
+    TopologyFlags.strategy,
     Flags.positive[Int]("max-batch", "Most commands applied in one batch (one database and one Kafka transaction; default 1000).").withDefault(
       D.maxBatch),
     Flags.duration("status-every", "How often to report figures (default 10s).").withDefault(D.statusEvery),

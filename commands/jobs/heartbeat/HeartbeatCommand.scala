@@ -7,10 +7,12 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.flags.Arguments._
+import bankops.flags.{BankTopicFlags, TopologyFlags}
 import bankops.services.bank.BankTopics
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
-import bankops.services.kafka.{BankTopicFlags, KafkaClients}
+import bankops.services.contracts.SubjectNameStrategy
+import bankops.services.kafka.KafkaClients
 import bankops.services.load.{LoadGenerator, LoadKind, LoadSpec, LoadSummary}
 
 /** `bankops heartbeat`: heartbeats and bank commands at a set rate, with the figures of a load test. */
@@ -45,7 +47,7 @@ object HeartbeatCommand {
       .mapValidated(s => if (s >= 0 && s <= 1) s.validNel else s"--fail-share must be between 0 and 1, not $s".invalidNel).withDefault(D.failShare),
     Opts.flag("register", "Register the records' schemas when their subjects are missing (otherwise exit 2).").orFalse,
     Opts.option[Long]("seed", "Seed for generated commands, for repeatable runs.", metavar = "N").orNone,
-    TopologyOpts.strategy,
+    TopologyFlags.strategy,
     OutputFormat.opts,
     Flags.timeout(D.timeout)
   ).mapN { (flags, rate, duration, count, topics, learn, startBeat, kind, failShare, register, seed, strategy, output, timeout) =>

@@ -8,8 +8,9 @@ import fs2.Stream
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Interrupt, Job, Rendered, Shell, Shown}
+import bankops.flags.SourceOpts
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.kafka.{KafkaClients, ReadPlan, ReadSpec, SourceOpts, StopAt, TopicReader}
+import bankops.services.kafka.{KafkaClients, ReadPlan, ReadSpec, StopAt, TopicReader}
 import bankops.services.records.{Decoded, RecordDecoder, RecordFilter}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
 

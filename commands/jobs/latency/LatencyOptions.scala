@@ -6,10 +6,11 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Flags, OutputFormat}
+import bankops.flags.Arguments._
+import bankops.flags.{BankTopicFlags, TopologyFlags}
 import bankops.services.bank.{BankNames, BankRules, BankTopics}
 import bankops.services.config.ConnectionFlags
-import bankops.services.contracts.{SubjectNameStrategy, TopologyOpts}
-import bankops.services.kafka.BankTopicFlags
+import bankops.services.contracts.SubjectNameStrategy
 import bankops.services.load.LoadKind
 
 /** When and how hard the run probes: the extra load of each step and how long it is held, a probe every `interval`
@@ -93,7 +94,7 @@ object LatencyOptions {
       Opts.flag("no-db", "Do not read PostgreSQL.").map(_ => false)).orNone,
     Opts.options[Long]("watch-pid", "Sample CPU and memory of this process (repeatable; default: the sandbox's handler).", metavar = "PID")
       .map(_.toList).withDefault(D.watchPids),
-    TopologyOpts.strategy,
+    TopologyFlags.strategy,
     reporting,
     Opts.flag("floor",
       "First measure Kafka's exactly-once floor on the same cluster, with the same steps and load: a relay with the " +

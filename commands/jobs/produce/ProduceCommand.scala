@@ -8,9 +8,9 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.flags.{TopicFlags, TopologyFlags}
 import bankops.services.config.{ConnectionFlags, Connections}
-import bankops.services.contracts.{SubjectNameStrategy, TopologyChoice, TopologyOpts}
-import bankops.services.kafka.TopicName
+import bankops.services.contracts.{SubjectNameStrategy, TopologyChoice}
 
 /** `bankops produce`: one record from the command line, or JSON lines from standard input, encoded with the subject's
   * registered schema in the Confluent wire format, each checked before it is sent.
@@ -51,7 +51,7 @@ object ProduceCommand {
 
   private val opts: Opts[Options] = (
     ConnectionFlags.opts,
-    TopicName.option("topic", "Topic to produce to."),
+    TopicFlags.option("topic", "Topic to produce to."),
     Opts.option[String]("record", "Record type (simple or full name); default: the topology's only type for the topic.",
       metavar = "NAME").orNone,
     values,
@@ -61,8 +61,8 @@ object ProduceCommand {
     Flags.nonNegative[Int]("partition", "Partition to send to; default: by key, as the default partitioner chooses.").orNone,
     Flags.positive[Int]("schema-version", "Encode with this version of the subject instead of its latest.").orNone,
     Opts.flag("dry-run", "Check and encode; show the records (schema id, subject, key, headers, value bytes); send nothing.").orFalse,
-    TopologyOpts.choice,
-    TopologyOpts.strategy,
+    TopologyFlags.choice,
+    TopologyFlags.strategy,
     OutputFormat.opts,
     Flags.timeout(30.seconds)
   ).mapN { (flags, topic, record, values, key, headers, partition, schemaVersion, dryRun, topology, strategy, output, timeout) =>
@@ -77,7 +77,7 @@ object ProduceCommand {
   def produce(o: Options, shell: Shell, onAck: Acked => IO[Unit] = _ => IO.unit): IO[ProduceReport] =
     for {
       settings <- Connections.load(o.flags, shell)
-      topology <- TopologyOpts.load(o.topology, shell)
+      topology <- TopologyChoice.load(o.topology, shell)
       report <- ProduceRun(o, settings, topology, shell, onAck)
     } yield report
 

@@ -8,9 +8,10 @@ import fs2.{Chunk, Stream}
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, Shown, StepSummary, TextFile, Flags}
+import bankops.flags.{SourceOpts, TopicFlags, TopologyFlags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
-import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
-import bankops.services.kafka.{Doing, KafkaClients, ReadSpec, SourceOpts, StopAt, TopicName, TopicReader}
+import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyChoice}
+import bankops.services.kafka.{Doing, KafkaClients, ReadSpec, StopAt, TopicReader}
 import bankops.services.plan.TopicSync
 import bankops.services.records.{RecordDecoder, RecordFilter, RecordLine}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -55,7 +56,7 @@ object ReplayCommand {
       path("from-file", "Source file: JSON lines as `inspect --output json` or `replay --to-file` write them.").map(FromFile(_): From)
 
   private val to: Opts[To] =
-    TopicName.option("to-topic", "Target topic.").map(ToTopic(_): To) orElse
+    TopicFlags.option("to-topic", "Target topic.").map(ToTopic(_): To) orElse
       (path("to-file",
           "Target file: lossless JSON lines (raw value bytes alongside the decoded value); a new name, or an existing " +
             "regular file with --overwrite."),
@@ -80,8 +81,8 @@ object ReplayCommand {
     Flags.positive[Int]("rate", "At most N records per second.").orNone,
     Opts.flag("dry-run", "Read, decode and validate; send and write nothing.").orFalse,
     Opts.flag("create-topic", "Create a missing target topic as the topology declares it.").orFalse,
-    TopologyOpts.choice,
-    TopologyOpts.strategy,
+    TopologyFlags.choice,
+    TopologyFlags.strategy,
     SourceOpts.limit,
     Flags.timeout(30.seconds)
   ).mapN {
@@ -116,7 +117,7 @@ object ReplayCommand {
       }
       source <- Connections.load(o.flags, shell)
       target <- Connections.load(o.target.over(o.flags), shell)
-      topology <- TopologyOpts.load(o.topology, shell)
+      topology <- TopologyChoice.load(o.topology, shell)
       strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
       // The target's partition count is asked for while the source opens; nothing is sent before it answers.
       partitionCount = o.to match {

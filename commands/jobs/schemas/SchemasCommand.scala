@@ -5,9 +5,9 @@ import cats.syntax.all._
 import com.monovore.decline.Opts
 
 import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, Verdict}
+import bankops.flags.TopicFlags
 import bankops.flags.PlanFlags
 import bankops.services.contracts.{DesiredSubjects, RecordKey, SchemaFiles, TopicRecord, TopicSpec}
-import bankops.services.kafka.TopicName
 import bankops.services.plan.{SchemaFlow, SchemaPlan}
 
 /** `bankops schemas plan|register|check`: the `.avsc` contracts in the registry, one subject per topic and record;
@@ -75,7 +75,7 @@ object SchemasCommand {
     }
 
   private val checkCmd = Job.Sub("check", "Is one candidate .avsc compatible with its subject on a topic? For CI of schema changes; exit 1 when not.",
-    (PlanFlags.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicName.option("topic", "The topic the record goes on."))
+    (PlanFlags.common, Opts.argument[String]("FILE.avsc").map(os.Path(_, os.pwd)), TopicFlags.option("topic", "The topic the record goes on."))
       .mapN(CheckOptions.apply))(check,
     (o, mine: SchemaPlan) => Shown(o.common.output, SchemaFlow.rendered(mine), Exit.differsIf(mine.incompatible.nonEmpty)))
 

@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 
 import bankops.base.{Exit, Job, OutputFormat, Rendered, Shell, Shown, Verdict}
 import bankops.services.config.Connections
-import bankops.services.contracts.{Topology, TopologyOpts}
+import bankops.services.contracts.{Topology, TopologyChoice}
 import bankops.services.plan.{Outcome, TopicAdmin, TopicPlan, TopicSync}
 
 /** `bankops topics plan|apply`: the topology's topics on the cluster, as code; `list|describe` in [[TopicsReading]]. */
@@ -18,7 +18,7 @@ object TopicsCommand {
 
   private def prepared[A](c: TopicsFlags, shell: Shell)(f: (Topology, TopicAdmin) => IO[A]): IO[A] =
     for {
-      topology <- TopologyOpts.load(c.topology, shell)
+      topology <- TopologyChoice.load(c.topology, shell)
       settings <- Connections.load(c.flags, shell)
       result <- TopicSync.session(settings.kafka, c.timeout)(f(topology, _))
     } yield result

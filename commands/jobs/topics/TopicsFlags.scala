@@ -6,13 +6,14 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Flags, OutputFormat}
+import bankops.flags.TopologyFlags
 import bankops.services.config.ConnectionFlags
-import bankops.services.contracts.{TopologyChoice, TopologyOpts}
+import bankops.services.contracts.TopologyChoice
 
 /** The flags every `topics` subcommand takes: connection, topology, output and timeout. */
 private[topics] final case class TopicsFlags(flags: ConnectionFlags, topology: TopologyChoice, output: Option[OutputFormat], timeout: FiniteDuration)
 
 private[topics] object TopicsFlags {
   val common: Opts[TopicsFlags] =
-    (ConnectionFlags.opts, TopologyOpts.choice, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(TopicsFlags.apply)
+    (ConnectionFlags.opts, TopologyFlags.choice, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(TopicsFlags.apply)
 }

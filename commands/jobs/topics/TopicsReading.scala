@@ -8,9 +8,10 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Job, Rendered, Shell, Shown}
+import bankops.flags.TopicFlags
 import bankops.services.config.{ClientIdentity, Connections, KafkaSettings}
-import bankops.services.contracts.{Topology, TopologyOpts}
-import bankops.services.kafka.{ClusterTopics, KafkaClients, TopicName}
+import bankops.services.contracts.{Topology, TopologyChoice}
+import bankops.services.kafka.{ClusterTopics, KafkaClients}
 
 /** `bankops topics list|describe`: what the cluster has, read-only; for debugging and for monitoring jobs
   * (`--fail-under-replicated`).
@@ -51,7 +52,7 @@ private[topics] object TopicsReading {
 
   private def listing(o: ListOptions, shell: Shell): IO[Listing] =
     for {
-      topology <- TopologyOpts.load(o.common.topology, shell)
+      topology <- TopologyChoice.load(o.common.topology, shell)
       settings <- Connections.load(o.common.flags, shell)
       lines <- list(settings.kafka, topology, o.internal, o.common.timeout)
     } yield Listing(lines, topology.topics.map(_.name).filterNot(n => lines.exists(_.overview.name == n)), ClientIdentity.describe(settings.kafka))
@@ -76,7 +77,7 @@ private[topics] object TopicsReading {
 
   private def described(o: DescribeOptions, shell: Shell): IO[Description] =
     for {
-      topology <- TopologyOpts.load(o.common.topology, shell)
+      topology <- TopologyChoice.load(o.common.topology, shell)
       settings <- Connections.load(o.common.flags, shell)
       d <- describe(settings.kafka, topology, o.topics.toList.distinct, o.common.timeout)
     } yield d
@@ -92,5 +93,5 @@ private[topics] object TopicsReading {
   val describeCmd = Job.Sub("describe",
     "Per partition leader, replicas, ISR, offsets, size on disk, first and last record times; configs with their source; " +
       "differences from the topology.",
-    (TopicsFlags.common, TopicName.arguments("TOPIC"), failUnderReplicated).mapN(DescribeOptions.apply))(described, renderDescription)
+    (TopicsFlags.common, TopicFlags.arguments("TOPIC"), failUnderReplicated).mapN(DescribeOptions.apply))(described, renderDescription)
 }

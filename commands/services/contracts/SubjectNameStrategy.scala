@@ -1,9 +1,5 @@
 package bankops.services.contracts
 
-import com.monovore.decline.Argument
-
-import bankops.base.Flags
-
 /** How a value's subject is named, as Confluent's serializers name it. */
 sealed abstract class SubjectNameStrategy(val name: String) {
   def subject(topic: String, recordFullName: String): String
@@ -31,6 +27,4 @@ object SubjectNameStrategy {
     all.find(st => st.name.equalsIgnoreCase(s) || s.endsWith("." + st.name)).orElse(short.get(s.toLowerCase))
       .toRight(s"'$s' is not a subject name strategy (use ${all.map(_.name).mkString(", ")})")
   }
-
-  implicit val argument: Argument[SubjectNameStrategy] = Flags.argument(all.map(_.name).mkString("|"))(parse)
 }

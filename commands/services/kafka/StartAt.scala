@@ -1,10 +1,8 @@
 package bankops.services.kafka
 
-import com.monovore.decline.Argument
-
 import java.time.Instant
 
-import bankops.base.{DurationText, Flags}
+import bankops.base.DurationText
 
 /** Where reading starts: `beginning`, `end`, `offset:N`, `timestamp:ISO-8601`, `ago:DURATION`. */
 sealed trait StartAt
@@ -25,7 +23,4 @@ object StartAt {
     case a if a.startsWith("ago:") => DurationText.parse(a.drop(4)).flatMap(d => Position.held(now.minusMillis(d.toMillis), s"'$a'")).map(Time(_))
     case other => Left(s"'$other' is not a start position (beginning, end, offset:N, timestamp:ISO-8601, ago:DURATION)")
   }
-
-  /** `ago:` against the moment the flag is read. */
-  implicit val argument: Argument[StartAt] = Flags.argument("POSITION")(parse(_, Instant.now()))
 }

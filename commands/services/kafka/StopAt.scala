@@ -1,10 +1,6 @@
 package bankops.services.kafka
 
-import com.monovore.decline.Argument
-
 import java.time.Instant
-
-import bankops.base.Flags
 
 /** Where reading stops (inclusive for offsets): `end` (the end when the run starts), `offset:N`, `timestamp:ISO-8601`. */
 sealed trait StopAt
@@ -25,6 +21,4 @@ object StopAt {
     case t if t.startsWith("timestamp:") => Position.instant(t.drop(10)).map(Time(_))
     case other => Left(s"'$other' is not a stop position (end, offset:N, timestamp:ISO-8601)")
   }
-
-  implicit val argument: Argument[StopAt] = Flags.argument("POSITION")(parse)
 }

@@ -1,9 +1,5 @@
 package bankops.services.load
 
-import com.monovore.decline.Argument
-
-import bankops.base.Flags
-
 /** What a load sends: heartbeats, bank commands, or both in turn. */
 sealed abstract class LoadKind(val name: String)
 
@@ -15,6 +11,4 @@ object LoadKind {
 
   def parse(s: String): Either[String, LoadKind] =
     all.find(_.name == s).toRight(s"must be heartbeat, commands or mixed, not '$s'")
-
-  implicit val argument: Argument[LoadKind] = Flags.argument(all.map(_.name).mkString("|"))(parse)
 }

@@ -7,7 +7,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{OutputFormat, Rendered, Shell, Table}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
-import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyChoice, TopologyOpts}
+import bankops.services.contracts.{DesiredSubject, DesiredSubjects, SubjectNameStrategy, Topology, TopologyChoice}
 import bankops.services.registry.RegistryClient
 
 /** Plan, gate and register: the steps `schemas` and the combined `plan`/`apply` share (their flags: `flags/PlanFlags`). */
@@ -23,7 +23,7 @@ object SchemaFlow {
   /** As [[prepared]], with the connection settings for commands that reach Kafka too. */
   def preparedWith[A](c: Common, shell: Shell)(f: (Topology, List[DesiredSubject], SchemaSync, ConnectionSettings) => IO[A]): IO[A] =
     for {
-      topology <- TopologyOpts.load(c.topology, shell)
+      topology <- TopologyChoice.load(c.topology, shell)
       settings <- Connections.load(c.flags, shell)
       desired <- DesiredSubjects.load(topology, c.strategy)
       result <- RegistryClient.resource(settings, c.timeout).use(client => f(topology, desired, new SchemaSync(client), settings))

@@ -1,9 +1,6 @@
 package bankops.services.records
 
-import com.monovore.decline.Argument
 import io.circe.Json
-
-import bankops.base.Flags
 
 /** `--where` conditions: `field=value`, `field!=value`, and numeric `<`, `>`, `<=`, `>=`; a field may be a dotted path. */
 final case class Condition(path: List[String], op: String, operand: String) {
@@ -33,6 +30,4 @@ object Condition {
     case Expr(field, op, operand) => Right(Condition(field.split('.').toList, op, operand.trim))
     case _ => Left(s"'$s' is not FIELD=VALUE, FIELD!=VALUE or FIELD<|>|<=|>=NUMBER")
   }
-
-  implicit val argument: Argument[Condition] = Flags.argument("EXPR")(parse)
 }

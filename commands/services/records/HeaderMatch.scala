@@ -1,9 +1,5 @@
 package bankops.services.records
 
-import com.monovore.decline.Argument
-
-import bankops.base.Flags
-
 /** `--header KEY=VALUE`: a record passes when one of its headers has this key and, as UTF-8 text, this value. */
 final case class HeaderMatch(key: String, value: String) {
   def matches(headers: List[(String, Option[Array[Byte]])]): Boolean =
@@ -17,6 +13,4 @@ object HeaderMatch {
     case 0 => Left(s"'$s' has no key before '=' (KEY=VALUE)")
     case i => Right(HeaderMatch(s.take(i), s.drop(i + 1)))
   }
-
-  implicit val argument: Argument[HeaderMatch] = Flags.argument("KEY=VALUE")(parse)
 }

@@ -1,10 +1,12 @@
-package bankops.services.kafka
+package bankops.flags
 
 import cats.data.NonEmptyList
 import cats.syntax.all._
 import com.monovore.decline.Opts
 
 import bankops.base.Flags
+import bankops.flags.Arguments._
+import bankops.services.kafka.{ReadSpec, StartAt, StopAt}
 import bankops.services.records.{Condition, HeaderMatch, RecordFilter}
 
 /** Where records come from: topics, partitions, start and stop, limit, follow. Shared by inspect and replay. */
@@ -13,7 +15,7 @@ object SourceOpts {
     s.split(",").toList.map(_.trim).filter(_.nonEmpty).traverse(p =>
       p.toIntOption.filter(_ >= 0).toRight(s"--partition: '$p' is not a partition number"))
 
-  def topics(name: String, help: String): Opts[NonEmptyList[String]] = TopicName.options(name, help)
+  def topics(name: String, help: String): Opts[NonEmptyList[String]] = TopicFlags.options(name, help)
 
   val partitions: Opts[Option[List[Int]]] =
     Opts.options[String]("partition", "Only these partitions (repeatable, or comma-separated).", "p", "N[,N]")

@@ -1,4 +1,4 @@
-package bankops.services.kafka
+package bankops.flags
 
 import cats.syntax.all._
 import com.monovore.decline.Opts
@@ -18,7 +18,7 @@ object BankTopicFlags {
     def apply(help: String, name: String = flag): Flag = Flag(this, name, help)
 
     /** The flag with no default, for a job that picks the topic itself when it is not given. */
-    def optional(help: String): Opts[Option[String]] = TopicName.option(flag, help).orNone
+    def optional(help: String): Opts[Option[String]] = TopicFlags.option(flag, help).orNone
   }
   object Commands extends Role("commands-topic", _.commands, (t, v) => t.copy(commands = v))
   object Feedback extends Role("feedback-topic", _.feedback, (t, v) => t.copy(feedback = v))
@@ -26,7 +26,7 @@ object BankTopicFlags {
   object Heartbeat extends Role("heartbeat-topic", _.heartbeat, (t, v) => t.copy(heartbeat = v))
 
   final case class Flag(role: Role, name: String, help: String) {
-    def opts: Opts[String] = TopicName.option(name, help, role.of(BankTopics()))
+    def opts: Opts[String] = TopicFlags.option(name, help, role.of(BankTopics()))
   }
 
   /** The flags a job takes, in the order its help lists them. */
