@@ -24,6 +24,9 @@ object Secrets {
         settings.database.password.map(_.value)
     )
 
+  /** The secret part of `user:password`; a token with no user part is secret whole. */
+  def userInfoSecret(userInfo: String): String = if (userInfo.contains(':')) userInfo.dropWhile(_ != ':').drop(1) else userInfo
+
   /** `user:password` becomes `user:****`; a token with no user part, `****`. */
   def maskUserInfo(userInfo: String): String = if (userInfo.contains(':')) userInfo.takeWhile(_ != ':') + ":" + Mask else Mask
 }
