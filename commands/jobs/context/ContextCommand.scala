@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import io.circe.Json
 
 import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, Table}
-import bankops.services.config.{ConnectionContext, ContextFlags, ContextStore, Secrets}
+import bankops.services.config.{ConnectionContext, ContextFlags, ContextStore, Secrets, Setting}
 
 /** `bankops context add|list|use|show|remove`: named cluster settings, kept in the user's config directory. */
 object ContextCommand {
@@ -18,18 +18,9 @@ object ContextCommand {
     case n => s"context name '$n' must be letters, digits, '.', '_' or '-' (up to 64, starting with a letter or digit)".invalidNel
   }
 
-  /** Pure: a context as setting/value rows, secrets by their reference only, URLs masked. */
-  def rows(c: ConnectionContext): List[(String, String)] = List(
-    "bootstrap-server" -> c.bootstrapServer,
-    "command-config" -> c.commandConfig.map(_.toString),
-    "registry-url" -> c.registryUrl.map(Secrets.maskUrl),
-    "registry-user-info" -> c.registryUserInfo.map(_.describe),
-    "registry-ca" -> c.registryCa.map(_.toString),
-    "db-url" -> c.dbUrl.map(Secrets.maskUrl),
-    "db-user" -> c.dbUser,
-    "db-password" -> c.dbPassword.map(_.describe),
-    "sandbox-dir" -> c.sandboxDir.map(_.toString)
-  ).collect { case (k, Some(v)) => k -> v }
+  /** Pure: a context as setting/value rows, secrets by their reference only, URLs masked; then its sandbox directory. */
+  def rows(c: ConnectionContext, table: List[Setting[_]] = Setting.all): List[(String, String)] =
+    table.flatMap(s => s.inContext(c).map(s.name -> _)) ++ c.sandboxDir.map("sandbox-dir" -> _.toString)
 
   private def settingsJson(c: ConnectionContext): Json = Json.obj(rows(c).map { case (k, v) => k -> Json.fromString(v) }: _*)
 

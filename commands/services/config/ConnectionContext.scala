@@ -21,10 +21,11 @@ final case class ConnectionContext(
   /** What a context may not hold: a password written into one of its URLs (give it by reference instead), or a control
     * character in any setting (a newline in a URL hid a password from the earlier, textual check).
     */
-  def check: Either[String, ConnectionContext] = {
-    val texts = List("--bootstrap-server" -> bootstrapServer, "--registry-url" -> registryUrl, "--db-url" -> dbUrl, "--db-user" -> dbUser,
-      "--command-config" -> commandConfig.map(_.toString), "--registry-ca" -> registryCa.map(_.toString),
-      "--sandbox-dir" -> sandboxDir.map(_.toString))
+  def check: Either[String, ConnectionContext] = checkedWith(Setting.all)
+
+  private[config] def checkedWith(table: List[Setting[_]]): Either[String, ConnectionContext] = {
+    // Texts before files, as these reports have always been ordered.
+    val texts = table.sortBy(_.kind.isFile).map(s => s"--${s.name}" -> s.clearText(this)) :+ ("--sandbox-dir" -> sandboxDir.map(_.toString))
     for {
       _ <- texts.collectFirst {
         case (flag, Some(t)) if UrlSecrets.controlCharacter(t).nonEmpty =>
@@ -42,12 +43,14 @@ final case class ConnectionContext(
   }
 
   /** The files it names that are missing now, each with its flag. */
-  def missingFiles: List[String] =
-    (commandConfig.map("--command-config" -> _) ++ registryCa.map("--registry-ca" -> _) ++
-      registryUserInfo.collect { case SecretRef.File(p) => "--registry-user-info-file" -> p } ++
-      dbPassword.collect { case SecretRef.File(p) => "--db-password-file" -> p }).collect {
-      case (flag, p) if !os.isFile(p) => s"$flag $p is not a file"
-    }.toList
+  def missingFiles: List[String] = missingFilesWith(Setting.all)
+
+  private[config] def missingFilesWith(table: List[Setting[_]]): List[String] = {
+    // Its settings' own files, then the files its secrets are read from.
+    val files = table.flatMap(s => s.clearFile(this).map(s"--${s.name}" -> _)) ++
+      table.flatMap(s => s.context.reference(this).collect { case SecretRef.File(p) => s"--${s.name}-file" -> p })
+    files.collect { case (flag, p) if !os.isFile(p) => s"$flag $p is not a file" }
+  }
 }
 
 object ConnectionContext {

@@ -32,32 +32,19 @@ object ConnectionFlags {
       "State directory of the local sandbox (env BANKOPS_SANDBOX_DIR; default .bankops/sandbox in a checkout, $XDG_DATA_HOME/bankops/sandbox installed).",
       "DIR")
 
-  // One definition each, shared with `context add` (ContextFlags).
-  private[config] val bootstrapServer: Opts[Option[String]] =
-    Opts.option[String]("bootstrap-server", "Kafka bootstrap servers, host:port[,host:port] (env KAFKA_BROKERS).", metavar = "SERVERS").orNone
-  private[config] val commandConfig: Opts[Option[os.Path]] =
-    path("command-config", "Kafka client properties file in Kafka's own keys: security.protocol, ssl.* (env BANKOPS_COMMAND_CONFIG).")
-  private[config] val registryUrl: Opts[Option[String]] =
-    Opts.option[String]("registry-url", "Schema registry URL, Confluent API (env SCHEMA_REGISTRY_URL).", metavar = "URL").orNone
-  private[config] val registryCa: Opts[Option[os.Path]] =
-    path("registry-ca", "PEM CA certificate the registry's TLS certificate is checked against (env SCHEMA_REGISTRY_CA_LOCATION).")
-  private[config] val dbUrl: Opts[Option[String]] =
-    Opts.option[String]("db-url", "PostgreSQL JDBC URL (env DB_URL; password from env DB_PASSWORD).", metavar = "URL").orNone
-  private[config] val dbUser: Opts[Option[String]] = Opts.option[String]("db-user", "PostgreSQL user (env DB_USER).", metavar = "USER").orNone
-
   val context: Opts[Option[String]] =
     Opts.option[String]("context", s"Named settings to use (env ${ContextStore.Variable}; default: the one `bankops context use` chose).",
       metavar = "NAME").orNone
 
+  // Each flag's name, help and variable are its Setting's; the same options are `context add`'s (ContextFlags).
   val opts: Opts[ConnectionFlags] = (
-    bootstrapServer,
-    commandConfig,
-    registryUrl,
-    Opts.option[String]("registry-user-info", "Registry basic auth as USER:PASSWORD (env SCHEMA_REGISTRY_USER_INFO).",
-      metavar = "USER:PASSWORD").orNone,
-    registryCa,
-    dbUrl,
-    dbUser,
+    Setting.BootstrapServer.opts,
+    Setting.CommandConfig.opts,
+    Setting.RegistryUrl.opts,
+    Setting.RegistryUserInfo.opts,
+    Setting.RegistryCa.opts,
+    Setting.DbUrl.opts,
+    Setting.DbUser.opts,
     sandboxDir,
     context,
     Opts.flag("no-context", "Use no context, not even the current one (the sandbox's own handler runs so).").orFalse
@@ -70,6 +57,8 @@ object ConnectionFlags {
   /** Every environment variable connection settings are read from: a process the sandbox starts for itself gets none
     * of them from the shell that started it (they may name another cluster).
     */
-  val Variables: List[String] = List("KAFKA_BROKERS", "BANKOPS_COMMAND_CONFIG", "SCHEMA_REGISTRY_URL", "SCHEMA_REGISTRY_USER_INFO",
-    "SCHEMA_REGISTRY_CA_LOCATION", "DB_URL", "DB_USER", "DB_PASSWORD", ContextStore.Variable)
+  val Variables: List[String] = variables(Setting.all)
+
+  /** The variables of `table`'s settings and the one that chooses a context. */
+  private[config] def variables(table: List[Setting[_]]): List[String] = table.map(_.variable) :+ ContextStore.Variable
 }

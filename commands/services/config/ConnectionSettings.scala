@@ -9,53 +9,52 @@ object ConnectionSettings {
   val DefaultDbUrl = "jdbc:postgresql://localhost:5432/balancedb"
   val DefaultDbUser = "postgres"
 
-  /** Flag, then environment, then the chosen context, then the running sandbox, then the default: a pure function of its
-    * inputs. The command-config file is chosen by the same rule; its properties are read afterwards ([[withProperties]]).
+  /** Flag, then environment, then the chosen context, then the running sandbox, then the default, each setting as
+    * [[Setting.all]] describes it: a pure function of its inputs. The command-config file is chosen by the same rule; its
+    * properties are read afterwards ([[withProperties]]).
     */
   def resolve(flags: ConnectionFlags, env: Map[String, String], sandbox: Option[SandboxConnection],
               context: Option[ChosenContext] = None): ConnectionSettings = {
-    def pick[A](flag: Option[A], flagName: String, envName: String, parse: String => A, fromSandbox: SandboxConnection => Option[A],
-                fromContext: ChosenContext => Option[A]): Option[Sourced[A]] =
-      flag.map(Sourced(_, Source.Flag(flagName)))
-        .orElse(env.get(envName).filter(_.nonEmpty).map(v => Sourced(parse(v), Source.Env(envName))))
-        .orElse(context.flatMap(c => fromContext(c).map(Sourced(_, Source.Context(c.name)))))
-        .orElse(sandbox.flatMap(fromSandbox).map(Sourced(_, Source.Sandbox)))
-    def orDefault[A](s: Option[Sourced[A]], default: A): Sourced[A] = s.getOrElse(Sourced(default, Source.Default))
-    val asPath = (s: String) => os.Path(s, os.pwd)
-
-    val bootstrap = orDefault(
-      pick(flags.bootstrapServer, "bootstrap-server", "KAFKA_BROKERS", identity, s => Some(s.bootstrapServers), _.context.bootstrapServer),
-      DefaultBootstrap)
-    val commandConfig =
-      pick(flags.commandConfig, "command-config", "BANKOPS_COMMAND_CONFIG", asPath, s => Some(s.commandConfig), _.context.commandConfig)
-    val registryUrl = orDefault(
-      pick(flags.registryUrl, "registry-url", "SCHEMA_REGISTRY_URL", identity, s => Some(s.registryUrl), _.context.registryUrl), DefaultRegistry)
-    // A context's credentials go only to its own registry: never to one a flag or a variable names elsewhere.
-    val userInfo = pick(flags.registryUserInfo, "registry-user-info", "SCHEMA_REGISTRY_USER_INFO", identity, _ => None, _.registryUserInfo)
-      .filter(u => ownServer(u.source, context.flatMap(_.context.registryUrl), registryUrl.value, httpServer))
-    val ca = pick(flags.registryCa, "registry-ca", "SCHEMA_REGISTRY_CA_LOCATION", asPath, _ => None, _.context.registryCa)
-    val dbUrl = orDefault(pick(flags.dbUrl, "db-url", "DB_URL", identity, s => Some(s.dbUrl), _.context.dbUrl), DefaultDbUrl)
-    val dbUser = orDefault(pick(flags.dbUser, "db-user", "DB_USER", identity, s => Some(s.dbUser), _.context.dbUser), DefaultDbUser)
-    // The sandbox's or a context's password goes only to its own database server (another database there is fine):
-    // never to a server a flag, a variable or another context names. DB_PASSWORD goes wherever DB_URL points.
-    val dbPassword = pick(None, "", "DB_PASSWORD", identity, s => Some(s.dbPassword), _.dbPassword).filter { p =>
-      val home = if (p.source == Source.Sandbox) sandbox.map(_.dbUrl) else context.flatMap(_.context.dbUrl)
-      ownServer(p.source, home, dbUrl.value, jdbcServer)
-    }
-
+    def get[A](s: Setting[A]) = value(s, flags, env, sandbox, context)
+    // Only for settings with a default (Setting.all's own test holds them to it).
+    def withDefault[A](s: Setting[A]) = get(s).getOrElse(throw new IllegalStateException(s"${s.key} has no default"))
+    import Setting._
     ConnectionSettings(
-      KafkaSettings(bootstrap, commandConfig, Map.empty),
-      RegistrySettings(registryUrl, userInfo, ca),
-      DatabaseSettings(dbUrl, dbUser, dbPassword)
+      KafkaSettings(withDefault(BootstrapServer), get(CommandConfig), Map.empty),
+      RegistrySettings(withDefault(RegistryUrl), get(RegistryUserInfo), get(RegistryCa)),
+      DatabaseSettings(withDefault(DbUrl), withDefault(DbUser), get(DbPassword))
     )
+  }
+
+  /** One setting by [[resolve]]'s rule. A secret the sandbox or a context holds goes only to its own server
+    * ([[ownServer]]): a context's registry credentials never to a registry a flag or a variable names elsewhere; the
+    * sandbox's or a context's password never to a database server a flag, a variable or another context names (another
+    * database on its server is fine). A flag's or a variable's secret goes wherever the settings point: the operator gave both.
+    */
+  private[config] def value[A](s: Setting[A], flags: ConnectionFlags, env: Map[String, String], sandbox: Option[SandboxConnection],
+                               context: Option[ChosenContext]): Option[Sourced[A]] = {
+    val picked = s.flag.flatMap(f => f.get(flags).map(Sourced(_, Source.Flag(s.name))))
+      .orElse(env.get(s.variable).filter(_.nonEmpty).map(v => Sourced(s.kind.parse(v), Source.Env(s.variable))))
+      .orElse(context.flatMap(c => s.context.of(c).map(Sourced(_, Source.Context(c.name)))))
+      .orElse(sandbox.flatMap(s.sandbox).map(Sourced(_, Source.Sandbox)))
+      .orElse(s.default.map(Sourced(_, Source.Default)))
+    picked.filter(p =>
+      s.secret.forall { secret =>
+        val url = secret.server.url
+        val home = p.source match {
+          case Source.Sandbox => sandbox.flatMap(url.sandbox)
+          case _ => context.flatMap(url.context.of)
+        }
+        ownServer(p.source, home, value(url, flags, env, sandbox, context).map(_.value), secret.server.address)
+      })
   }
 
   /** May a secret from `source` go to `target`? Always when a flag or a variable gave it; when the sandbox or a context
     * holds it, only to the server of the URL it came with (`home`; none: wherever its settings point).
     */
-  private def ownServer(source: Source, home: Option[String], target: String, server: String => Option[String]): Boolean =
+  private def ownServer(source: Source, home: Option[String], target: Option[String], server: String => Option[String]): Boolean =
     source match {
-      case Source.Sandbox | Source.Context(_) => home.forall(h => server(h) == server(target))
+      case Source.Sandbox | Source.Context(_) => home.forall(h => server(h) == target.flatMap(server))
       case _ => true
     }
 

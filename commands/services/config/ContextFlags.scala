@@ -9,27 +9,30 @@ import com.monovore.decline.Opts
   * a context file keeps none.
   */
 object ContextFlags {
-  private def refused(flag: String, instead: String): Opts[Unit] =
-    Opts.option[String](flag, s"Refused: a context keeps no secret in clear; use $instead.", metavar = "SECRET").orNone
-      .mapValidated(v => Validated.condNel(v.isEmpty, (), s"--$flag: a context keeps no secret in clear; give it by reference with $instead"))
+  /** `--NAME` given in clear: refused, naming the flags that take it by reference. */
+  private def refused(s: Setting[String]): Opts[Unit] = {
+    val instead = s"--${s.name}-env VAR or --${s.name}-file PATH"
+    Opts.option[String](s.name, s"Refused: a context keeps no secret in clear; use $instead.", metavar = "SECRET").orNone
+      .mapValidated(v => Validated.condNel(v.isEmpty, (), s"--${s.name}: a context keeps no secret in clear; give it by reference with $instead"))
+  }
 
-  private def secret(name: String, what: String): Opts[Option[SecretRef]] =
+  private def secret(s: Setting[String], what: String): Opts[Option[SecretRef]] =
     (
-      Opts.option[String](s"$name-env", s"Environment variable that holds the $what when the context is used.", metavar = "VAR").orNone,
-      ConnectionFlags.path(s"$name-file", s"File that holds the $what (its owner alone should read it).")
+      Opts.option[String](s"${s.name}-env", s"Environment variable that holds the $what when the context is used.", metavar = "VAR").orNone,
+      ConnectionFlags.path(s"${s.name}-file", s"File that holds the $what (its owner alone should read it).")
     ).tupled.mapValidated { case (env, file) => SecretRef.of(what, env, file).toValidatedNel }
 
   val opts: Opts[ConnectionContext] = (
-    ConnectionFlags.bootstrapServer,
-    ConnectionFlags.commandConfig,
-    ConnectionFlags.registryUrl,
-    secret("registry-user-info", "registry's USER:PASSWORD"),
-    refused("registry-user-info", "--registry-user-info-env VAR or --registry-user-info-file PATH"),
-    ConnectionFlags.registryCa,
-    ConnectionFlags.dbUrl,
-    ConnectionFlags.dbUser,
-    secret("db-password", "database password"),
-    refused("db-password", "--db-password-env VAR or --db-password-file PATH"),
+    Setting.BootstrapServer.opts,
+    Setting.CommandConfig.opts,
+    Setting.RegistryUrl.opts,
+    secret(Setting.RegistryUserInfo, "registry's USER:PASSWORD"),
+    refused(Setting.RegistryUserInfo),
+    Setting.RegistryCa.opts,
+    Setting.DbUrl.opts,
+    Setting.DbUser.opts,
+    secret(Setting.DbPassword, "database password"),
+    refused(Setting.DbPassword),
     ConnectionFlags.sandboxDir
   ).mapN((bootstrap, config, url, userInfo, _, ca, dbUrl, dbUser, dbPassword, _, dir) =>
     ConnectionContext(bootstrapServer = bootstrap, commandConfig = config, registryUrl = url, registryUserInfo = userInfo, registryCa = ca,

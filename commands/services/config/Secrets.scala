@@ -16,13 +16,14 @@ object Secrets {
   def maskUrl(url: String): String = bankops.base.Redact.url(url)
 
   /** The secret values of `settings`, so that no line bankops writes shows them, wherever they are quoted. */
-  def remember(settings: ConnectionSettings): Unit =
-    bankops.base.Redact.remember(
-      settings.kafka.properties.collect { case (k, v) if isSecretKey(k) => v } ++
-        // A token with no user part is secret whole.
-        settings.registry.userInfo.map(u => if (u.value.contains(':')) u.value.dropWhile(_ != ':').drop(1) else u.value) ++
-        settings.database.password.map(_.value)
-    )
+  def remember(settings: ConnectionSettings): Unit = bankops.base.Redact.remember(values(settings))
+
+  /** Those values: the command-config's secret properties and the secret part of each secret setting. */
+  def values(settings: ConnectionSettings, table: List[Setting[_]] = Setting.all): List[String] =
+    settings.kafka.properties.toList.collect { case (k, v) if isSecretKey(k) => v } ++ table.flatMap(_.hidden(settings))
+
+  /** The secret part of `user:password`; a token with no user part is secret whole. */
+  def userInfoSecret(userInfo: String): String = if (userInfo.contains(':')) userInfo.dropWhile(_ != ':').drop(1) else userInfo
 
   /** `user:password` becomes `user:****`; a token with no user part, `****`. */
   def maskUserInfo(userInfo: String): String = if (userInfo.contains(':')) userInfo.takeWhile(_ != ':') + ":" + Mask else Mask
