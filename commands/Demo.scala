@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.flags.ConnectionOpts
 import bankops.jobs.balances.BalancesCommand
 import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.latency.{LatencyBrief, LatencyReporting, LatencySchedule, LatencyCommand, LatencyOptions}
@@ -32,7 +33,7 @@ object Demo {
   final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path])
 
   private val opts: Opts[Options] = (
-    ConnectionFlags.sandboxDir,
+    ConnectionOpts.sandboxDir,
     Flags.positive[Int]("load", "Commands in the learning command load (default 2000).").withDefault(2000),
     Flags.positive[Int]("rate", "Their rate, commands per second (default 1000).").withDefault(1000),
     Flags.duration("timeout", "How long to wait for the handler's answers: seconds, or e.g. 2m (default 120s).").withDefault(120.seconds),

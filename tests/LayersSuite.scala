@@ -225,13 +225,10 @@ object LayersSuite {
 
   /** Services take values: the flags that make them, and decline's `Argument` for their types, are in flags/. */
   def servicesParsing(files: Map[String, String]): List[String] =
-    files.toList.sortBy(_._1).filter(_._1.startsWith("services/")).filterNot(f => StillParsing(f._1)).collect {
+    files.toList.sortBy(_._1).filter(_._1.startsWith("services/")).collect {
       case (path, text) if code(text).contains("com.monovore.decline") =>
         s"$path: parses the command line (com.monovore.decline): its flags go in flags/"
     }
-
-  /** The connection flags, until they move beside the others. */
-  private val StillParsing = Set("services/config/ConnectionFlags.scala", "services/config/ContextFlags.scala")
 
   private def code(text: String): String =
     text.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "").replaceAll("\"[^\"\n]*\"", "\"\"")

@@ -6,7 +6,6 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Flags, OutputFormat}
-import bankops.services.config.ConnectionFlags
 import bankops.services.plan.{LocalCompatibility, SchemaFlow}
 
 /** The flags `plan`, `apply` and `schemas` share: where the topology and the registry are, and the level to set. */
@@ -17,7 +16,7 @@ object PlanFlags {
       .mapValidated(s => LocalCompatibility.parseLevel(s).toValidatedNel).orNone
 
   val common: Opts[SchemaFlow.Common] =
-    (ConnectionFlags.opts, TopologyFlags.choice, TopologyFlags.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(
+    (ConnectionOpts.opts, TopologyFlags.choice, TopologyFlags.strategy, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(
       (flags, topology, strategy, output, timeout) =>
         SchemaFlow.Common(flags = flags, topology = topology, strategy = strategy, output = output, timeout = timeout))
 }

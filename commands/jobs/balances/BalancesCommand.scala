@@ -7,7 +7,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
-import bankops.flags.{BankTopicFlags, SourceOpts}
+import bankops.flags.{BankTopicFlags, ConnectionOpts, SourceOpts}
 import bankops.services.bank.{BankNames, BankTopics}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{Doing, KafkaClients, KeyPartition, ReadSpec, StartAt, StopAt}
@@ -28,7 +28,7 @@ object BalancesCommand {
   private val D = Options()
 
   private val opts: Opts[Options] = (
-    ConnectionFlags.opts,
+    ConnectionOpts.opts,
     BankTopicFlags.opts(BankTopicFlags.Balance("The BalanceChanged topic", name = "topic")).map(_.balance),
     Opts.option[String]("table", s"The balance table, optionally schema-qualified (default ${BankNames.BalanceTable}).", metavar = "TABLE")
       .withDefault(D.table),

@@ -7,8 +7,8 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{OutputFile, Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, StepSummary}
-import bankops.flags.{BankTopicFlags, SourceOpts, TopicFlags, TopologyFlags}
-import bankops.services.config.{ConnectionFlags, Connections}
+import bankops.flags.{BankTopicFlags, ConnectionOpts, SourceOpts, TopicFlags, TopologyFlags}
+import bankops.services.config.Connections
 import bankops.services.contracts.TopologyChoice
 import bankops.services.kafka.{StartAt, StopAt}
 
@@ -20,7 +20,7 @@ object CaptureCommand {
   private val Window = CaptureWindow()
 
   private val capture: Opts[CaptureOptions] = (
-    ConnectionFlags.opts,
+    ConnectionOpts.opts,
     TopicFlags.options("topic", "A topic to capture (repeatable; default: the topology's topics).").orNone.map(_.fold(List.empty[String])(_.toList)),
     Opts.option[String]("from", "Start: beginning (default), end, offset:N, timestamp:ISO-8601, ago:DURATION (e.g. ago:15m).",
       metavar = "POSITION").withDefault(Window.fromText),

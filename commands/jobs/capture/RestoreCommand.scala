@@ -7,6 +7,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Interrupt, Job, Rendered, Shell, Shown, StepSummary}
+import bankops.flags.ConnectionOpts
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.TopicName
 
@@ -23,7 +24,7 @@ object RestoreCommand {
   }
 
   private val opts: Opts[Options] = (
-    ConnectionFlags.opts,
+    ConnectionOpts.opts,
     Opts.argument[String]("ARCHIVE").map(os.Path(_, os.pwd)),
     Opts.option[String]("topic-prefix", "Prefix of the restored topics' names (default restored.).", metavar = "PREFIX").withDefault("restored."),
     Opts.options[String]("rename", "A captured topic's restored name, CAPTURED=TARGET (repeatable; overrides the prefix).", metavar = "A=B")

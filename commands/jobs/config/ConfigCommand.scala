@@ -5,6 +5,7 @@ import com.monovore.decline.Opts
 import io.circe.Json
 
 import bankops.base.{Exit, Job, OutputFormat, Rendered, Shown, Table}
+import bankops.flags.ConnectionOpts
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Secrets, Setting, Source}
 
 /** `bankops config show`: the effective settings and where each came from, secrets masked. */
@@ -41,6 +42,6 @@ object ConfigCommand {
     "Show the effective connection settings and where each came from (secrets masked).",
     "bankops config show --output json",
     Opts.subcommand("show", "Print each connection setting, its value and its source: flag, env, context, file, sandbox or default.")(
-      (ConnectionFlags.opts, OutputFormat.opts).mapN(Options.apply))
+      (ConnectionOpts.opts, OutputFormat.opts).mapN(Options.apply))
   )((o, shell) => Connections.load(o.flags, shell, checked = false).map(rows(_)), render)
 }

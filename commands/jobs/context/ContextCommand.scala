@@ -6,7 +6,8 @@ import com.monovore.decline.Opts
 import io.circe.Json
 
 import bankops.base.{Exit, Failure, Job, OutputFormat, Rendered, Shell, Shown, Table}
-import bankops.services.config.{ConnectionContext, ContextFlags, ContextStore, Secrets, Setting}
+import bankops.flags.ContextFlags
+import bankops.services.config.{ConnectionContext, ContextStore, Secrets, Setting}
 
 /** `bankops context add|list|use|show|remove`: named cluster settings, kept in the user's config directory. */
 object ContextCommand {

@@ -8,6 +8,7 @@ import io.circe.Json
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Job, OutputFormat, Rendered, Shell, Shown}
+import bankops.flags.ConnectionOpts
 import bankops.services.config.{ConnectionFlags, Connections}
 
 /** `bankops doctor`: checks whatever is configured, one line per step. */
@@ -52,7 +53,7 @@ object DoctorCommand {
       "fails), the Kafka identity in use and, per job, whether it holds what the job needs (--require JOB: exit 4 if not).",
     "bankops doctor --bootstrap-server broker:9093 --command-config client.properties --require handler",
     (
-      ConnectionFlags.opts,
+      ConnectionOpts.opts,
       OutputFormat.opts,
       Flags.duration("timeout", "How long each step may take: seconds, or e.g. 90s (default 10s).").withDefault(10.seconds),
       require

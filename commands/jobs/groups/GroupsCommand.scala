@@ -9,7 +9,7 @@ import org.apache.kafka.clients.admin.Admin
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown, StepSummary, Table}
-import bankops.flags.{SourceOpts, TopicFlags}
+import bankops.flags.{ConnectionOpts, SourceOpts, TopicFlags}
 import bankops.services.config.{ConnectionFlags, Connections, KafkaSettings}
 import bankops.services.kafka.{ConsumerGroups, Doing, KafkaClients}
 
@@ -17,7 +17,7 @@ import bankops.services.kafka.{ConsumerGroups, Doing, KafkaClients}
 object GroupsCommand {
 
   private final case class Common(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)
-  private val common: Opts[Common] = (ConnectionFlags.opts, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
+  private val common: Opts[Common] = (ConnectionOpts.opts, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
   private val groups: Opts[List[String]] = Opts.arguments[String]("GROUP").map(_.toList.distinct)
 
   /** `doing`: what a refusal by Kafka's authorizer is reported as (see Denied). */

@@ -8,7 +8,7 @@ import io.circe.Json
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell, Shown}
-import bankops.flags.{BankTopicFlags, TopicFlags, TopologyFlags}
+import bankops.flags.{BankTopicFlags, ConnectionOpts, TopicFlags, TopologyFlags}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
 import bankops.services.kafka.{Denied, Doing, KafkaClients}
@@ -42,7 +42,7 @@ object HandlerCommand {
     Topics(commands = bank.commands, feedback = bank.feedback, balance = bank.balance, deadLetter = dlq.getOrElse(s"${bank.commands}.dlq")))
 
   private val opts: Opts[Options] = (
-    ConnectionFlags.opts,
+    ConnectionOpts.opts,
     Opts.option[String]("group", s"Consumer group (default ${BankNames.HandlerGroup}); handlers in one group share the partitions.",
       metavar = "GROUP")
       .withDefault(D.group),

@@ -8,7 +8,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Interrupt, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.flags.Arguments._
-import bankops.flags.{BankTopicFlags, TopologyFlags}
+import bankops.flags.{BankTopicFlags, ConnectionOpts, TopologyFlags}
 import bankops.services.bank.BankTopics
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.SubjectNameStrategy
@@ -33,7 +33,7 @@ object HeartbeatCommand {
   private val D = Options()
 
   private val opts: Opts[Options] = (
-    ConnectionFlags.opts,
+    ConnectionOpts.opts,
     Flags.nonNegative[Int]("rate", "Records per second; 0 = as fast as the broker takes them (default 100).").withDefault(D.rate),
     Flags.duration("duration", "Stop after this long (e.g. 30s, 10m).").orNone,
     Flags.positive[Long]("count", "Stop after N records.").orNone,

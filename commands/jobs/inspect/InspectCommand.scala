@@ -8,7 +8,7 @@ import fs2.Stream
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Interrupt, Job, Rendered, Shell, Shown}
-import bankops.flags.SourceOpts
+import bankops.flags.{ConnectionOpts, SourceOpts}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.kafka.{KafkaClients, ReadPlan, ReadSpec, StopAt, TopicReader}
 import bankops.services.records.{Decoded, RecordDecoder, RecordFilter}
@@ -24,7 +24,7 @@ object InspectCommand {
     Opts.flag("all-partitions", "With --key: read every partition, not only the one Kafka's default partitioner gives the key.").orFalse
 
   private val opts: Opts[Options] = (
-    ConnectionFlags.opts,
+    ConnectionOpts.opts,
     SourceOpts.spec(SourceOpts.topics("topic", "Topic to read (repeatable).")),
     SourceOpts.limit,
     SourceOpts.filter,

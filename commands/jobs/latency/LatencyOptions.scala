@@ -7,7 +7,7 @@ import scala.concurrent.duration._
 
 import bankops.base.{Flags, OutputFormat}
 import bankops.flags.Arguments._
-import bankops.flags.{BankTopicFlags, TopologyFlags}
+import bankops.flags.{BankTopicFlags, ConnectionOpts, TopologyFlags}
 import bankops.services.bank.{BankNames, BankRules, BankTopics}
 import bankops.services.config.ConnectionFlags
 import bankops.services.contracts.SubjectNameStrategy
@@ -81,7 +81,7 @@ object LatencyOptions {
   ).mapN((output, chart, overwrite, slos) => LatencyReporting(output = output, chart = chart, overwrite = overwrite, slos = slos))
 
   val opts: Opts[LatencyOptions] = (
-    ConnectionFlags.opts,
+    ConnectionOpts.opts,
     schedule,
     Flags.option[LoadKind]("load-kind", "Background load: commands (default; accounts learned from the handler), heartbeat, or mixed.",
       metavar = "commands|heartbeat|mixed").withDefault(D.loadKind),

@@ -8,7 +8,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Flags, Job, OutputFormat, Rendered, Shell, Shown}
-import bankops.flags.{TopicFlags, TopologyFlags}
+import bankops.flags.{ConnectionOpts, TopicFlags, TopologyFlags}
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.contracts.{SubjectNameStrategy, TopologyChoice}
 
@@ -50,7 +50,7 @@ object ProduceCommand {
     }
 
   private val opts: Opts[Options] = (
-    ConnectionFlags.opts,
+    ConnectionOpts.opts,
     TopicFlags.option("topic", "Topic to produce to."),
     Opts.option[String]("record", "Record type (simple or full name); default: the topology's only type for the topic.",
       metavar = "NAME").orNone,

@@ -8,7 +8,7 @@ import fs2.{Chunk, Stream}
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, Shown, StepSummary, TextFile, Flags}
-import bankops.flags.{SourceOpts, TopicFlags, TopologyFlags}
+import bankops.flags.{ConnectionOpts, SourceOpts, TopicFlags, TopologyFlags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyChoice}
 import bankops.services.kafka.{Doing, KafkaClients, ReadSpec, StopAt, TopicReader}
@@ -71,7 +71,7 @@ object ReplayCommand {
   ).mapN((bootstrap, commandConfig, registry) => TargetFlags(bootstrap = bootstrap, commandConfig = commandConfig, registry = registry))
 
   private val opts: Opts[Options] = (
-    ConnectionFlags.opts, from, to, targetFlags,
+    ConnectionOpts.opts, from, to, targetFlags,
     Opts.flag("exact", "File to topic: send the raw value bytes and original timestamps, not a re-encoding of value.").orFalse,
     Opts.flag("keep-timestamps", "Send each record with its original timestamp.").orFalse,
     Opts.flag("keep-partition", "Send each record to its original partition number (default: by key, as the default partitioner does).").orFalse,

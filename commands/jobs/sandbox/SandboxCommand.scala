@@ -8,12 +8,13 @@ import io.circe.Json
 import scala.concurrent.duration.FiniteDuration
 
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, Table}
-import bankops.services.config.{ConnectionContext, ConnectionFlags, Connections, ContextStore}
+import bankops.flags.ConnectionOpts
+import bankops.services.config.{ConnectionContext, Connections, ContextStore}
 
 /** `bankops sandbox up|status|down|restart|stop|start|logs|env`. */
 object SandboxCommand {
 
-  private val dirOpt: Opts[Option[os.Path]] = ConnectionFlags.sandboxDir
+  private val dirOpt: Opts[Option[os.Path]] = ConnectionOpts.sandboxDir
 
   private def sandbox(dir: Option[os.Path], shell: Shell, provision: Sandbox.Provision = Sandbox.NoProvision) =
     new Sandbox(SandboxLayout(Connections.sandboxDir(dir, shell)), shell, provision)

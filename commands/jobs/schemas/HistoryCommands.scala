@@ -10,6 +10,7 @@ import io.circe.syntax._
 import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown, Table}
+import bankops.flags.ConnectionOpts
 import bankops.services.config.{ConnectionFlags, Connections}
 import bankops.services.registry.{RegistryClient, SubjectVersion}
 import HistoryReports._
@@ -18,7 +19,7 @@ import HistoryReports._
 private[schemas] object HistoryCommands {
 
   final case class Common(flags: ConnectionFlags, output: Option[OutputFormat], timeout: FiniteDuration)
-  private val common: Opts[Common] = (ConnectionFlags.opts, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
+  private val common: Opts[Common] = (ConnectionOpts.opts, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(Common.apply)
 
   private def session[A](c: Common, shell: Shell)(f: SchemaHistory => IO[A]): IO[A] =
     Connections.load(c.flags, shell).flatMap(s => RegistryClient.resource(s, c.timeout).use(client => f(new SchemaHistory(client))))

@@ -6,7 +6,7 @@ import com.monovore.decline.Opts
 import scala.concurrent.duration._
 
 import bankops.base.{Flags, OutputFormat}
-import bankops.flags.TopologyFlags
+import bankops.flags.{ConnectionOpts, TopologyFlags}
 import bankops.services.config.ConnectionFlags
 import bankops.services.contracts.TopologyChoice
 
@@ -15,5 +15,5 @@ private[topics] final case class TopicsFlags(flags: ConnectionFlags, topology: T
 
 private[topics] object TopicsFlags {
   val common: Opts[TopicsFlags] =
-    (ConnectionFlags.opts, TopologyFlags.choice, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(TopicsFlags.apply)
+    (ConnectionOpts.opts, TopologyFlags.choice, OutputFormat.opts, Flags.timeout(30.seconds)).mapN(TopicsFlags.apply)
 }

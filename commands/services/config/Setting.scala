@@ -1,7 +1,5 @@
 package bankops.services.config
 
-import com.monovore.decline.Opts
-
 /** One connection setting, as every part of bankops that names it sees it: `config show`'s `key`, the flags' `name`
   * (`--NAME` for a job, `--NAME` or `--NAME-env`/`--NAME-file` for `context add`, `context show`'s row), its environment
   * variable, how a context and the sandbox hold it, its default, how it is shown and, for a secret, the server it
@@ -28,10 +26,6 @@ final case class Setting[A](
 
   /** The value as bankops may show it: a secret masked, a password written into a URL masked. */
   def show(value: A): String = visibility.show(kind.text(value))
-
-  /** decline's option for the flag; a setting with no flag is never set by one. */
-  def opts: Opts[Option[A]] =
-    flag.fold(Opts(Option.empty[A]))(f => Opts.option[String](name, f.help, metavar = f.metavar).map(kind.parse).orNone)
 
   /** What makes it a secret, if it is one. */
   def secret: Option[Setting.Visibility.Secret] = Some(visibility).collect { case s: Setting.Visibility.Secret => s }

@@ -2,6 +2,7 @@ package bankops.services.config
 
 import com.monovore.decline.Command
 
+import bankops.flags.{ConnectionOpts, ContextFlags}
 import bankops.jobs.config.ConfigCommand
 import bankops.jobs.context.ContextCommand
 
@@ -31,7 +32,7 @@ class SettingSuite extends munit.FunSuite {
   test("each flag's help names its variable, and the flag sets exactly its setting") {
     for (s <- Setting.all; f <- s.flag) {
       assert(f.help.contains(s"env ${s.variable}"), s.name)
-      val flags = parse(ConnectionFlags.opts, s"--${s.name}", sample(s))
+      val flags = parse(ConnectionOpts.opts, s"--${s.name}", sample(s))
       val shown = ConfigCommand.rows(resolve(flags)).filter(_.source.startsWith("flag "))
       assertEquals(shown.map(r => r.setting -> r.source), List(s.key -> s"flag --${s.name}"))
     }
