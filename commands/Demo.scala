@@ -11,13 +11,13 @@ import scala.concurrent.duration._
 
 import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, Rendered, Shell, Shown}
 import bankops.flags.ConnectionOpts
-import bankops.jobs.balances.BalancesCommand
+import bankops.jobs.balances.{BalanceTable, BalancesCommand}
 import bankops.jobs.heartbeat.HeartbeatCommand
 import bankops.jobs.latency.{LatencyBrief, LatencyReporting, LatencySchedule, LatencyCommand, LatencyOptions}
 import bankops.jobs.replay.ReplayCommand
 import bankops.jobs.sandbox.{ClientConfig, Identities, Sandbox, SandboxLayout, SandboxSettings}
 import bankops.services.bank.{BankNames, BankRules}
-import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
+import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.services.records.RecordDecoder
 import bankops.services.registry.{RegistryClient, SchemaResolver}
@@ -85,15 +85,8 @@ object Demo {
       val outside = lines.flatMap(l => parse(l).toOption).flatMap { j =>
         List("from", "to").flatMap(k => j.hcursor.downField("value").get[String](k).toOption)
       }.filter(BankRules.isOutside).distinct
-      Database.session(settings.database, "demo", 30.seconds).use(c =>
-        IO.blocking {
-          val st = c.prepareStatement(s"SELECT DISTINCT iban FROM ${BankNames.BalanceTable} WHERE iban = ANY (?) ORDER BY iban")
-          st.setArray(1, c.createArrayOf("text", outside.toArray[AnyRef]))
-          val rs = st.executeQuery()
-          val held = Iterator.continually(rs).takeWhile(_.next()).map(_.getString(1)).toList
-          rs.close(); st.close()
-          held
-        })
+      // Read as `balances validate` reads the table: one read-only query, no SQL of the demo's own.
+      BalanceTable.open(settings.database, BankNames.BalanceTable, 30.seconds).use(_.some(outside.toSet)).map(_.keys.toList.sorted)
     }
 
   private def kinds(answers: List[Answer]): String =
