@@ -104,8 +104,8 @@ object DeployCommand {
       if (!changed) "no changes"
       else s"${topics.changes.size} topic changes, ${if (access.manages) s"${access.changes} ACL/user changes, " else ""}" +
         s"${schemas.pending.size} subjects registered or changed"
-    /** The ACLs and users were changed (even if a later step failed). */
-    def accessDone: Boolean = accessLeft.isDefined
+    /** The ACLs and users were changed and, asked again, match (even if a later step failed). */
+    def accessDone: Boolean = accessLeft.exists(_.isEmpty)
     lazy val verdict: Verdict = ApplyReport.verdict(this)
   }
 

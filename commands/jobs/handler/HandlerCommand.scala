@@ -20,7 +20,9 @@ object HandlerCommand {
 
   /** The topics the handler reads (`commands`) and writes, by role: built by name in one place, never by position. */
   final case class Topics(commands: String = BankNames.Commands, feedback: String = BankNames.Feedback, balance: String = BankNames.BalanceChanged,
-                          deadLetter: String = BankNames.DeadLetters) {
+                          deadLetterTopic: Option[String] = None) {
+    /** As its flag says: the commands topic's name + .dlq unless named. */
+    def deadLetter: String = deadLetterTopic.getOrElse(s"$commands.dlq")
     def written: List[String] = List(feedback, balance, deadLetter)
   }
 
@@ -39,7 +41,7 @@ object HandlerCommand {
       "Topic for records the handler cannot read, kept as they came with headers saying why " +
         "(default: the commands topic's name + .dlq).").orNone
   ).mapN((bank, dlq) =>
-    Topics(commands = bank.commands, feedback = bank.feedback, balance = bank.balance, deadLetter = dlq.getOrElse(s"${bank.commands}.dlq")))
+    Topics(commands = bank.commands, feedback = bank.feedback, balance = bank.balance, deadLetterTopic = dlq))
 
   private val opts: Opts[Options] = (
     ConnectionOpts.opts,

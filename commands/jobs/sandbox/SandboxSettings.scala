@@ -54,11 +54,11 @@ object SandboxSettings {
       orElse Opts.env[Int]("BANKOPS_BROKERS", "Kafka brokers to run."))
       .mapValidated(n => if (n >= 1 && n <= MaxBrokers) n.validNel else s"--brokers must be 1 to $MaxBrokers, not $n".invalidNel)
 
+  private val Defaults = SandboxSettings()
+
   /** Settings asked for; `brokersGiven` false: the number of brokers was left out, so a sandbox that has a cluster
     * keeps its shape (a new one gets [[DefaultBrokers]]).
     */
-  private val Defaults = SandboxSettings()
-
   final case class Requested(settings: SandboxSettings, brokersGiven: Boolean)
 
   val requested: Opts[Requested] = (

@@ -45,7 +45,9 @@ object SchemaFlow {
     def complete: Boolean = after.exists(_.isEmpty)
     /** Shows nothing, or fails with why the registry could not be asked again. */
     def failure: IO[Unit] = after.left.toOption.fold(IO.unit)(IO.raiseError)
-    /** How it ended, asked again: every subject matches, or which are still pending. */
+    /** How it ended, asked again: every subject matches, or which are still pending (a failed asking is raised by
+      * [[failure]] before a job reads this; its line is here for completeness).
+      */
     def line: String = after.fold(
       e => s"schemas: ${registered.size} registered; asking the registry again failed: ${e.getMessage}",
       left =>
