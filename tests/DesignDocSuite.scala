@@ -20,6 +20,14 @@ class DesignDocSuite extends munit.FunSuite {
     assertEquals(missing(doc, sources, p => os.exists(Repo.root / os.RelPath(p))), Nil)
   }
 
+  test("the handler's file list names every file of jobs/handler: the money path has no file the note leaves out") {
+    val doc = os.read(Repo.root / "commands" / "DESIGN.md")
+    val files = os.list(Repo.root / "commands" / "jobs" / "handler").filter(_.ext == "scala").map(_.baseName).toList
+    assert(files.size > 10, files)
+    assertEquals(unlisted(doc, files), Nil)
+    assertEquals(unlisted("`jobs/handler/` (...): `Ledger` (the rules)\n\n### A batch\n`Gone`", List("Ledger", "Gone")), List("Gone"))
+  }
+
   test("README's list of scala-cli scripts is scripts/, each script running the job the README pairs it with") {
     val scripts = os.list(Repo.root / "scripts").filter(_.ext == "sc").map(p => p.last -> os.read(p)).toMap
     assert(scripts.size > 5, scripts.keys)
@@ -54,6 +62,13 @@ class DesignDocSuite extends munit.FunSuite {
 }
 
 object DesignDocSuite {
+
+  /** The files of `names` the handler's file list (from `jobs/handler/` to the next heading) does not name. */
+  def unlisted(doc: String, names: List[String]): List[String] = {
+    val from = doc.indexOf("`jobs/handler/`")
+    val list = if (from < 0) "" else doc.substring(from, doc.indexOf("\n#", from) match { case -1 => doc.length; case i => i })
+    names.filterNot(n => list.contains(s"`$n`")).sorted
+  }
   private val ScriptsSentence = "also run as standalone scala-cli scripts: (.*?); the others \\((.*?)\\) run through the CLI only".r
   private val ScriptItem = "`([a-z][a-z ]*)`(?: \\(`([a-z][a-z-]*\\.sc)`\\))?".r
   private val MainCall = "bankops\\.Main\\.main\\(Array\\(([^)]*)\\)".r
