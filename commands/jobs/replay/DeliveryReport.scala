@@ -21,7 +21,7 @@ private[replay] final case class DeliveryReport(read: Long, acked: List[Long], f
   }
 
   /** For `$GITHUB_STEP_SUMMARY`: the counts, acknowledgements per partition, where to resume; `verified` when --verify ran. */
-  def stepSummary(topic: String, verified: Option[Boolean]): StepSummary =
+  def stepSummary(topic: String, verified: Option[Boolean], file: Option[os.Path] = None): StepSummary =
     StepSummary("replay", s"$read read, $acknowledged acknowledged on $topic",
       if (failed == 0 && !interrupted && !verified.contains(false)) StepSummary.Outcome.Ok else StepSummary.Outcome.Failed,
       facts = List("target topic" -> topic, "read" -> read.toString, "acknowledged" -> acknowledged.toString, "failed" -> failed.toString,
@@ -30,12 +30,22 @@ private[replay] final case class DeliveryReport(read: Long, acked: List[Long], f
           acked.zipWithIndex.filter(_._1 > 0).map { case (c, p) => List(p.toString, c.toString) },
           numeric = Set(0, 1))),
       notes = (if (interrupted) List("interrupted (Ctrl-C) before everything due was read") else Nil) ++
-        resume.map(r => s"not delivered: resume with --from offset per source partition: $r").toList)
+        resume(file).map(r => s"not delivered: $r").toList)
 
-  /** Where to resume when something was not delivered: "partition 0 from offset 12, partition 3 from offset 40". */
-  def resume: Option[String] =
+  /** Where to resume when something was not delivered: "resume with --from offset per source partition: partition 0
+    * from offset 12, partition 3 from offset 40", or for the lines of `file` "resume from line 41 of FILE (...)".
+    */
+  def resume(file: Option[os.Path] = None): Option[String] =
     if (failed == 0 && !interrupted) None
-    else Some(resumeAt.toList.sortBy(_._1).map { case (p, off) => s"partition $p from offset $off" }.mkString(", "))
+    else resumeAt.get(Outgoing.FileLines) match {
+      case Some(line) =>
+        val name = file.fold("FILE")(_.toString)
+        Some(s"resume from line $line of ${file.fold("the file")(_.toString)} (the lines before it were delivered): " +
+          s"tail -n +$line $name > REST, then replay --from-file REST")
+      case None =>
+        Some("resume with --from offset per source partition: " +
+          resumeAt.toList.sortBy(_._1).map { case (p, off) => s"partition $p from offset $off" }.mkString(", "))
+    }
 }
 
 private[replay] object DeliveryReport {

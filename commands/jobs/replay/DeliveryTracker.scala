@@ -18,7 +18,7 @@ private[replay] final class DeliveryTracker(val partitions: Int, keepSent: Boole
   private val read = new AtomicLong()
   private val acked = Array.fill(partitions)(new AtomicLong())
   private val failedRecords = new AtomicLong()
-  // Per source partition: the first source offset not delivered, and the offset after the last record read.
+  // Per source partition (or a file's lines): the first offset (line) not delivered, and the one after the last read.
   private val failedAt = new ConcurrentHashMap[Int, java.lang.Long]()
   private val nextRead = new ConcurrentHashMap[Int, java.lang.Long]()
   private val sent = new ConcurrentHashMap[(Int, Long), Outgoing]()
@@ -27,7 +27,7 @@ private[replay] final class DeliveryTracker(val partitions: Int, keepSent: Boole
   /** A chunk taken from the source, before it is sent. */
   def reading(chunk: Chunk[Outgoing]): Unit = {
     read.addAndGet(chunk.size.toLong)
-    chunk.foreach(r => nextRead.merge(r.sourcePartition, r.sourceOffset + 1, (a, b) => java.lang.Long.valueOf(a.longValue max b.longValue)))
+    chunk.foreach(r => nextRead.merge(r.resumePartition, r.resumeOffset + 1, (a, b) => java.lang.Long.valueOf(a.longValue max b.longValue)))
   }
 
   /** One chunk's sends: the producer answers each record on its I/O thread; once all are answered, [[Sending.settle]]
@@ -39,8 +39,8 @@ private[replay] final class DeliveryTracker(val partitions: Int, keepSent: Boole
     private val anyFailed = new AtomicBoolean(false)
     // Held until every record is answered: the source positions only, not the records' bytes (the producer holds a
     // copy of those), so what a replay holds in flight is the producer's buffer, not that buffer twice over.
-    private val partitions = chunk.map(_.sourcePartition).toArray
-    private val offsets = chunk.map(_.sourceOffset).toArray
+    private val partitions = chunk.map(_.resumePartition).toArray
+    private val offsets = chunk.map(_.resumeOffset).toArray
     private val kept = if (keepSent) chunk else Chunk.empty[Outgoing]
 
     /** The producer's answer for the record at `index` of the chunk (read only with --verify, to keep where it

@@ -152,7 +152,8 @@ object ReplayCommand {
           code <- o.to match {
             case ToFile(f, overwrite) =>
               toFile(f, overwrite, o.from, o.limit, o.delivery.dryRun, o.timeout, source, sourceSchemas, shell).map(ReplayOutcome(_, None))
-            case ToTopic(t) => TopicTarget.send(o.delivery, t, partitions, records, target, shell, check)
+            case ToTopic(t) =>
+              TopicTarget.send(o.delivery, t, partitions, records, target, shell, check, file = Some(o.from).collect { case FromFile(f) => f })
           }
         } yield code
       }
@@ -224,7 +225,7 @@ object ReplayCommand {
           RecordLine.parse(text, n) match {
             case Left(e) => IO.pure(Left(s"$file:$n: $e"))
             case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:$n: $e").map { value =>
-                Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(n - 1L), l.key.orNull, value, l.headers, l.timestamp)
+                Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(n - 1L), l.key.orNull, value, l.headers, l.timestamp, line = n)
               })
           }
         }).unchunks

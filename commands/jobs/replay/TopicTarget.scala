@@ -16,7 +16,7 @@ import bankops.services.kafka.{ChunkProducer, Doing, KafkaClients, ReadSpec, Sta
 private[replay] object TopicTarget {
 
   def send(o: Delivery, topic: String, partitionCount: IO[Int], records: Stream[IO, Chunk[Outgoing]], target: ConnectionSettings, shell: Shell,
-           check: Option[DryRunCheck] = None): IO[ReplayOutcome] =
+           check: Option[DryRunCheck] = None, file: Option[os.Path] = None): IO[ReplayOutcome] =
     if (o.dryRun) partitionCount >> records.evalTap(c => check.traverse_(_.observe(c.toList.map(_.value))))
       .map(_.size.toLong).compile.fold(0L)(_ + _).flatMap { n =>
         // What was checked, said plainly: a file's lines were each encoded against the target's subjects.
@@ -52,14 +52,13 @@ private[replay] object TopicTarget {
       _ <- shell.info(report.summary(topic))
       verified <-
         if (o.verify && report.failed == 0 && !report.interrupted) verify(o, topic, tracker.landed, target, shell) else IO.pure(true)
-      _ <- StepSummary.write(shell, report.stepSummary(topic, Option.when(o.verify && report.failed == 0)(verified)))
-      code <- report.resume match {
+      _ <- StepSummary.write(shell, report.stepSummary(topic, Option.when(o.verify && report.failed == 0)(verified), file))
+      code <- report.resume(file) match {
         case Some(resume) if report.interrupted =>
-          shell.info(s"replay: interrupted before everything due was read; resume with --from offset per source partition: $resume (partitions not " +
-            "listed: where this run started)").as(Exit.Interrupted)
+          shell.info(s"replay: interrupted before everything due was read; $resume" +
+            (if (resume.startsWith("resume with --from")) " (partitions not listed: where this run started)" else "")).as(Exit.Interrupted)
         case Some(resume) =>
-          shell.info(s"replay: some records were not delivered${firstError.fold("")(e => s" (the first error: $e)")}; resume with --from " +
-            s"offset per source partition: $resume")
+          shell.info(s"replay: some records were not delivered${firstError.fold("")(e => s" (the first error: $e)")}; $resume")
             .as(Exit.Unavailable)
         case None => IO.pure(if (verified) Exit.Ok else Exit.Difference)
       }

@@ -36,6 +36,27 @@ class DeliveryTrackerSuite extends munit.FunSuite {
     assertEquals(t.report(1.second, interrupted = false).resumeAt, Map(3 -> 42L))
   }
 
+  test("a file's lines resume at a line, whatever partition and offset the lines carry: the first failed, or after the last read") {
+    def line(n: Long) = Outgoing(2, 1000 + n, Array[Byte](1), Array[Byte](2), Nil, None, line = n)
+    val (a, b, c) = (Chunk(line(1), line(2)), Chunk(line(4), line(5)), Chunk(line(6)))
+    val t = new DeliveryTracker(partitions = 1, keepSent = false)
+    List(a, b, c).foreach(t.reading)
+    List(a, c).foreach { ch =>
+      val s = t.sending(ch); ch.toList.indices.foreach(i => s.answered(i, 0, i.toLong, null)); s.settle()
+    }
+    val s = t.sending(b); s.answered(0, 0, 9, null); s.answered(1, 0, 0, new TimeoutException("expired")); s.settle()
+    val failed = t.report(1.second, interrupted = false)
+    assertEquals(failed.resumeAt, Map(Outgoing.FileLines -> 4L))
+    assertEquals(failed.resume(Some(os.Path("/tmp/x.jsonl"))),
+      Some("resume from line 4 of /tmp/x.jsonl (the lines before it were delivered): tail -n +4 /tmp/x.jsonl > REST, then replay --from-file REST"))
+    val stopped = new DeliveryTracker(partitions = 1, keepSent = false)
+    List(a, b).foreach(stopped.reading)
+    List(a, b).foreach { ch =>
+      val s = stopped.sending(ch); ch.toList.indices.foreach(i => s.answered(i, 0, i.toLong, null)); s.settle()
+    }
+    assertEquals(stopped.report(1.second, interrupted = true).resumeAt, Map(Outgoing.FileLines -> 6L))
+  }
+
   test("the authorizer's refusal is kept (the first one); with --verify each acknowledged record is kept where it landed") {
     val t = new DeliveryTracker(partitions = 3, keepSent = true)
     val a = chunk(0, 7, 8)

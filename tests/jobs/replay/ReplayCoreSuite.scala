@@ -41,11 +41,11 @@ class ReplayCoreSuite extends munit.ScalaCheckSuite {
     import scala.concurrent.duration._
     val ok = DeliveryReport(30, List(10L, 0L, 20L), 0, Map.empty, 1500.millis)
     assertEquals(ok.summary("t"), "replay: 30 read, 30 acknowledged on t in 1.50 s, 20 records/s (per partition: 0=10 2=20), 0 failed")
-    assertEquals(ok.resume, None)
+    assertEquals(ok.resume(), None)
     val none = DeliveryReport(0, List(0L, 0L), 0, Map.empty, 0.millis)
     assertEquals(none.summary("t"), "replay: 0 read, 0 acknowledged on t in 0.00 s, 0 records/s (per partition: none), 0 failed")
     val failed = DeliveryReport(30, List(10L, 5L), 15, Map(3 -> 40L, 0 -> 12L), 2.seconds)
     assert(failed.summary("t").endsWith(", 15 in batches with failed deliveries"), failed.summary("t"))
-    assertEquals(failed.resume, Some("partition 0 from offset 12, partition 3 from offset 40"))
+    assertEquals(failed.resume(), Some("resume with --from offset per source partition: partition 0 from offset 12, partition 3 from offset 40"))
   }
 }
