@@ -7,13 +7,34 @@ import io.circe.generic.semiauto._
 private[capture] final case class CaptureAsked(topics: List[String], from: String, to: String, filters: List[String], groups: List[String],
                                                accounts: List[String], redacted: List[String])
 
-/** One partition's share of the records: how many, and the first and last offsets and times (epoch ms). */
+/** One partition's share of the records: how many, and the first and last offsets and times (epoch ms); `uncommitted`
+  * (version 2): the records read past the last stable offset (`--open-transactions read`).
+  */
 private[capture] final case class PartitionSpan(partition: Int, records: Long, firstOffset: Option[Long], lastOffset: Option[Long],
                                                 firstTime: Option[Long],
-                                                lastTime: Option[Long])
+                                                lastTime: Option[Long], uncommitted: Option[Uncommitted] = None)
+
+private[capture] object PartitionSpan {
+
+  /** Pure: the span `prev` with the record at `offset` (taken at `time`) added, counted as uncommitted when at or past
+    * the partition's last stable offset `stable` (a read past it).
+    */
+  def next(prev: Option[PartitionSpan], partition: Int, offset: Long, time: Option[Long], stable: Option[Long]): PartitionSpan = {
+    val s = prev.fold(PartitionSpan(partition, 1, Some(offset), Some(offset), time, time))(s =>
+      s.copy(records = s.records + 1, lastOffset = Some(offset), firstTime = s.firstTime.orElse(time), lastTime = time.orElse(s.lastTime)))
+    stable.filter(offset >= _).fold(s)(from =>
+      s.copy(uncommitted = Some(s.uncommitted.fold(Uncommitted(from, 1))(u => u.copy(records = u.records + 1)))))
+  }
+}
+
+/** Records at and after the partition's last stable offset `from` at capture: of transactions then open (or ended after
+  * it), read uncommitted; they may have been aborted since.
+  */
+private[capture] final case class Uncommitted(from: Long, records: Long)
 
 private[capture] final case class TopicSpan(topic: String, partitions: List[PartitionSpan]) {
   def records: Long = partitions.map(_.records).sum
+  def uncommitted: Long = partitions.flatMap(_.uncommitted).map(_.records).sum
 }
 
 /** A file of the archive, its size and SHA-256: a restore refuses an archive whose files do not match. */
@@ -24,16 +45,39 @@ private[capture] final case class ArchiveManifest(format: String, version: Int, 
                                                   topics: List[TopicSpan],
                                                   files: List[ArchiveFile]) {
   def records: Long = topics.map(_.records).sum
+
+  /** Pure: the first partition whose record count here is not what its records file holds (`counts`, per topic and
+    * partition, from reading every line): a manifest changed after capture, which a restore refuses.
+    */
+  def countsDiffer(counts: Map[String, Map[Int, Long]]): Option[String] =
+    topics.iterator.flatMap { t =>
+      val held = counts.getOrElse(t.topic, Map.empty)
+      (t.partitions.map(_.partition) ++ held.keys).distinct.sorted.iterator.flatMap { p =>
+        val said = t.partitions.find(_.partition == p).fold(0L)(_.records)
+        Option.when(said != held.getOrElse(p, 0L))(
+          s"${ArchiveParts.ManifestFile}: ${t.topic} partition $p: the manifest counts $said record(s), ${ArchiveParts.records(t.topic)} " +
+            s"holds ${held.getOrElse(p, 0L)}: the archive was changed after capture; nothing created")
+      }
+    }.nextOption()
 }
 
 private[capture] object ArchiveManifest {
   val Format = "bankops-capture"
 
-  /** The version this bankops writes, and the newest it reads. */
-  val Version = 1
+  /** The newest version this bankops reads. It writes version 1, or 2 where records were read uncommitted: a reader
+    * of version 1 would restore those as committed, unmarked.
+    */
+  val Version = 2
+
+  def version(topics: List[TopicSpan]): Int = if (topics.exists(_.uncommitted > 0)) 2 else 1
 
   implicit val askedCodec: Codec.AsObject[CaptureAsked] = deriveCodec
-  implicit val partitionCodec: Codec.AsObject[PartitionSpan] = deriveCodec
+  implicit val uncommittedCodec: Codec.AsObject[Uncommitted] = deriveCodec
+  // Version 1's fields only, where nothing was read uncommitted: such a manifest is byte for byte what it was.
+  implicit val partitionCodec: Codec.AsObject[PartitionSpan] =
+    Codec.AsObject.from(deriveDecoder[PartitionSpan],
+      deriveEncoder[PartitionSpan].mapJsonObject(o =>
+        if (o("uncommitted").exists(_.isNull)) o.remove("uncommitted") else o))
   implicit val topicCodec: Codec.AsObject[TopicSpan] = deriveCodec
   implicit val fileCodec: Codec.AsObject[ArchiveFile] = deriveCodec
   implicit val codec: Codec.AsObject[ArchiveManifest] = deriveCodec

@@ -26,6 +26,10 @@ object CaptureCommand {
       metavar = "POSITION").withDefault(Window.fromText),
     Opts.option[String]("to", "Stop: end (default; the end offsets when the capture starts), offset:N, timestamp:ISO-8601.",
       metavar = "POSITION").withDefault(Window.toText),
+    Opts.option[String]("open-transactions",
+      "With --to end, a transaction open at the end: stop (default; at the last stable offset, said), wait or " +
+        "wait:DURATION (for it to end, default 60s, then read to the end), or read (past it, read_uncommitted; those records marked).",
+      metavar = "POLICY").mapValidated(p => AtOpenTransaction.parse(p).left.map(e => s"--open-transactions $e").toValidatedNel).orNone,
     SourceOpts.filter,
     Opts.options[String]("group", "Keep this group's offsets (repeatable; default: every group with offsets on the topics).",
       metavar = "GROUP").orEmpty,
@@ -49,16 +53,20 @@ object CaptureCommand {
     TopologyFlags.strategy,
     Flags.timeout(30.seconds)
   ).tupled.mapValidated {
-    case (flags, topics, from, to, filter, groups, accounts, redact, skip, out, overwrite, dryRun, topology, strategy, timeout) =>
+    case (flags, topics, from, to, transactions, filter, groups, accounts, redact, skip, out, overwrite, dryRun, topology, strategy, timeout) =>
       val now = java.time.Instant.now()
       val ibansKept = Option.when(redact.contains("iban") && !accounts.isEmpty)(
         "--redact iban with --accounts or --from-findings: the accounts' rows are captured by their ibans, which a restore needs").toInvalidNel(())
-      (ibansKept, StartAt.parse(from, now).leftMap(e => s"--from $e").toValidatedNel, StopAt.parse(to).leftMap(e => s"--to $e").toValidatedNel,
+      val endOnly = Option.when(transactions.nonEmpty && to != "end")(
+        s"--open-transactions: the window stops at $to, not at the end where a transaction can be open (drop it, or --to end)").toInvalidNel(())
+      (ibansKept, endOnly, StartAt.parse(from, now).leftMap(e => s"--from $e").toValidatedNel,
+        StopAt.parse(to).leftMap(e => s"--to $e").toValidatedNel,
         out.orElse(Option.when(dryRun)(os.pwd / "dry-run.zip")).toValidNel("--out FILE: where to write the archive (or --dry-run)")).mapN {
-        (_, start, stop, out) =>
+        (_, _, start, stop, out) =>
           CaptureOptions(ArchiveOut(out, overwrite = overwrite, dryRun = dryRun), flags = flags,
             window = CaptureWindow(topics, from = start, to = stop, fromText = from, toText = to), filter = filter, groups = groups,
-            accounts = accounts, redact = redact, skipUnredactable = skip, topology = topology, strategy = strategy, timeout = timeout)
+            accounts = accounts, redact = redact, skipUnredactable = skip, topology = topology, strategy = strategy, timeout = timeout,
+            transactions = transactions.getOrElse(AtOpenTransaction.Stop))
       }
   }
 
@@ -83,6 +91,8 @@ object CaptureCommand {
         Rendered.note(s"capture: ${m.records} records from ${m.topics.size} topic(s), ${m.files.size} files, " +
           s"${m.asked.groups.size} group(s) written to ${o.archive.file}") ++
           Rendered.all(report.heldBack.map(Rendered.warning)) ++
+          Rendered.note(s"capture: ${uncommitted(m)} record(s) past the last stable offset read uncommitted (--open-transactions read): " +
+            "marked in the manifest (version 2); they may yet be aborted").when(uncommitted(m) > 0) ++
           Rendered.warning(s"capture: ${report.unredactable._1} record(s) left out: they do not decode, so --redact cannot mask them: " +
             report.unredactable._2.mkString("; ") + (if (report.unredactable._1 > report.unredactable._2.size) "; …" else ""))
             .when(report.unredactable._1 > 0) ++
@@ -93,6 +103,8 @@ object CaptureCommand {
                 s"${report.unredactable._1} record(s) left out by --skip-unredactable (they do not decode)"))),
         Exit.Ok)
     }
+
+  private def uncommitted(m: ArchiveManifest): Long = m.topics.map(_.uncommitted).sum
 
   final case class ShowOptions(archive: os.Path, records: Boolean, topics: List[String], output: Option[OutputFormat])
 

@@ -9,7 +9,7 @@ import org.apache.kafka.common.TopicPartition
 import java.time.Instant
 import scala.collection.concurrent.TrieMap
 
-import bankops.base.{Failure, Interrupt, OutputFile, Shell, Version}
+import bankops.base.{Failure, Interrupt, LineReader, OutputFile, Shell, Version}
 import bankops.services.bank.{BalanceChanged, BankNames}
 import bankops.services.config.ConnectionSettings
 import bankops.services.contracts.{SubjectNameStrategy, Topology}
@@ -42,7 +42,7 @@ private[capture] object CaptureRun {
       // The topology's topics by default: with accounts, their chains come from the balance topic whole, not its window.
       val topics = if (o.window.topics.isEmpty && accounts.nonEmpty) named.filterNot(_ == balanceTopic) else named
       run(o.copy(window = o.window.copy(topics = topics)), settings, topology, strategy, accounts,
-        CaptureAsked(topics, from = o.window.fromText, to = o.window.toText, filters = o.filterText, groups = o.groups, accounts = ibans,
+        CaptureAsked(topics, from = o.window.fromText, to = o.window.toText, filters = o.filterText(), groups = o.groups, accounts = ibans,
           redacted = o.redact),
         shell)
     }
@@ -59,9 +59,9 @@ private[capture] object CaptureRun {
         described <- ClusterTopics.describe(admin, topics ++ accounts.map(_._2).toList)
         // One cut: with --to end, every topic's end (and the balance topic's, for the accounts' chains) is fixed at one
         // instant before any is read, so a topic read after another stops where it stood then, not where it moved to.
-        stop <- if (o.window.to != StopAt.End) IO.pure(o.window.to)
-        else EndOffsets.ends(admin, described.topics.flatMap(t => t.partitions.map(p => new TopicPartition(t.name, p.partition))))
-          .map(StopAt.Ends(_))
+        cut <- CaptureCut(admin, described.topics.flatMap(t => t.partitions.map(p => new TopicPartition(t.name, p.partition))), o.window.to,
+          o.transactions, shell)
+        stop = cut.stop
         at = o.copy(window = o.window.copy(to = stop))
         cluster = CapturedCluster(described.brokers,
           described.topics.map { t =>
@@ -92,12 +92,13 @@ private[capture] object CaptureRun {
           else Interrupt.onCtrlC.use { ctrlC =>
             val partitions =
               described.topics.filter(t => topics.contains(t.name)).flatMap(t => t.partitions.map(p => new TopicPartition(t.name, p.partition)))
-            // The window's end is the last stable offset: a transaction open from before the read to after it held it back.
-            val watched = o.window.to == StopAt.End
+            // The window's end is the last stable offset: a transaction open from before the read to after it held it
+            // back (unless read past).
+            val watched = o.window.to == StopAt.End && o.transactions != AtOpenTransaction.Read
             (if (watched) OpenTransactions.of(admin, partitions) else IO.pure(Nil)).flatMap { openBefore =>
               IO.race(ctrlC,
                 write(at, settings, topology, strategy, topics, accounts, asked.copy(groups = offsets.map(_.group).distinct), cluster, offsets,
-                  estimated, shell)).flatMap {
+                  estimated, cut, shell)).flatMap {
                 case Left(_) =>
                   IO.pure(CaptureReport(ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, "", asked, Nil, Nil),
                       estimated, estimatedBytes, interrupted = true))
@@ -144,7 +145,7 @@ private[capture] object CaptureRun {
 
   private def write(o: CaptureOptions, settings: ConnectionSettings, topology: Topology, strategy: SubjectNameStrategy, topics: List[String],
                     accounts: Option[(List[String], String)],
-                    asked: CaptureAsked, cluster: CapturedCluster, offsets: List[CapturedOffset], estimated: Long,
+                    asked: CaptureAsked, cluster: CapturedCluster, offsets: List[CapturedOffset], estimated: Long, cut: CaptureCut,
                     shell: Shell): IO[(ArchiveManifest, (Long, Vector[String]))] =
     RegistryClient.resource(settings, o.timeout).use { registry =>
       val resolver = new SchemaResolver(registry)
@@ -154,6 +155,8 @@ private[capture] object CaptureRun {
       // Each schema id the frames carry, with the topic and record type it was met with (its subject follows from them).
       val ids = TrieMap.empty[(Int, String), String]
       val redact = o.redact.map(_.split('.').toList)
+      // The filters' operands that a masked field held: masked in the manifest too.
+      val (operands, exposed) = (o.operands, java.util.concurrent.ConcurrentHashMap.newKeySet[String]())
       // Records left out by --skip-unredactable: how many, and the first few named.
       val unredactable = new java.util.concurrent.atomic.AtomicReference[(Long, Vector[String])]((0L, Vector.empty))
       OutputFile.writeStream("--out", o.archive.file, o.archive.overwrite) { stream =>
@@ -161,12 +164,13 @@ private[capture] object CaptureRun {
         for {
           progress <- Ref.of[IO, (Long, Long)]((0L, 0L))
           started <- IO.monotonic
-          // One topic's records as JSON lines into the archive's file `name`; their spans per partition.
-          copy = (name: String, topic: String, read: ReadSpec, keep: Envelope => Boolean) =>
+          // One topic's records as JSON lines into the archive's file `name`, read by each of `reads` in turn (the last
+          // past the last stable offsets, `stable`, with --open-transactions read); their spans per partition.
+          copy = (name: String, topic: String, reads: List[ReadSpec], keep: Envelope => Boolean, stable: Map[TopicPartition, Long]) =>
             archive.file(name) { out =>
-              TopicReader.open(settings.kafka, read, o.timeout).use { case (_, raws) =>
+              fs2.Stream.emits(reads).flatMap(read => fs2.Stream.resource(TopicReader.open(settings.kafka, read, o.timeout)).flatMap(_._2))
                 // Decoded, masked and rendered two chunks at a time; written (deflate, SHA-256) and counted in order.
-                raws.chunks.parEvalMap(2) { chunk =>
+                .chunks.parEvalMap(2) { chunk =>
                   decoder.decodeChunk(chunk).map { decoded =>
                     val lines = new java.io.ByteArrayOutputStream(chunk.size * 400)
                     val written = List.newBuilder[(Int, Long, Long)]
@@ -185,10 +189,17 @@ private[capture] object CaptureRun {
                             "(--skip-unredactable leaves such records out)")
                         case Right(masked) =>
                           val hidden = masked.fold(Set.empty[String])(_._2)
+                          if (operands.nonEmpty) hidden.foreach(h => if (operands(h)) exposed.add(h))
                           val e = d.envelope.copy(raw = masked.map(_._1).orElse(Option(r.value)),
                             key = d.envelope.key.map(Redaction.repeated(_, hidden)),
                             headers = d.envelope.headers.map { case (k, v) => k -> v.map(Redaction.repeated(_, hidden)) })
-                          lines.write((RecordLine.text(e, None) + "\n").getBytes("UTF-8"))
+                          val line = (RecordLine.text(e, None) + "\n").getBytes("UTF-8")
+                          // A line restore and `capture show` could not read back is refused here, not found there.
+                          if (line.length > LineReader.MaxLineBytes)
+                            throw Failure.BadInput(s"the record at $topic-${r.partition}@${r.offset} takes ${line.length / 1048576} MiB as an " +
+                              s"archive line, over the ${LineReader.MaxLineBytes / 1048576} MiB a line can hold; nothing captured (end the " +
+                              "window before it, or leave its topic out)")
+                          lines.write(line)
                           written += ((r.partition, r.offset, r.timestamp))
                       }
                     }
@@ -204,26 +215,25 @@ private[capture] object CaptureRun {
                     }.as(written)
                 }.compile.fold(Map.empty[Int, PartitionSpan])((acc, lines) =>
                   lines.foldLeft(acc) { case (m, (p, off, ts)) =>
-                    val t = Option(ts).filter(_ >= 0)
-                    m.updated(p,
-                      m.get(p).fold(PartitionSpan(p, 1, Some(off), Some(off), t, t))(s =>
-                        PartitionSpan(p, s.records + 1, s.firstOffset, Some(off), s.firstTime.orElse(t), t.orElse(s.lastTime))))
+                    m.updated(p, PartitionSpan.next(m.get(p), p, off, Option(ts).filter(_ >= 0), stable.get(new TopicPartition(topic, p))))
                   }).map(m => TopicSpan(topic, m.values.toList.sortBy(_.partition)))
-              }
             }
           // The accounts' rows first: read at the cut, as their chains' ends are, not after the topics' records.
           accountRows <- accounts.traverse { case (ibans, _) => CapturedAccounts.rows(settings.database, ibans, o.timeout) }
-          spans <- topics.traverse(t => copy(records(t), t, spec(o, t), o.filter.selects) <* TestHold.at(shell, "BANKOPS_CAPTURE_PAUSE", "capture"))
+          spans <- topics.traverse(t =>
+            copy(records(t), t, spec(o, t) :: cut.uncommitted(t, spec(o, t)).toList, o.filter.selects, cut.stable) <*
+              TestHold.at(shell, "BANKOPS_CAPTURE_PAUSE", "capture"))
           captured <- accounts.zip(accountRows).fold(IO.pure(Option.empty[(CapturedAccounts, TopicSpan)])) { case ((ibans, balanceTopic), rows) =>
             IO.unit.flatMap { _ =>
               val partitions = cluster.topics.find(_.name == balanceTopic).fold(1)(_.partitions)
               val chainSpec = ReadSpec(List(balanceTopic), Some(ibans.map(KeyPartition.of(_, partitions)).distinct.sorted), StartAt.Beginning,
                 o.window.to match { case cut: StopAt.Ends => cut; case _ => StopAt.End })
-              copy(CapturedAccounts.chains(balanceTopic), balanceTopic, chainSpec, e => e.keyText.exists(ibans.contains)).flatMap { chains =>
-                // The token is the account's secret: --redact token masks it in the rows too.
-                val kept = if (o.redact.contains("token")) rows.map(_.copy(token = Redaction.Mask)) else rows
-                val found = CapturedAccounts(balanceTopic, kept, ibans.filterNot(i => rows.exists(_.iban == i)))
-                archive.text(CapturedAccounts.File, found.asJson.spaces2).as(Some(found -> chains))
+              copy(CapturedAccounts.chains(balanceTopic), balanceTopic, List(chainSpec), e => e.keyText.exists(ibans.contains), Map.empty).flatMap {
+                chains =>
+                  // A row's column that holds what a masked field holds (the token, a balance) is masked with it.
+                  val kept = CapturedAccounts.redacted(rows, o.redact)
+                  val found = CapturedAccounts(balanceTopic, kept, ibans.filterNot(i => rows.exists(_.iban == i)))
+                  archive.text(CapturedAccounts.File, found.asJson.spaces2).as(Some(found -> chains))
               }
             }
           }
@@ -241,7 +251,8 @@ private[capture] object CaptureRun {
           _ <- archive.text(Cluster, cluster.asJson.spaces2)
           _ <- IO.blocking(os.exists(topology.file) && os.isFile(topology.file)).ifM(
             IO.blocking(os.read(topology.file)).flatMap(archive.text(TopologyFile, _)), IO.unit)
-          manifest = ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, Instant.now().toString, asked, spans,
+          manifest = ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.version(spans), Version.current, Instant.now().toString,
+            asked.copy(filters = o.filterText(exposed.contains)), spans,
             archive.files)
           _ <- archive.text(ManifestFile, manifest.asJson.spaces2)
           _ <- archive.finish()

@@ -26,6 +26,19 @@ private[capture] object CapturedAccounts {
   implicit val accountCodec: Codec.AsObject[CapturedAccount] = deriveCodec
   implicit val codec: Codec.AsObject[CapturedAccounts] = deriveCodec
 
+  /** The record fields (as --redact names them) whose values a `balance` row holds too, and that row's column. */
+  val Columns: Map[String, String] = Map("token" -> "token", "new_balance" -> "amount", "amount" -> "amount", "a_type" -> "type")
+
+  /** Pure: the rows with every column a --redact field names masked as the field is (text `****`, numbers 0). The iban
+    * is the rows' key and never masked: capture refuses --redact iban with accounts.
+    */
+  def redacted(rows: List[CapturedAccount], fields: List[String]): List[CapturedAccount] = {
+    val columns = fields.flatMap(Columns.get).toSet
+    rows.map(r =>
+      r.copy(token = if (columns("token")) Redaction.Mask else r.token, amount = if (columns("amount")) 0L else r.amount,
+        `type` = if (columns("type")) Redaction.Mask else r.`type`))
+  }
+
   /** The accounts a `balances validate -o json` run flagged: each finding line's non-empty `iban`. */
   def fromFindings(file: os.Path): Either[String, List[String]] =
     TextFile.lines(file, "--from-findings").flatMap(_.zipWithIndex.filter(_._1.trim.nonEmpty).traverse { case (line, i) =>

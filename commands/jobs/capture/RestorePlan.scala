@@ -58,13 +58,23 @@ private[capture] object RestorePlan {
 
   def compacted(configs: Map[String, String]): Boolean = configs.get("cleanup.policy").exists(_.split(',').map(_.trim).contains("compact"))
 
-  /** What a restored topic holds differently from its captured one, and why: one line each. */
-  def differences(target: String, configs: Map[String, String], created: Boolean, keepCompaction: Boolean, scan: TopicScan): List[String] =
-    Option.when(scan.logAppendTimes > 0)(
+  /** What a restored topic holds differently from its captured one, and why: one line each. `existing`: the configs of
+    * a target that was there before (None: restore created it).
+    */
+  def differences(target: String, configs: Map[String, String], existing: Option[Map[String, String]], keepCompaction: Boolean,
+                  scan: TopicScan): List[String] = {
+    val stamped = existing.exists(_.get("message.timestamp.type").contains("LogAppendTime"))
+    Option.when(scan.logAppendTimes > 0 && !stamped)(
       s"$target: ${scan.logAppendTimes} record(s) had the broker's append time (LogAppendTime): restored as CreateTime with the captured times") ++:
-      Option.when(created && compacted(configs) && !keepCompaction)(
-        s"$target: the captured topic is compacted; the copy is not (cleanup.policy=delete), so it keeps every restored record " +
-          "(--keep-compaction to compact it)").toList
+      Option.when(stamped)(
+        s"$target: the existing topic stamps the broker's append time (message.timestamp.type=LogAppendTime): the ${scan.records} restored " +
+          "record(s) carry the time of the restore, not the captured times") ++:
+      Option.when(compacted(configs) && !existing.fold(keepCompaction)(compacted))(
+        s"$target: the captured topic is compacted; the copy is not (cleanup.policy=delete), so it keeps every restored record" +
+          (if (existing.isEmpty) " (--keep-compaction to compact it)" else "")) ++:
+      Option.when(existing.exists(compacted))(
+        s"$target: the existing topic is compacted (cleanup.policy=compact): it may drop restored records whose key comes again").toList
+  }
 }
 
 /** The target's schema id of each captured one: per topic whose records carry it (a subject per topic), and any. */

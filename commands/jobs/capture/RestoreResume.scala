@@ -12,7 +12,7 @@ import scala.jdk.CollectionConverters._
 import bankops.base.Failure
 import bankops.services.avro.WireFormat
 import bankops.services.config.KafkaSettings
-import bankops.services.kafka.KafkaClients
+import bankops.services.kafka.{KafkaClients, ReadSpec, StartAt, StopAt, TopicReader}
 import bankops.services.records.RecordLine
 
 /** What a restore has created and written so far: what an interruption names as left behind. */
@@ -66,6 +66,48 @@ private[capture] object RestoreResume {
   }
 
   private def framed(b: Array[Byte]) = b.length >= WireFormat.HeaderSize && b(0) == WireFormat.MagicByte
+
+  /** Pure: a 64-bit digest of a record as [[same]] compares it (partition, key, value with a frame's schema id aside,
+    * headers, and the time when `time` is given): equal records have equal digests.
+    */
+  def digest(partition: Int, key: Option[Array[Byte]], value: Option[Array[Byte]], headers: Seq[(String, Array[Byte])], time: Option[Long])
+      : Long = {
+    import scala.util.hashing.MurmurHash3
+    def bytes(b: Option[Array[Byte]], seed: Int): Int = b.fold(seed) { x =>
+      val kept = if (framed(x)) x.take(1) ++ x.drop(WireFormat.HeaderSize) else x
+      MurmurHash3.bytesHash(kept, seed + x.length)
+    }
+    def half(seed: Int): Int = {
+      val h = List(partition, bytes(key, seed), bytes(value, seed + 1), time.fold(seed)(_.hashCode)) ++
+        headers.map { case (k, v) => MurmurHash3.mix(k.hashCode, bytes(Option(v), seed + 2)) }
+      MurmurHash3.orderedHash(h, seed)
+    }
+    (half(0x5eed).toLong << 32) | (half(0x0b5e55ed) & 0xffffffffL)
+  }
+
+  /** How many records a restore into `target` may hold and still be compared with the archive's (8 bytes each). */
+  val MaxCompared = 4000000L
+
+  /** How many of the archive's records of `file` the partitions of `target` in `held` (from, to) already hold: records
+    * of the copy digested, then the archive's lines looked up among them; None when the copy holds more than
+    * [[MaxCompared]]. `times`: whether the copy keeps the records' own times (a LogAppendTime topic stamps its own).
+    */
+  def duplicates(kafka: KafkaSettings, timeout: FiniteDuration, archive: ArchiveReader, file: String, target: String,
+                 held: Map[Int, (Long, Long)], times: Boolean): IO[Option[Long]] =
+    if (held.values.map { case (a, b) => b - a }.sum > MaxCompared) IO.none
+    else {
+      val ends = StopAt.Ends(held.map { case (p, (_, end)) => new TopicPartition(target, p) -> end })
+      TopicReader.open(kafka, ReadSpec(List(target), Some(held.keys.toList.sorted), StartAt.Beginning, ends), timeout).use { case (_, records) =>
+        records.map(r =>
+          digest(r.partition, Option(r.key), Option(r.value), r.headers.toArray.toList.map(h => h.key -> h.value),
+            Option.when(times)(r.timestamp))).compile.to(Array)
+      }.flatMap { copy =>
+        java.util.Arrays.sort(copy)
+        archive.stream(file).map(RestoreRun.parsed(file)).filter(l => held.contains(l.partition.getOrElse(0)))
+          .map(l => digest(l.partition.getOrElse(0), l.key, l.raw, l.headers, if (times) l.timestamp else None))
+          .filter(d => java.util.Arrays.binarySearch(copy, d) >= 0).compile.count.map(Some(_))
+      }
+    }
 
   /** Pure: the partitions of a copy holding more records than the archive has for them: not its interrupted restore. */
   def excess(held: Map[Int, Long], counts: Map[Int, Long]): Option[(Int, Long, Long)] =

@@ -57,6 +57,7 @@ private[capture] object RestoreRun {
       scans <- files.zip(shapes).traverse { case ((t, file), shape) =>
         scan(archive, file, shape.partitions, offsets.filter(_.topic == t)).map(t -> _)
       }
+      _ <- refuse(archive.manifest.countsDiffer(scans.filter(s => captured.contains(s._1)).map { case (t, s) => t -> s.counts }.toMap).toLeft(()))
       _ <- IO(progress.total.set(scans.map(_._2.records).sum))
       _ <- shell.info(s"restore: ${scans.map(_._2.records).sum} record line(s) checked; nothing created yet")
       report <- KafkaClients.withAdmin(settings.kafka, timeout) { admin =>
@@ -70,6 +71,20 @@ private[capture] object RestoreRun {
               RestoreResume.check(settings.kafka, timeout, archive, file, plan.topic(t), starts, ends, scans.toMap.apply(t).counts).map(t -> _)
             case (((t, _), _), _) => IO.pure(t -> RestoreResume.Fresh)
           }.map(_.toMap)
+          // An existing target's own settings decide what it keeps of the records: its configs, read before writing.
+          existing <- shapes.zip(targets).collect { case (t, Some(_)) => t.name }.traverse(t =>
+            ClusterTopics.describe(admin, List(plan.topic(t))).map(d => t -> d.topics.headOption.fold(Map.empty[String, String])(_.effectiveConfig)))
+            .map(_.toMap)
+          // --into-non-empty writes after what a target holds, unless it holds records of the archive: those would be twice.
+          mixed <- if (!allowNonEmpty) IO.pure(Nil)
+          else files.zip(targets).traverse {
+            case ((t, file), Some((starts, ends))) if ends.exists { case (p, e) => e > starts.getOrElse(p, e) } =>
+              val held = ends.collect { case (p, e) if e > starts.getOrElse(p, e) => p -> (starts(p), e) }
+              val count = held.values.map { case (a, b) => b - a }.sum
+              RestoreResume.duplicates(settings.kafka, timeout, archive, file, plan.topic(t), held, times = !appendTime(existing(t)))
+                .flatMap(refuseDuplicates(plan.topic(t), count, _)).map(d => Option.when(d.nonEmpty)(d))
+            case _ => IO.none
+          }.map(_.flatten)
           ids <- RegistryClient.resource(settings, timeout).use(registry => registerAll(registry, schemas, subjects, progress))
           _ <- missing.traverse_(t =>
             createTopic(admin, t, plan.topic(t.name), keepCompaction, scans.toMap.apply(t.name).largest, shell) >>
@@ -85,15 +100,32 @@ private[capture] object RestoreRun {
           groups <- restoreOffsets(admin, offsets, written.toMap, scans.toMap, plan)
           restoredAccounts <- accounts.traverse(a => restoreAccounts(a, plan, dbName, resume, settings, timeout, shell))
         } yield {
-          val created = missing.map(_.name).toSet
           val differences = shapes.flatMap(t =>
-            RestorePlan.differences(plan.topic(t.name), t.configs, created(t.name), keepCompaction, scans.toMap.apply(t.name))) ++
+            RestorePlan.differences(plan.topic(t.name), t.configs, existing.get(t.name), keepCompaction, scans.toMap.apply(t.name))) ++
+            mixed ++
+            archive.manifest.topics.filter(_.uncommitted > 0).map(t =>
+              s"${plan.topic(t.topic)}: ${t.uncommitted} record(s) were past the last stable offset at capture (read uncommitted, of " +
+                "transactions then open): restored as committed records, visible to every reader") ++
             written.flatMap { case (t, w) => w.frames.differences(plan.topic(t)) } ++ groups._2
           RestoreReport(written.map { case (t, w) => plan.topic(t) -> (w.records + w.resumed) }.toMap, ids.any, groups._1, restoredAccounts,
             differences)
         }
       }.adaptError(KafkaClients.unreachable(settings.kafka, timeout))
     } yield report
+  }
+
+  private def appendTime(configs: Map[String, String]): Boolean = configs.get("message.timestamp.type").contains("LogAppendTime")
+
+  /** --into-non-empty onto a target that holds `count` records, `duplicates` of them the archive's (None: too many to
+    * compare): refused when any would be written twice, else the line saying what the copy holds besides the archive.
+    */
+  private def refuseDuplicates(target: String, count: Long, duplicates: Option[Long]): IO[String] = duplicates match {
+    case Some(n) if n > 0 =>
+      IO.raiseError(Failure.BadInput(s"--into-non-empty: target topic $target already holds $n of the archive's record(s) (the same key, " +
+          "value, headers and time): writing them again would hold them twice; nothing written (--resume finishes an interrupted restore)"))
+    case Some(_) => IO.pure(s"$target: held $count record(s) before the restore, none of them the archive's: the restored records follow them")
+    case None => IO.pure(s"$target: held $count record(s) before the restore, more than ${RestoreResume.MaxCompared} to compare: " +
+        "whether some are the archive's was not checked")
   }
 
   /** A line of the archive's `file` as a record, or the exit-2 failure naming file and line. */

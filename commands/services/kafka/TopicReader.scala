@@ -14,9 +14,12 @@ import bankops.base.Failure
 import bankops.services.config.KafkaSettings
 
 /** What to read: topics, optionally some partitions, and where to start and stop. `byKey`: without `partitions`, only
-  * the partition the default partitioner gives this key in each topic ([[KeyPartition]]).
+  * the partition the default partitioner gives this key in each topic ([[KeyPartition]]). `after`: a partition's
+  * first offset is at least this one. `uncommitted`: read_uncommitted, past the last stable offset up to the high
+  * watermark (records of transactions still open, and any aborted ones in that range).
   */
-final case class ReadSpec(topics: List[String], partitions: Option[List[Int]], start: StartAt, stop: StopAt, byKey: Option[String] = None)
+final case class ReadSpec(topics: List[String], partitions: Option[List[Int]], start: StartAt, stop: StopAt, byKey: Option[String] = None,
+                          after: Map[TopicPartition, Long] = Map.empty, uncommitted: Boolean = false)
 
 /** The ranges a read covers, fixed when it starts (so `--to end` means the end at that moment), and each topic's
   * partition count.
@@ -36,7 +39,7 @@ object TopicReader {
   type Raw = ConsumerRecord[Array[Byte], Array[Byte]]
 
   def open(kafka: KafkaSettings, spec: ReadSpec, timeout: FiniteDuration, few: Option[Long] = None): Resource[IO, (ReadPlan, Stream[IO, Raw])] =
-    KafkaClients.javaConsumer(kafka, timeout, few.filter(_ <= 1000).map(_.toInt)).evalMap { consumer =>
+    KafkaClients.javaConsumer(kafka, timeout, few.filter(_ <= 1000).map(_.toInt), spec.uncommitted).evalMap { consumer =>
       val refused = KafkaClients.denied(kafka, Doing.reading(spec.topics))
       IO.blocking(plan(consumer, spec)).flatMap(IO.fromEither(_)).adaptError(refused).map { p =>
         val live = p.ranges.filterNot(_._2.isEmpty)
@@ -75,7 +78,8 @@ object TopicReader {
           val start = spec.start match { case StartAt.Offsets(m) => StartAt.Offset(m.getOrElse(tp, 0L)); case s => s }
           // An end fixed before as offset e is the inclusive offset e - 1 (-1, before any record, clamps to the log's start).
           val stop = spec.stop match { case StopAt.Ends(m) => m.get(tp).fold[StopAt](StopAt.End)(e => StopAt.Offset(e - 1)); case s => s }
-          tp -> Position.range(start, stop, beginning(tp).longValue, end(tp).longValue, startTimes.get(tp).flatten, stopTimes.get(tp).flatten)
+          val range = Position.range(start, stop, beginning(tp).longValue, end(tp).longValue, startTimes.get(tp).flatten, stopTimes.get(tp).flatten)
+          tp -> spec.after.get(tp).fold(range)(a => range.copy(from = range.from max a))
         }.toMap, perTopic.map(_._1).toMap)
     }
 

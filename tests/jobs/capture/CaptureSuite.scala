@@ -145,30 +145,66 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
     }
   }
 
-  test("a transaction left open holds the window's end: capture says which producer, from which offset, and what it left out") {
+  test("a transaction open at the end: stop says which and what it left out; read keeps its records marked; wait takes them once it commits") {
     val topic = s"${TopologyFixture.unique("capture")}-held"
-    val archive = dir / "held.zip"
+    val (archive, read, waited, gave) = (dir / "held.zip", dir / "held-read.zip", dir / "held-wait.zip", dir / "held-gave-up.zip")
     def record(i: Int) = new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](topic, 0, null, s"v$i".getBytes("UTF-8"))
+    val committed = new java.util.concurrent.atomic.AtomicBoolean(false)
     for {
       settings <- SandboxFixture.settings
       _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
         KafkaClients.await(a.createTopics(List(new org.apache.kafka.clients.admin.NewTopic(topic, 1, 1.toShort)).asJava).all()))
       producer <- IO.blocking(KafkaClients.transactionalProducer(settings.kafka, s"$topic-txn", 30.seconds))
-      result <- IO.blocking {
+      results <- IO.blocking {
         producer.initTransactions()
         producer.beginTransaction(); (0 until 10).foreach(i => producer.send(record(i))); producer.commitTransaction()
         // Ten more, in a transaction left open for the whole capture, as a producer that hung would leave it.
         producer.beginTransaction(); (10 until 20).foreach(i => producer.send(record(i))); producer.flush()
-      } >> SandboxFixture.cli("capture", "--topic", topic, "--out", archive.toString)
-        .guarantee(IO.blocking { producer.abortTransaction(); producer.close() })
+      } >>
+        (for {
+          stopped <- SandboxFixture.cli("capture", "--topic", topic, "--out", archive.toString)
+          past <- SandboxFixture.cli("capture", "--topic", topic, "--open-transactions", "read", "--out", read.toString)
+          shown <- SandboxFixture.cli("capture", "show", read.toString, "--records")
+          manifest <- SandboxFixture.cli("capture", "show", read.toString, "-o", "json")
+          restored <- SandboxFixture.cli("restore", read.toString, "--topic-prefix", "t1.")
+          gaveUp <- SandboxFixture.cli("capture", "--topic", topic, "--open-transactions", "wait:1s", "--out", gave.toString)
+          // The transaction commits while a capture waits for it: that capture takes all twenty.
+          p <- CliProcess.start("capture", "--topic", topic, "--open-transactions", "wait:2m", "--out", waited.toString)
+          _ <- p.await(2.minutes, "the wait")(IO.blocking(os.read(p.err).contains("capture: waiting up to 120s for the transaction(s) open on")))
+          _ <- IO.blocking { producer.commitTransaction(); committed.set(true) }
+          code <- p.exited(2.minutes)
+        } yield (stopped, past, shown, manifest, restored, gaveUp, code, os.read(p.err)))
+          .guarantee(IO.blocking { if (!committed.get) producer.abortTransaction(); producer.close() })
     } yield {
-      assertEquals(result.code, 0, result.err)
-      assert(result.err.contains(s"capture: 10 records from 1 topic(s)"), result.err)
-      assert(result.err.contains(s"warning: $topic-0: an open transaction (producer id "), result.err)
+      val (stopped, past, shown, manifest, restored, gaveUp, code, waitErr) = results
+      assertEquals(stopped.code, 0, stopped.err)
+      assert(stopped.err.contains(s"capture: 10 records from 1 topic(s)"), stopped.err)
+      assert(stopped.err.contains(s"warning: $topic-0: an open transaction (producer id "), stopped.err)
       // Offsets 0 to 9, the commit's marker at 10, the open transaction from 11.
-      assert(result.err.contains("its first record at offset 11, last written"), result.err)
-      assert(result.err.contains("held the read at the last stable offset 11 for the whole capture: the 10 offset(s) after it are not captured"),
-        result.err)
+      assert(stopped.err.contains("its first record at offset 11, last written"), stopped.err)
+      assert(stopped.err.contains("held the read at the last stable offset 11 for the whole capture: the 10 offset(s) after it are not captured"),
+        stopped.err)
+      // read: all twenty, the ten past the last stable offset marked in the manifest, in show and in restore's report.
+      assertEquals(past.code, 0, past.err)
+      assert(
+        past.err.contains("capture: 20 records from 1 topic(s)") &&
+          past.err.contains("capture: 10 record(s) past the last stable offset read uncommitted"), past.err)
+      assert(!past.err.contains("warning:"), past.err)
+      val lines = shown.outLines.map(io.circe.parser.parse(_).toOption.get.hcursor)
+      assertEquals(lines.filter(_.get[Boolean]("uncommitted").contains(true)).flatMap(_.get[Long]("offset").toOption), (11L to 20L).toList)
+      assertEquals(lines.size, 20)
+      val m = io.circe.parser.parse(manifest.out).toOption.get.hcursor
+      assertEquals(m.get[Int]("version"), Right(2))
+      assertEquals(m.downField("topics").downArray.downField("partitions").downArray.downField("uncommitted").focus.map(_.noSpaces),
+        Some("""{"from":11,"records":10}"""))
+      assertEquals(restored.code, 0, restored.err)
+      assert(restored.err.contains(s"restore: differs: t1.$topic: 10 record(s) were past the last stable offset at capture"), restored.err)
+      // wait: still open after its bound, it stops where stop does, and says so; once it commits, everything.
+      assertEquals(gaveUp.code, 0, gaveUp.err)
+      assert(gaveUp.err.contains("still open after 1s") && gaveUp.err.contains("capture: 10 records from 1 topic(s)"), gaveUp.err)
+      assertEquals(code, 0, waitErr)
+      assert(waitErr.contains("capture: 20 records from 1 topic(s)") && waitErr.contains("they ended after"), waitErr)
+      assert(!waitErr.contains("warning:"), waitErr)
     }
   }
 
@@ -215,7 +251,14 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       stopped <- SandboxFixture.cli("capture", "--topic", bank.balance, "--redact", "iban", "--out", refused.toString)
       r <- SandboxFixture.cli("capture", "--topic", bank.balance, "--redact", "iban", "--skip-unredactable", "--out", kept.toString)
       shown <- SandboxFixture.cli("capture", "show", kept.toString, "--records")
+      // A filter that names the masked value: the manifest keeps it masked too.
+      keyed <- SandboxFixture.cli("capture", "--topic", bank.balance, "--key", iban, "--redact", "iban", "--out", (dir / "keyed.zip").toString)
     } yield {
+      assertEquals(keyed.code, 0, keyed.err)
+      val keyedZip = new ZipFile((dir / "keyed.zip").toIO)
+      val keyedTexts = try keyedZip.entries().asScala.toList.map(e => new String(keyedZip.getInputStream(e).readAllBytes(), "UTF-8"))
+      finally keyedZip.close()
+      assert(keyedTexts.exists(_.contains("\"--key ****\"")) && !keyedTexts.exists(_.contains(iban)), keyedTexts.mkString("\n").take(2000))
       assertEquals(stopped.code, 2, stopped.err)
       assert(stopped.err.contains("does not decode") && stopped.err.contains("(--skip-unredactable leaves such records out)"), stopped.err)
       assert(!os.exists(refused))
@@ -244,13 +287,30 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       first <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r2.")
       ends <- SandboxFixture.settings.flatMap(s => KafkaClients.javaAdmin(s.kafka).use(EndOffsets.of(_, s"r2.${bank.commands}")))
       again <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r2.")
+      // --into-non-empty onto the archive's own records would write each twice: refused, counted.
+      twice <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r2.", "--into-non-empty")
       endsAfter <- SandboxFixture.settings.flatMap(s => KafkaClients.javaAdmin(s.kafka).use(EndOffsets.of(_, s"r2.${bank.commands}")))
+      // Onto other records it writes after them, and says so.
+      settings <- SandboxFixture.settings
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
+        KafkaClients.await(a.createTopics(List(new org.apache.kafka.clients.admin.NewTopic(s"r5.${bank.commands}", 3, 1.toShort)).asJava).all()))
+      _ <- ChunkProducer.resource(settings.kafka, 30.seconds).use(p =>
+        p.send(fs2.Chunk.singleton(new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](s"r5.${bank.commands}", 1,
+              "other".getBytes, "not the archive's".getBytes)))((_, _, e) => if (e != null) throw e).flatten)
+      mixed <- SandboxFixture.cli("restore", archive.toString, "--topic-prefix", "r5.", "--into-non-empty")
+      mixedEnds <- KafkaClients.javaAdmin(settings.kafka).use(EndOffsets.of(_, s"r5.${bank.commands}"))
     } yield {
       assertEquals(first.code, 0, first.err)
       assertEquals(again.code, 2, again.err)
       assert(again.err.contains(s"target topic r2.${bank.commands} holds 60 record(s): a restore never mixes into records it did not write"),
         again.err)
+      assertEquals(twice.code, 2, twice.err)
+      assert(twice.err.contains(s"--into-non-empty: target topic r2.${bank.commands} already holds 60 of the archive's record(s)"), twice.err)
       assertEquals(endsAfter, ends)
+      assertEquals(mixed.code, 0, mixed.err)
+      assert(mixed.err.contains(s"restore: differs: r5.${bank.commands}: held 1 record(s) before the restore, none of them the archive's"),
+        mixed.err)
+      assertEquals(mixedEnds.values.sum, 61L)
     }
   }
 
@@ -273,11 +333,11 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
     val truncated = dir / "truncated.zip"
     os.write.over(truncated, bytes.take(bytes.length / 2))
     val changed = rewritten(archive, "groups")((n, t) => if (n == "groups.json") t.replace("2", "3") else t)
-    val newer = rewritten(archive, "manifest")((n, t) => if (n == "manifest.json") t.replace("\"version\" : 1", "\"version\" : 2") else t)
+    val newer = rewritten(archive, "manifest")((n, t) => if (n == "manifest.json") t.replace("\"version\" : 1", "\"version\" : 3") else t)
     val cases = List(
       (List("restore", truncated.toString, "--topic-prefix", "bad1."), s"$truncated is not a bankops capture archive, or it is cut short"),
       (List("restore", changed.toString, "--topic-prefix", "bad2."), s"$changed: groups.json does not match its checksum in the manifest"),
-      (List("restore", newer.toString, "--topic-prefix", "bad3."), s"$newer: archive format version 2 is newer than this bankops reads (1)"),
+      (List("restore", newer.toString, "--topic-prefix", "bad3."), s"$newer: archive format version 3 is newer than this bankops reads (2)"),
       (List("restore", dir.toString), s"archive $dir is a directory, not a file"),
       (List("restore", archive.toString, "--topic-prefix", ""), "an empty --topic-prefix without --rename restores into the captured topics"),
       (List("capture", "--topic", bank.commands, "--from", "end", "--out", (dir / "empty.zip").toString),
@@ -286,6 +346,10 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       // Checked before any service is asked: nothing listens on port 9.
       (List("capture", "--topic", bank.commands, "--out", dir.toString, "--bootstrap-server", "127.0.0.1:9"), s"--out $dir"),
       (List("capture", "--topic", bank.commands, "--out", ""), "--out: an empty path names no file"),
+      (List("capture", "--topic", bank.commands, "--to", "offset:5", "--open-transactions", "read", "--out", (dir / "x.zip").toString),
+        "--open-transactions: the window stops at offset:5, not at the end"),
+      (List("capture", "--topic", bank.commands, "--open-transactions", "wait:soon", "--out", (dir / "x.zip").toString),
+        "--open-transactions 'soon' is not a duration"),
       (List("restore", archive.toString, "--rename", "nosuch=x"), s"--rename nosuch: the archive has no topic nosuch (its topics: ${bank.commands}"),
       (List("restore", archive.toString, "--rename", s"${bank.commands}=x", "--rename", s"${bank.commands}=y"),
         s"--rename ${bank.commands} is given 2 times")

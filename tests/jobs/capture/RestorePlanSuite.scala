@@ -77,6 +77,74 @@ class RestorePlanSuite extends munit.FunSuite {
     assertEquals(RestoreResume.excess(Map(0 -> 3L, 2 -> 1L), Map(0 -> 3L)), Some((2, 1L, 0L)))
   }
 
+  test("--into-non-empty: a record's digest is the archive line's with its frame's id aside; another key, value, header or time differs") {
+    def frame(id: Int, payload: Byte*) = Some(Array[Byte](0) ++ java.nio.ByteBuffer.allocate(4).putInt(id).array() ++ payload)
+    val headers = List("h" -> "v".getBytes)
+    val d = RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), headers, Some(5L))
+    assertEquals(RestoreResume.digest(0, Some("k".getBytes), frame(42, 1, 2), headers, Some(5L)), d)
+    val others = List(RestoreResume.digest(1, Some("k".getBytes), frame(7, 1, 2), headers, Some(5L)),
+      RestoreResume.digest(0, Some("j".getBytes), frame(7, 1, 2), headers, Some(5L)),
+      RestoreResume.digest(0, None, frame(7, 1, 2), headers, Some(5L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 3), headers, Some(5L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), Nil, Some(5L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), List("h" -> null), Some(5L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), headers, Some(6L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), headers, None))
+    assertEquals(others.distinct.size, others.size)
+    assert(!others.contains(d))
+  }
+
+  test("a manifest whose counts are not its records files' is named; an existing target's timestamps and compaction are said") {
+    val m = ArchiveManifest(ArchiveManifest.Format, 1, "x", "", CaptureAsked(List("t"), "beginning", "end", Nil, Nil, Nil, Nil),
+      List(TopicSpan("t", List(PartitionSpan(0, 3, Some(0L), Some(2L), None, None), PartitionSpan(2, 1, Some(0L), Some(0L), None, None)))), Nil)
+    assertEquals(m.countsDiffer(Map("t" -> Map(0 -> 3L, 2 -> 1L))), None)
+    assertEquals(m.countsDiffer(Map("t" -> Map(0 -> 3L, 2 -> 1L, 1 -> 4L))),
+      Some("manifest.json: t partition 1: the manifest counts 0 record(s), records/t.jsonl holds 4: the archive was changed after capture; " +
+        "nothing created"))
+    assert(m.countsDiffer(Map("t" -> Map(0 -> 2L, 2 -> 1L))).exists(_.startsWith("manifest.json: t partition 0: the manifest counts 3")))
+    val scan = TopicScan(4, 10, 4, Map.empty, Map.empty, Map(0 -> 4L))
+    val compact = Map("cleanup.policy" -> "compact")
+    assertEquals(RestorePlan.differences("c", compact, None, keepCompaction = false, scan).map(_.take(60)),
+      List("c: 4 record(s) had the broker's append time (LogAppendTime): restored as CreateTime with the captured times",
+        "c: the captured topic is compacted; the copy is not (cleanup.policy=delete), so it keeps every restored record " +
+          "(--keep-compaction to compact it)").map(_.take(60)))
+    // An existing target keeps its own settings: the broker's times, its compaction, or (a resume) none.
+    assertEquals(RestorePlan.differences("c", compact, Some(Map("message.timestamp.type" -> "LogAppendTime", "cleanup.policy" -> "compact")),
+        keepCompaction = false, scan).map(_.take(40)),
+      List("c: the existing topic stamps the broker's append time", "c: the existing topic is compacted (cleanup.policy=compact)").map(_.take(40)))
+    assertEquals(RestorePlan.differences("c", compact, Some(Map("cleanup.policy" -> "delete")), keepCompaction = false,
+        scan.copy(logAppendTimes = 0)),
+      List("c: the captured topic is compacted; the copy is not (cleanup.policy=delete), so it keeps every restored record"))
+  }
+
+  test("--redact masks an account row's column that holds what the field holds; the iban, the rows' key, is kept") {
+    val row = CapturedAccount("NL1", "secret", 150L, "AUTO", -500L)
+    assertEquals(CapturedAccounts.redacted(List(row), List("token")), List(row.copy(token = "****")))
+    assertEquals(CapturedAccounts.redacted(List(row), List("new_balance", "a_type", "description")), List(row.copy(amount = 0L, `type` = "****")))
+    assertEquals(CapturedAccounts.redacted(List(row), List("from_to")), List(row))
+  }
+
+  test("--open-transactions: stop, wait, wait:DURATION or read; records past the last stable offset counted, marked only then") {
+    import scala.concurrent.duration._
+    assertEquals(List("stop", "wait", "wait:5m", "read").map(AtOpenTransaction.parse),
+      List(Right(AtOpenTransaction.Stop), Right(AtOpenTransaction.Wait(60.seconds)), Right(AtOpenTransaction.Wait(5.minutes)),
+        Right(AtOpenTransaction.Read)))
+    assert(AtOpenTransaction.parse("commit").isLeft && AtOpenTransaction.parse("wait:").isLeft)
+    val tp = new org.apache.kafka.common.TopicPartition("t", 0)
+    val tq = new org.apache.kafka.common.TopicPartition("t", 1)
+    assertEquals(CaptureCut.open(Map(tp -> 11L, tq -> 4L), Map(tp -> 21L, tq -> 4L)), Map(tp -> (11L, 21L)))
+    val spans = List(10L, 11L, 12L).foldLeft(Option.empty[PartitionSpan])((s, o) => Some(PartitionSpan.next(s, 0, o, Some(o * 10), Some(11L))))
+    assertEquals(spans, Some(PartitionSpan(0, 3, Some(10L), Some(12L), Some(100L), Some(120L), Some(Uncommitted(11L, 2)))))
+    // Version 1's manifest is unchanged where nothing was read past it; version 2 only where something was.
+    import io.circe.syntax._
+    import ArchiveManifest._
+    val plain = PartitionSpan(0, 1, Some(1L), Some(1L), None, None)
+    assertEquals(plain.asJson.noSpaces, """{"partition":0,"records":1,"firstOffset":1,"lastOffset":1,"firstTime":null,"lastTime":null}""")
+    assertEquals(ArchiveManifest.version(List(TopicSpan("t", List(plain)))), 1)
+    assertEquals(ArchiveManifest.version(List(TopicSpan("t", List(plain, spans.get)))), 2)
+    assertEquals(io.circe.parser.decode[PartitionSpan](plain.asJson.noSpaces), Right(plain))
+  }
+
   test("restored topics keep their records for good, as captured, with no more in-sync replicas asked than they have") {
     val captured = Map("min.insync.replicas" -> "2", "retention.ms" -> "900000", "cleanup.policy" -> "delete",
       "message.timestamp.type" -> "LogAppendTime", "message.timestamp.after.max.ms" -> "3600000")

@@ -128,9 +128,27 @@ class RestoreSuite extends CatsEffectSuite with OnSandbox {
     val in = new ZipFile(archive.toIO)
     val files = try in.entries().asScala.toList.map(e => e.getName -> in.getInputStream(e).readAllBytes())
     finally in.close()
-    val changed = files.flatMap { case (n, b) => (if (n == ArchiveParts.ManifestFile) Some(b) else f(n, b)).map(n -> _) } ++ extra
+    // An extra file of an existing name (the manifest, too) takes its place.
+    val changed = files.filterNot(e => extra.contains(e._1)).flatMap { case (n, b) =>
+      (if (n == ArchiveParts.ManifestFile) Some(b) else f(n, b)).map(n -> _)
+    } ++ extra
     def sha(b: Array[Byte]) = MessageDigest.getInstance("SHA-256").digest(b).map("%02x".format(_)).mkString
-    val manifest = io.circe.parser.parse(new String(changed.toMap.apply(ArchiveParts.ManifestFile), "UTF-8")).toOption.get.mapObject(_.add("files",
+    // Each partition's count as its records file now holds it (restore compares them), unless the manifest is forged too.
+    def recounted(m: Json): Json = if (extra.contains(ArchiveParts.ManifestFile)) m
+    else m.hcursor
+      .downField("topics").withFocus(_.mapArray(_.map { t =>
+        val topic = t.hcursor.get[String]("topic").toOption.get
+        val counts = changed.toMap.get(ArchiveParts.records(topic)).fold(Map.empty[Int, Int])(b =>
+          text(b).linesIterator.filter(_.trim.nonEmpty).flatMap(l =>
+            io.circe.parser.parse(l).toOption.flatMap(_.hcursor.get[Int]("partition").toOption))
+            .toList.groupBy(identity).map { case (p, l) => p -> l.size })
+        t.mapObject(_.add("partitions",
+            Json.fromValues(t.hcursor.downField("partitions").focus.flatMap(_.asArray).getOrElse(Vector.empty)
+                .filter(p => counts.contains(p.hcursor.get[Int]("partition").toOption.get))
+                .map(p => p.mapObject(_.add("records", counts(p.hcursor.get[Int]("partition").toOption.get).asJson))))))
+      })).top.get
+    val manifest = recounted(io.circe.parser.parse(new String(changed.toMap.apply(ArchiveParts.ManifestFile), "UTF-8")).toOption.get).mapObject(_.add(
+        "files",
         changed.filter(_._1 != ArchiveParts.ManifestFile).map { case (n, b) =>
           Json.obj("name" -> n.asJson, "bytes" -> b.length.asJson, "sha256" -> sha(b).asJson)
         }.asJson))
@@ -202,7 +220,7 @@ class RestoreSuite extends CatsEffectSuite with OnSandbox {
     }
   }
 
-  test("hostile archives: a foreign subject, a bad line, a partition the topic lacks, two manifests, a zip bomb") {
+  test("hostile archives: a foreign subject, a bad line, a partition the topic lacks, two manifests, forged counts, a zip bomb") {
     val c = fixture()
     val live = s"${c.bank.commands}-nl.openweb.data.ConfirmMoneyTransfer"
     val records = ArchiveParts.records(c.bank.commands)
@@ -222,6 +240,14 @@ class RestoreSuite extends CatsEffectSuite with OnSandbox {
       bytes.indices.filter(i => bytes.slice(i, i + from.length).sameElements(from)).foreach(i => System.arraycopy(to, 0, bytes, i, to.length))
       os.write.over(f, bytes); f
     }
+    // The manifest's count of a partition's records changed, every file's checksum still right.
+    val counted = forged(c.archive,
+      Map(ArchiveParts.ManifestFile -> {
+        val in = new ZipFile(c.archive.toIO)
+        val m = try new String(in.getInputStream(in.getEntry(ArchiveParts.ManifestFile)).readAllBytes(), "UTF-8")
+        finally in.close()
+        m.replaceFirst("\"records\" : ([0-9]+)", "\"records\" : 1$1").getBytes("UTF-8")
+      }))((_, b) => Some(b))
     // 64 MiB of one byte: it deflates about a thousand times smaller, with a manifest that matches it.
     val bomb = forged(c.archive)((n, b) => Some(if (n == records) Array.fill[Byte](64 * 1024 * 1024)('\n'.toByte) else b))
     val cases = List(
@@ -229,6 +255,7 @@ class RestoreSuite extends CatsEffectSuite with OnSandbox {
       badLine -> s"$records:31:",
       partition -> s"$records:1: partition 57, but the captured topic had 3 (0 to 2)",
       twice -> "two entries named manifest.json",
+      counted -> "the archive was changed after capture; nothing created",
       bomb -> s"$records would inflate from")
     // Other suites share the sandbox: what this one could have written is its bank's subjects and the h<n>. names.
     def state = SandboxFixture.settings.flatMap(s =>

@@ -1,0 +1,70 @@
+package bankops.jobs.capture
+
+import cats.effect.IO
+import cats.syntax.all._
+import org.apache.kafka.clients.admin.Admin
+import org.apache.kafka.common.TopicPartition
+
+import scala.concurrent.duration._
+
+import bankops.base.Shell
+import bankops.services.kafka.{EndOffsets, ReadSpec, StopAt}
+
+/** Where a capture's window ends, fixed at one instant for every topic: `stop` for the committed read, and where
+  * `--open-transactions read` reads on past each partition's last stable offset (from, to): uncommitted records.
+  */
+private[capture] final case class CaptureCut(stop: StopAt, pastStable: Map[TopicPartition, (Long, Long)]) {
+
+  /** The read of `topic` past its partitions' last stable offsets (read_uncommitted), if the cut has one. */
+  def uncommitted(topic: String, from: ReadSpec): Option[ReadSpec] = {
+    val mine = pastStable.filter(_._1.topic == topic)
+    Option.when(mine.nonEmpty)(from.copy(partitions = Some(mine.keys.map(_.partition).toList.sorted),
+        stop = StopAt.Ends(mine.map { case (tp, (_, to)) => tp -> to }), after = mine.map { case (tp, (lso, _)) => tp -> lso },
+        uncommitted = true))
+  }
+
+  /** Each partition's last stable offset, where records past it are read. */
+  def stable: Map[TopicPartition, Long] = pastStable.map { case (tp, (lso, _)) => tp -> lso }
+}
+
+private[capture] object CaptureCut {
+
+  /** The cut of a window that stops at `to`: with `end`, every partition's end in one request (the last stable offsets,
+    * or the high watermarks once the open transactions ended, or both for a read past them).
+    */
+  def apply(admin: Admin, partitions: List[TopicPartition], to: StopAt, policy: AtOpenTransaction, shell: Shell): IO[CaptureCut] =
+    if (to != StopAt.End) IO.pure(CaptureCut(to, Map.empty))
+    else policy match {
+      case AtOpenTransaction.Stop => EndOffsets.ends(admin, partitions).map(e => CaptureCut(StopAt.Ends(e), Map.empty))
+      case AtOpenTransaction.Read =>
+        (EndOffsets.ends(admin, partitions), EndOffsets.highWatermarks(admin, partitions)).tupled.map { case (stable, high) =>
+          CaptureCut(StopAt.Ends(stable), open(stable, high))
+        }
+      case AtOpenTransaction.Wait(atMost) =>
+        (EndOffsets.ends(admin, partitions), EndOffsets.highWatermarks(admin, partitions)).tupled.flatMap { case (stable, high) =>
+          val held = open(stable, high)
+          if (held.isEmpty) IO.pure(CaptureCut(StopAt.Ends(stable), Map.empty))
+          else
+            shell.info(s"capture: waiting up to ${atMost.toSeconds}s for the transaction(s) open on ${held.keys.map(_.toString).toList.sorted
+                .mkString(", ")} to end") >>
+              IO.monotonic.flatMap(started =>
+                settle(admin, high, started + atMost).flatMap { ended =>
+                  IO.monotonic.flatMap(now =>
+                    shell.info(
+                      if (ended) s"capture: they ended after ${(now - started).toMillis} ms: the window ends at the cut"
+                      else s"capture: still open after ${atMost.toSeconds}s: those partitions stop at their last stable offset"))
+                }).as(CaptureCut(StopAt.Ends(high), Map.empty))
+        }
+    }
+
+  /** Pure: the partitions whose high watermark is past their last stable offset: (stable, high). */
+  def open(stable: Map[TopicPartition, Long], high: Map[TopicPartition, Long]): Map[TopicPartition, (Long, Long)] =
+    stable.collect { case (tp, s) if high.getOrElse(tp, s) > s => tp -> (s, high(tp)) }
+
+  /** Polls the last stable offsets until every partition's has reached `high` (true), or the deadline passes (false). */
+  private def settle(admin: Admin, high: Map[TopicPartition, Long], deadline: FiniteDuration): IO[Boolean] =
+    EndOffsets.ends(admin, high.keys).flatMap { stable =>
+      if (high.forall { case (tp, h) => stable.getOrElse(tp, 0L) >= h }) IO.pure(true)
+      else IO.monotonic.flatMap(now => if (now >= deadline) IO.pure(false) else IO.sleep(250.millis) >> settle(admin, high, deadline))
+    }
+}
