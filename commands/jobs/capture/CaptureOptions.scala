@@ -67,11 +67,17 @@ private[capture] object AtOpenTransaction {
   /** Kafka's default `transaction.timeout.ms`: a hung producer's transaction is aborted after it. */
   val DefaultWait: FiniteDuration = 60.seconds
 
+  /** A bound no broker's transaction timeout reaches: past it, a wait is a mistake. */
+  val MaxWait: FiniteDuration = 24.hours
+
   def parse(s: String): Either[String, AtOpenTransaction] = s match {
     case "stop" => Right(Stop)
     case "read" => Right(Read)
     case "wait" => Right(Wait(DefaultWait))
-    case w if w.startsWith("wait:") => bankops.base.DurationText.parse(w.drop(5)).map(Wait(_))
+    case w if w.startsWith("wait:") =>
+      bankops.base.DurationText.parse(w.drop(5)).filterOrElse(_ <= MaxWait,
+        s"'$w' waits longer than ${MaxWait.toHours}h (the broker aborts a transaction after its transaction.max.timeout.ms, 15 minutes " +
+          "by default)").map(Wait(_))
     case other => Left(s"'$other' is not stop, wait, wait:DURATION or read")
   }
 }

@@ -130,6 +130,7 @@ class RestorePlanSuite extends munit.FunSuite {
       List(Right(AtOpenTransaction.Stop), Right(AtOpenTransaction.Wait(60.seconds)), Right(AtOpenTransaction.Wait(5.minutes)),
         Right(AtOpenTransaction.Read)))
     assert(AtOpenTransaction.parse("commit").isLeft && AtOpenTransaction.parse("wait:").isLeft)
+    assert(AtOpenTransaction.parse("wait:100000d").left.exists(_.contains("waits longer than 24h")))
     val tp = new org.apache.kafka.common.TopicPartition("t", 0)
     val tq = new org.apache.kafka.common.TopicPartition("t", 1)
     assertEquals(CaptureCut.open(Map(tp -> 11L, tq -> 4L), Map(tp -> 21L, tq -> 4L)), Map(tp -> (11L, 21L)))
