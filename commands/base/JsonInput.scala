@@ -26,6 +26,14 @@ object JsonInput {
 
   private val Duplicate = "Duplicate field '(.*)'".r.unanchored
 
+  /** A streaming parser with [[parse]]'s limits (duplicate keys, depth, size), for a reader that walks a known shape
+    * itself and builds a value only where it needs one ([[valueAt]]); it throws where [[parse]] returns Left.
+    */
+  def parser(text: String): JsonParser = factory.createParser(text)
+
+  /** The value starting at token `t` of `p`, as [[parse]] builds it. */
+  def valueAt(p: JsonParser, t: JsonToken): Json = value(p, t)
+
   /** One JSON value, strictly: a key twice in one object, nesting deeper than [[MaxDepth]], more than [[MaxChars]]
     * characters or text after the value is refused with one line naming the line and column. With `quiet`, a syntax
     * error does not quote the text (the file may hold a secret).

@@ -74,8 +74,15 @@ object RecordLine {
       })
   })
 
-  /** Reads a line; `line` is its number in the file. A header whose value is null reads as a null array, as Kafka has it. */
+  /** Reads a line; `line` is its number in the file. A header whose value is null reads as a null array, as Kafka has it.
+    * Lines of the usual shape are read in one streaming pass ([[RecordLineStream]]); any other line, and every line
+    * that is not valid, by the tree below, which says what is wrong.
+    */
   def parse(text: String, line: Int): Either[String, RecordLine] =
+    RecordLineStream.read(text, line).fold(parseTree(text, line))(Right(_))
+
+  /** Reads a line through a whole JSON tree: the reference reading, and the one that names a line's faults. */
+  private[records] def parseTree(text: String, line: Int): Either[String, RecordLine] =
     JsonInput.parse(text).flatMap { j =>
       val c = j.hcursor
       def opt[A](f: ACursor => Option[A], name: String, what: String): Either[String, Option[A]] = {

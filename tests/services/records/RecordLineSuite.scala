@@ -8,6 +8,7 @@ import java.time.Instant
 /** The JSON-lines record format: what the writer writes, the reader reads back. */
 class RecordLineSuite extends munit.ScalaCheckSuite {
   import RecordLineSuite._
+  override def scalaCheckTestParameters: org.scalacheck.Test.Parameters = super.scalaCheckTestParameters.withMinSuccessfulTests(1000)
 
   property("round trip: every field of a written line is read back as it was") {
     Prop.forAll(envelopes) { e =>
@@ -25,6 +26,34 @@ class RecordLineSuite extends munit.ScalaCheckSuite {
       RecordLine.write(e, None, sb, Some(out => { out.append(v.noSpaces); () }))
       assertEquals(RecordLine.parse(sb.toString, 1).map(_.value), Right(Some(v)))
     }
+  }
+
+  property("the streaming reader reads what the tree reads, or leaves the line to it: written lines, and lines mutated") {
+    val tricky = Gen.oneOf("{", "}", "[", "]", "\"", ":", ",", "null", "1.0", "-1", "1e3", "\"x\"", "99999999999999999999", "\"AP8\"",
+      "{\"key\":1}", "[{}]", "true", " ", "\"2026-11-21T10:00:00Z\"")
+    val lines = for {
+      e <- envelopes
+      base = RecordLine.text(e, e.value)
+      cut <- Gen.choose(0, base.length)
+      t <- tricky
+      mutated <- Gen.frequency(2 -> Gen.const(base), 3 -> Gen.const(base.take(cut) + t + base.drop(cut)),
+        1 -> Gen.const(base.take(cut) + base.drop(cut + 3)), 1 -> Gen.const(base.replace("\"partition\":", "\"partition\":" + t + ",\"x\":")))
+    } yield mutated
+    Prop.forAll(lines) { text =>
+      val (fast, tree) = (RecordLineStream.read(text, 3), RecordLine.parseTree(text, 3))
+      fast.foreach(f => assertEquals(Right(view(f)), tree.map(view), text))
+      if (tree.isLeft) assertEquals(fast, None, text)
+    }
+  }
+
+  test("the streaming reader takes the usual lines itself, and gives every odd one to the tree") {
+    val usual = """{"topic":"t","partition":2,"offset":9,"timestamp":"2026-11-21T10:00:00Z","timestampType":"CreateTime","key":null,""" +
+      """"headers":[{"key":"h","value":null},{"key":"b","base64":"AAE="}],"schemaId":null,"record":null,"raw":"AAAAAAE=","uncommitted":true}"""
+    assert(RecordLineStream.read(usual, 1).isDefined)
+    val odd = List("""{"partition":2.0}""", """{"offset":"9"}""", """{"raw":"!!"}""", """{"a":1,"a":2}""", """{} x""", """[1]""",
+      """{"headers":[{"key":"h","base64":"!"}]}""", """{"headers":{}}""", """{"timestamp":"yesterday"}""")
+    assertEquals(odd.filter(RecordLineStream.read(_, 1).isDefined), Nil)
+    assertEquals(RecordLine.parse("""{"partition":2.0}""", 1).map(_.partition), Right(Some(2)))
   }
 
   test("file lines: the envelope's fields are read back; malformed ones are named") {
