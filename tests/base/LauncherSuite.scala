@@ -37,6 +37,21 @@ class LauncherSuite extends munit.FunSuite {
     assertEquals(listed.sorted, bankops.Jobs.all.map(_.name).filterNot(_ == "handler").sorted)
   }
 
+  test("a run over in a second (help, the version, a control-plane job) compiles with C1 alone; a data job keeps C2") {
+    launcherBuilt()
+    def level(args: String*): Option[String] =
+      run(args, Map("BANKOPS_CDS" -> "off", "BANKOPS_JAVA_OPTS" -> "-XX:+PrintFlagsFinal")).out.lines()
+        .find(_.matches("""\s*intx TieredStopAtLevel\s+=.*""")).map(_.split('=')(1).trim.split("\\s+")(0))
+    assertEquals(List(level("--help"), level("inspect", "--help"), level("topics", "list", "--bootstrap-server", "127.0.0.1:9", "--timeout", "1s")),
+      List.fill(3)(Some("1")))
+    assertEquals(level("inspect", "--no-such-flag"), Some("4"))
+    // Every job the launcher counts as quick is a job, and none of them moves records.
+    val quick = os.read.lines(launcher).map(_.trim).find(_.startsWith("case \"$1\" in config")).getOrElse(fail("no quick jobs in ./bankops"))
+      .stripPrefix("case \"$1\" in ").takeWhile(_ != ')').split('|').map(_.trim).toList
+    assertEquals(quick.filterNot(bankops.Jobs.all.map(_.name).contains), Nil)
+    assertEquals(quick.intersect(List("inspect", "capture", "restore", "replay", "produce", "heartbeat", "balances", "latency", "demo", "handler")), Nil)
+  }
+
   test("a job's first run records an archive, the next run uses it; output and exit code unchanged, nothing about it printed") {
     launcherBuilt()
     configArchives.foreach(f => os.remove(archives / f))

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Launcher start-up: cold `./bankops --help` on a fresh clone with an empty cache
 # (sbt, dependencies and the build included), then warm runs (nothing changed:
-# plain java, no sbt) of `--help` and of `JOB --help` for a few jobs, each against
-# the 0.8 s aimed at (median). The first warm run of each records its class-data
-# archive and is slower; the median is over the rest as well.
+# plain java, no sbt) of `--help` and of `JOB --help` for a few jobs, beside
+# `java -version` (the JVM's own floor) in the same run. The target is a median
+# of 0.5 s on an idle machine, 0.8 s while a sandbox runs (its brokers share the
+# cores): the script says which it found. The first warm run of each records its
+# class-data archive and is slower; the median is over the rest as well.
 # Usage: tests/bench/startup.sh [RUNS]   (default 5)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,18 +20,29 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 printf 'cold (empty cache, fresh clone): %.1f s\n' "$(echo "$t1 - $t0" | bc)"
 
-# The median of RUNS warm runs of `bankops ARGS`.
-warm() {
-  local times=() s e sorted
+# A broker of any sandbox on this machine (its JVM runs kafka.Kafka) makes the machine busy.
+if pgrep -f 'kafka\.Kafka ' >/dev/null; then busy="a sandbox running"; target=0.8; else busy=idle; target=0.5; fi
+echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $busy: target median <= $target s"
+
+# The median of RUNS runs of CMD..., and its line; `floor` is java -version's.
+median() {
+  local name=$1 times=() s e sorted m; shift
   for _ in $(seq "$runs"); do
-    s=$(date +%s.%N); "$work/clone/bankops" "$@" >/dev/null; e=$(date +%s.%N)
+    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
     times+=("$(echo "$e - $s" | bc)")
   done
   sorted=$(printf '%s\n' "${times[@]}" | sort -n)
-  printf '%-16s warm runs (s): %s median %.2f s (target <= 0.8): %s\n' "$*" "$(echo "$sorted" | tr '\n' ' ')" \
-    "$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")" \
-    "$( [ "$(echo "$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p") <= 0.8" | bc)" = 1 ] && echo met || echo "NOT met")"
+  m=$(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p")
+  printf '%-16s runs (s): %s median %.2f s' "$name" "$(echo "$sorted" | tr '\n' ' ')" "$m"
+  if [ -n "${floor:-}" ]; then
+    printf ' (%.1fx java -version; target <= %s: %s)' "$(echo "$m / $floor" | bc -l)" "$target" \
+      "$( [ "$(echo "$m <= $target" | bc)" = 1 ] && echo met || echo "NOT met")"
+  else floor=$m
+  fi
+  echo
 }
+median "java -version" java -version
+warm() { median "$*" "$work/clone/bankops" "$@"; }
 warm --help
 for job in latency replay inspect; do warm "$job" --help; done
 if pgrep -f "sbt-launch.*$work" >/dev/null; then echo "warm run started sbt" >&2; exit 1; fi
