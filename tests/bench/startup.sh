@@ -46,3 +46,12 @@ warm() { median "$*" "$work/clone/bankops" "$@"; }
 warm --help
 for job in latency replay inspect; do warm "$job" --help; done
 if pgrep -f "sbt-launch.*$work" >/dev/null; then echo "warm run started sbt" >&2; exit 1; fi
+
+# The distribution as an operator installs it (tests/dist/installed.sh): its first run records the class-data archive
+# (a dynamic archive names the jars' absolute paths, so JDK 17 cannot map one made elsewhere), then warm runs.
+(cd "$work/clone" && ./bankops dist >/dev/null 2>&1) || { echo "./bankops dist failed" >&2; exit 1; }
+mkdir -p "$work/opt" && tar -C "$work/opt" -xzf "$work"/clone/target/dist/bankops-*.tar.gz
+installed=$(echo "$work"/opt/bankops-*/bin/bankops)
+s=$(date +%s.%N); XDG_CACHE_HOME=$work/xdg-cache "$installed" --help >/dev/null 2>&1; e=$(date +%s.%N)
+printf 'installed --help  first run (records its archive): %.2f s\n' "$(echo "$e - $s" | bc)"
+XDG_CACHE_HOME=$work/xdg-cache median "installed --help" "$installed" --help
