@@ -49,7 +49,8 @@ class LauncherSuite extends munit.FunSuite {
     val quick = os.read.lines(launcher).map(_.trim).find(_.startsWith("case \"$1\" in config")).getOrElse(fail("no quick jobs in ./bankops"))
       .stripPrefix("case \"$1\" in ").takeWhile(_ != ')').split('|').map(_.trim).toList
     assertEquals(quick.filterNot(bankops.Jobs.all.map(_.name).contains), Nil)
-    assertEquals(quick.intersect(List("inspect", "capture", "restore", "replay", "produce", "heartbeat", "balances", "latency", "demo", "handler")), Nil)
+    assertEquals(quick.intersect(List("inspect", "capture", "restore", "replay", "produce", "heartbeat", "balances", "latency", "demo", "handler")),
+      Nil)
   }
 
   test("a job's first run records an archive, the next run uses it; output and exit code unchanged, nothing about it printed") {

@@ -83,11 +83,37 @@ object TopicReader {
         }.toMap, perTopic.map(_._1).toMap)
     }
 
+  /** The most record bytes (keys and values) one chunk holds: a poll of large records is split, so what the chunk
+    * becomes downstream (decoded values, JSON lines, archive bytes, two chunks at a time) stays bounded by bytes, not
+    * by `max.poll.records` times the largest record.
+    */
+  val ChunkBytes: Long = 2L * 1024 * 1024
+
+  /** Pure: `records` cut into runs of at most [[ChunkBytes]] (at least one record each), in order. */
+  def split(records: Array[Raw]): List[Chunk[Raw]] = {
+    val out = List.newBuilder[Chunk[Raw]]
+    var start, i = 0
+    var bytes = 0L
+    while (i < records.length) {
+      val r = records(i)
+      val size = (r.serializedKeySize max 0).toLong + (r.serializedValueSize max 0)
+      if (i > start && bytes + size > ChunkBytes) { out += Chunk.array(records, start, i - start); start = i; bytes = 0L }
+      bytes += size; i += 1
+    }
+    if (i > start) out += Chunk.array(records, start, i - start)
+    out.result()
+  }
+
   /** Polls until every bounded partition's position reaches its end (never, when following). */
   private def read(consumer: KafkaConsumer[Array[Byte], Array[Byte]], live: Map[TopicPartition, PartitionRange]): Stream[IO, Raw] = {
     val bounded = live.collect { case (tp, PartitionRange(_, Some(u))) => tp -> u }
     val following = bounded.size < live.size
-    Stream.unfoldChunkEval(bounded) { pending =>
+    polls(consumer, bounded, following).flatMap(records => Stream.emits(split(records)).flatMap(Stream.chunk))
+  }
+
+  private def polls(consumer: KafkaConsumer[Array[Byte], Array[Byte]], bounded: Map[TopicPartition, Long], following: Boolean)
+      : Stream[IO, Array[Raw]] =
+    Stream.unfoldEval(bounded) { pending =>
       if (!following && pending.isEmpty) IO.pure(None)
       else IO.blocking {
         val polled = consumer.poll(Duration.ofMillis(200))
@@ -101,8 +127,7 @@ object TopicReader {
         }.toArray
         val done = pending.filter { case (tp, until) => consumer.position(tp) >= until }.keySet
         if (done.nonEmpty) consumer.pause(done.asJava)
-        Some(Chunk.array(kept) -> (pending -- done))
+        Some(kept -> (pending -- done))
       }
     }
-  }
 }

@@ -1,0 +1,80 @@
+package bankops.jobs
+
+import cats.effect.{IO, Resource}
+import cats.syntax.all._
+import munit.CatsEffectSuite
+import org.apache.kafka.clients.admin.NewTopic
+import org.apache.kafka.clients.producer.ProducerRecord
+
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import bankops.services.kafka.{ChunkProducer, KafkaClients}
+import bankops.support.{CliProcess, OnSandbox, SandboxFixture, TopologyFixture}
+
+/** The data jobs stream: each one takes a topic (or its archive, or its file) larger than its whole heap and finishes
+  * with exact counts. A job that held its input, or a fetch, per record would die of OutOfMemoryError here.
+  */
+class BoundedMemorySuite extends CatsEffectSuite with OnSandbox {
+  override val munitIOTimeout: Duration = 10.minutes
+
+  private val records = 30000
+  private val size = 4096
+  private val heap = "-Xmx96m"
+  private val dir = os.temp.dir(prefix = "bounded")
+
+  /** A topic of `records` values of `size` random bytes on 3 partitions: 117 MiB, past the heap. */
+  private val topic = ResourceSuiteLocalFixture("topic",
+    Resource.eval(OnSandbox.turns.io(alone = false)(for {
+      settings <- SandboxFixture.settings
+      t = s"${TopologyFixture.unique("bounded")}-big"
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
+        KafkaClients.await(a.createTopics(List(new NewTopic(t, 3, 1.toShort)).asJava).all()))
+      random = new scala.util.Random(7)
+      _ <- ChunkProducer.resource(settings.kafka, 60.seconds).use(p =>
+        (1 to records).grouped(1000).toList.traverse_(is =>
+          p.send(fs2.Chunk.from(is.map(i =>
+                new ProducerRecord[Array[Byte], Array[Byte]](t, i % 3, s"k$i".getBytes, Array.fill[Byte](size)(random.nextInt().toByte)))))(
+            (_, _, e) =>
+              if (e != null) throw e).flatten))
+    } yield t)))
+
+  override def munitFixtures = List(topic)
+
+  /** The client settings an operator gives a small heap: a producer buffer and fetches sized to it. */
+  private lazy val small = os.temp(
+    os.read(SandboxFixture.layout.dir / "client.properties") +
+      "\nbuffer.memory=8388608\nmax.partition.fetch.bytes=1048576\nfetch.max.bytes=4194304\n", suffix = ".properties")
+
+  private def run(args: String*): IO[(Int, os.Path, String)] =
+    CliProcess.startJvm(List(heap, "-XX:TieredStopAtLevel=4"), args ++ Seq("--command-config", small.toString): _*).flatMap(p =>
+      p.exited(5.minutes).map(code => (code, p.out, os.read(p.err))))
+
+  /** The JSON lines of a file: the JVM prints its warnings about the small heap (beside the tests' -Xmn) to stdout. */
+  private def lines(f: os.Path): Long = os.read.lines.stream(f).count(_.startsWith("{\"")).toLong
+
+  test("inspect, capture, capture show --records, restore and replay --to-file each take 117 MiB with a 96 MiB heap") {
+    val t = topic()
+    val (archive, file) = (dir / "big.zip", dir / "big.jsonl")
+    for {
+      inspected <- run("inspect", "--topic", t, "--from", "beginning", "--to", "end", "-o", "json")
+      captured <- run("capture", "--topic", t, "--out", archive.toString)
+      shown <- CliProcess.startJvm(List(heap), "capture", "show", archive.toString, "--records").flatMap(p =>
+        p.exited(5.minutes).map(code => (code, p.out, os.read(p.err))))
+      restored <- run("restore", archive.toString, "--topic-prefix", "bm.")
+      copied <- SandboxFixture.written(s"bm.$t").handleError(_ => -1L)
+      toFile <- run("replay", "--from-topic", t, "--to-file", file.toString)
+    } yield {
+      assertEquals((inspected._1, lines(inspected._2)), (0, records.toLong), inspected._3)
+      assertEquals(captured._1, 0, captured._3)
+      assert(captured._3.contains(s"capture: $records records from 1 topic(s)"), captured._3)
+      assert(os.size(archive) > 64L * 1024 * 1024, os.size(archive))
+      assertEquals((shown._1, lines(shown._2)), (0, records.toLong), shown._3)
+      assertEquals(restored._1, 0, restored._3)
+      assertEquals(copied, records.toLong)
+      assertEquals(toFile._1, 0, toFile._3)
+      assertEquals(lines(file), records.toLong)
+      assert(os.size(file) > 96L * 1024 * 1024, os.size(file))
+    }
+  }
+}
