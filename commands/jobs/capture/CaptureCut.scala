@@ -1,7 +1,6 @@
 package bankops.jobs.capture
 
 import cats.effect.IO
-import cats.syntax.all._
 import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.TopicPartition
 
@@ -36,35 +35,43 @@ private[capture] object CaptureCut {
     if (to != StopAt.End) IO.pure(CaptureCut(to, Map.empty))
     else policy match {
       case AtOpenTransaction.Stop => EndOffsets.ends(admin, partitions).map(e => CaptureCut(StopAt.Ends(e), Map.empty))
-      case AtOpenTransaction.Read =>
-        (EndOffsets.ends(admin, partitions), EndOffsets.highWatermarks(admin, partitions)).tupled.map { case (stable, high) =>
-          CaptureCut(StopAt.Ends(stable), open(stable, high))
-        }
+      case AtOpenTransaction.Read => ends(admin, partitions).map { case (high, stable) => CaptureCut(StopAt.Ends(stable), open(stable, high)) }
       case AtOpenTransaction.Wait(atMost) =>
-        (EndOffsets.ends(admin, partitions), EndOffsets.highWatermarks(admin, partitions)).tupled.flatMap { case (stable, high) =>
+        ends(admin, partitions).flatMap { case (high, stable) =>
           val held = open(stable, high)
           if (held.isEmpty) IO.pure(CaptureCut(StopAt.Ends(stable), Map.empty))
           else
             shell.info(s"capture: waiting up to ${atMost.toSeconds}s for the transaction(s) open on ${held.keys.map(_.toString).toList.sorted
                 .mkString(", ")} to end") >>
               IO.monotonic.flatMap(started =>
-                settle(admin, high, started + atMost).flatMap { ended =>
+                settle(admin, held.map { case (tp, (_, h)) => tp -> h }, started + atMost).flatMap { last =>
+                  val unsettled = held.collect { case (tp, (_, h)) if last.getOrElse(tp, 0L) < h => tp }.toSet
                   IO.monotonic.flatMap(now =>
                     shell.info(
-                      if (ended) s"capture: they ended after ${(now - started).toMillis} ms: the window ends at the cut"
-                      else s"capture: still open after ${atMost.toSeconds}s: those partitions stop at their last stable offset"))
-                }).as(CaptureCut(StopAt.Ends(high), Map.empty))
+                      if (unsettled.isEmpty) s"capture: they ended after ${(now - started).toMillis} ms: the window ends at the cut"
+                      else s"capture: still open after ${atMost.toSeconds}s on ${unsettled.map(_.toString).toList.sorted.mkString(", ")}: " +
+                        "those partitions stop at their last stable offset"))
+                    // A partition still held stops where its last stable offset stood at the last look: one cut still.
+                    .as(CaptureCut(StopAt.Ends(stable ++ held.map { case (tp, (_, h)) => tp -> (if (unsettled(tp)) last(tp) else h) }),
+                        Map.empty))
+                })
         }
     }
+
+  /** The high watermarks, then the last stable offsets: asked in that order, a record written between the two can
+    * only raise the stable one, never pass for an open transaction's.
+    */
+  private def ends(admin: Admin, partitions: List[TopicPartition]): IO[(Map[TopicPartition, Long], Map[TopicPartition, Long])] =
+    EndOffsets.highWatermarks(admin, partitions).flatMap(high => EndOffsets.ends(admin, partitions).map(high -> _))
 
   /** Pure: the partitions whose high watermark is past their last stable offset: (stable, high). */
   def open(stable: Map[TopicPartition, Long], high: Map[TopicPartition, Long]): Map[TopicPartition, (Long, Long)] =
     stable.collect { case (tp, s) if high.getOrElse(tp, s) > s => tp -> (s, high(tp)) }
 
-  /** Polls the last stable offsets until every partition's has reached `high` (true), or the deadline passes (false). */
-  private def settle(admin: Admin, high: Map[TopicPartition, Long], deadline: FiniteDuration): IO[Boolean] =
+  /** Polls the last stable offsets until every partition's has reached `high`, or the deadline passes: the last ones seen. */
+  private def settle(admin: Admin, high: Map[TopicPartition, Long], deadline: FiniteDuration): IO[Map[TopicPartition, Long]] =
     EndOffsets.ends(admin, high.keys).flatMap { stable =>
-      if (high.forall { case (tp, h) => stable.getOrElse(tp, 0L) >= h }) IO.pure(true)
-      else IO.monotonic.flatMap(now => if (now >= deadline) IO.pure(false) else IO.sleep(250.millis) >> settle(admin, high, deadline))
+      if (high.forall { case (tp, h) => stable.getOrElse(tp, 0L) >= h }) IO.pure(stable)
+      else IO.monotonic.flatMap(now => if (now >= deadline) IO.pure(stable) else IO.sleep(250.millis) >> settle(admin, high, deadline))
     }
 }

@@ -18,12 +18,13 @@ private[capture] final case class CaptureOptions(archive: ArchiveOut, flags: Con
                                                  transactions: AtOpenTransaction = AtOpenTransaction.Stop) {
 
   /** The filters as they were given, for the manifest; an operand that repeats a value --redact masked (`--key IBAN`
-    * with --redact iban) is masked there too.
+    * with --redact iban), and any `--where` operand of a redacted field, is masked there too.
     */
   def filterText(masked: String => Boolean = _ => false): List[String] = {
     def m(s: String) = if (masked(s)) Redaction.Mask else s
     filter.records.map(r => s"--record $r") ++ filter.key.map(k => s"--key ${m(k)}") ++
-      filter.where.map(w => s"--where ${w.path.mkString(".")}${w.op}${m(w.operand)}") ++
+      filter.where.map(w =>
+        s"--where ${w.path.mkString(".")}${w.op}${if (redact.contains(w.path.mkString("."))) Redaction.Mask else m(w.operand)}") ++
       filter.headers.map(h => s"--header ${h.key}=${m(h.value)}")
   }
 

@@ -77,7 +77,10 @@ private[capture] object CaptureRun {
           if (records > 0) bytes.toDouble / records else 0.0
         }
         offsets <- groupOffsets(admin, topics, o.groups, stop)
-        plans <- topics.traverse(t => TopicReader.open(settings.kafka, spec(at, t), o.timeout).use(p => IO.pure(t -> p._1.total.getOrElse(0L))))
+        // With --open-transactions read, the records past the last stable offsets count too.
+        plans <- topics.traverse(t =>
+          (spec(at, t) :: cut.uncommitted(t, spec(at, t)).toList).traverse(r =>
+            TopicReader.open(settings.kafka, r, o.timeout).use(p => IO.pure(p._1.total.getOrElse(0L)))).map(n => t -> n.sum))
         estimated = plans.map(_._2).sum
         // JSON lines hold each record's bytes twice (decoded and base64): about three times its size on the log, before ZIP.
         estimatedBytes = (estimated * perRecord * 3).toLong
@@ -195,7 +198,7 @@ private[capture] object CaptureRun {
                             headers = d.envelope.headers.map { case (k, v) => k -> v.map(Redaction.repeated(_, hidden)) })
                           val line = (RecordLine.text(e, None) + "\n").getBytes("UTF-8")
                           // A line restore and `capture show` could not read back is refused here, not found there.
-                          if (line.length > LineReader.MaxLineBytes)
+                          if (line.length - 1 > LineReader.MaxLineBytes)
                             throw Failure.BadInput(s"the record at $topic-${r.partition}@${r.offset} takes ${line.length / 1048576} MiB as an " +
                               s"archive line, over the ${LineReader.MaxLineBytes / 1048576} MiB a line can hold; nothing captured (end the " +
                               "window before it, or leave its topic out)")

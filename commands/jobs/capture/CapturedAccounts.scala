@@ -33,7 +33,7 @@ private[capture] object CapturedAccounts {
     * is the rows' key and never masked: capture refuses --redact iban with accounts.
     */
   def redacted(rows: List[CapturedAccount], fields: List[String]): List[CapturedAccount] = {
-    val columns = fields.flatMap(Columns.get).toSet
+    val columns = fields.map(_.split('.').last).flatMap(Columns.get).toSet
     rows.map(r =>
       r.copy(token = if (columns("token")) Redaction.Mask else r.token, amount = if (columns("amount")) 0L else r.amount,
         `type` = if (columns("type")) Redaction.Mask else r.`type`))

@@ -6,6 +6,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord
 import org.apache.kafka.common.TopicPartition
 
 import java.util.concurrent.atomic.{AtomicLong, AtomicReference}
+import java.nio.charset.StandardCharsets.UTF_8
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
@@ -68,18 +69,19 @@ private[capture] object RestoreResume {
   private def framed(b: Array[Byte]) = b.length >= WireFormat.HeaderSize && b(0) == WireFormat.MagicByte
 
   /** Pure: a 64-bit digest of a record as [[same]] compares it (partition, key, value with a frame's schema id aside,
-    * headers, and the time when `time` is given): equal records have equal digests.
+    * headers exactly, and the time when `time` is given): equal records have equal digests.
     */
   def digest(partition: Int, key: Option[Array[Byte]], value: Option[Array[Byte]], headers: Seq[(String, Array[Byte])], time: Option[Long])
       : Long = {
     import scala.util.hashing.MurmurHash3
-    def bytes(b: Option[Array[Byte]], seed: Int): Int = b.fold(seed) { x =>
-      val kept = if (framed(x)) x.take(1) ++ x.drop(WireFormat.HeaderSize) else x
-      MurmurHash3.bytesHash(kept, seed + x.length)
+    def exact(b: Array[Byte], seed: Int): Int = if (b == null) MurmurHash3.mix(seed, -1) else MurmurHash3.bytesHash(b, seed + b.length)
+    def frame(b: Option[Array[Byte]], seed: Int): Int = b.fold(MurmurHash3.mix(seed, -2)) { x =>
+      exact(if (framed(x)) x.take(1) ++ x.drop(WireFormat.HeaderSize) else x, seed)
     }
     def half(seed: Int): Int = {
-      val h = List(partition, bytes(key, seed), bytes(value, seed + 1), time.fold(seed)(_.hashCode)) ++
-        headers.map { case (k, v) => MurmurHash3.mix(k.hashCode, bytes(Option(v), seed + 2)) }
+      val h = List(MurmurHash3.mix(seed, partition), frame(key, seed + 1), frame(value, seed + 2),
+        time.fold(MurmurHash3.mix(seed, -3))(t => MurmurHash3.mix(MurmurHash3.mix(seed + 3, t.toInt), (t >>> 32).toInt))) ++
+        headers.map { case (k, v) => MurmurHash3.mix(MurmurHash3.bytesHash(k.getBytes(UTF_8), seed + 4), exact(v, seed + 5)) }
       MurmurHash3.orderedHash(h, seed)
     }
     (half(0x5eed).toLong << 32) | (half(0x0b5e55ed) & 0xffffffffL)
@@ -89,8 +91,9 @@ private[capture] object RestoreResume {
   val MaxCompared = 4000000L
 
   /** How many of the archive's records of `file` the partitions of `target` in `held` (from, to) already hold: records
-    * of the copy digested, then the archive's lines looked up among them; None when the copy holds more than
-    * [[MaxCompared]]. `times`: whether the copy keeps the records' own times (a LogAppendTime topic stamps its own).
+    * of the copy digested, then the archive's lines looked up among them (a line without a time, which restore lets
+    * the producer stamp, by the digests without one); None when the copy holds more than [[MaxCompared]]. `times`:
+    * whether the copy keeps the records' own times (a LogAppendTime topic stamps its own).
     */
   def duplicates(kafka: KafkaSettings, timeout: FiniteDuration, archive: ArchiveReader, file: String, target: String,
                  held: Map[Int, (Long, Long)], times: Boolean): IO[Option[Long]] =
@@ -98,14 +101,19 @@ private[capture] object RestoreResume {
     else {
       val ends = StopAt.Ends(held.map { case (p, (_, end)) => new TopicPartition(target, p) -> end })
       TopicReader.open(kafka, ReadSpec(List(target), Some(held.keys.toList.sorted), StartAt.Beginning, ends), timeout).use { case (_, records) =>
-        records.map(r =>
-          digest(r.partition, Option(r.key), Option(r.value), r.headers.toArray.toList.map(h => h.key -> h.value),
-            Option.when(times)(r.timestamp))).compile.to(Array)
+        records.map { r =>
+          val headers = r.headers.toArray.toList.map(h => h.key -> h.value)
+          (digest(r.partition, Option(r.key), Option(r.value), headers, Option.when(times)(r.timestamp)),
+            digest(r.partition, Option(r.key), Option(r.value), headers, None))
+        }.compile.to(Array)
       }.flatMap { copy =>
-        java.util.Arrays.sort(copy)
+        val (timed, timeless) = (copy.map(_._1).sorted, copy.map(_._2).sorted)
         archive.stream(file).map(RestoreRun.parsed(file)).filter(l => held.contains(l.partition.getOrElse(0)))
-          .map(l => digest(l.partition.getOrElse(0), l.key, l.raw, l.headers, if (times) l.timestamp else None))
-          .filter(d => java.util.Arrays.binarySearch(copy, d) >= 0).compile.count.map(Some(_))
+          .filter { l =>
+            val time = if (times) l.timestamp else None
+            val (in, t) = if (l.timestamp.isEmpty) (timeless, None) else (timed, time)
+            java.util.Arrays.binarySearch(in, digest(l.partition.getOrElse(0), l.key, l.raw, l.headers, t)) >= 0
+          }.compile.count.map(Some(_))
       }
     }
 

@@ -164,6 +164,9 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
         (for {
           stopped <- SandboxFixture.cli("capture", "--topic", topic, "--out", archive.toString)
           past <- SandboxFixture.cli("capture", "--topic", topic, "--open-transactions", "read", "--out", read.toString)
+          // A window wholly past the last stable offset: read still finds its records.
+          onlyOpen <- SandboxFixture.cli("capture", "--topic", topic, "--from", "offset:11", "--open-transactions", "read", "--out",
+            (dir / "held-only-open.zip").toString)
           shown <- SandboxFixture.cli("capture", "show", read.toString, "--records")
           manifest <- SandboxFixture.cli("capture", "show", read.toString, "-o", "json")
           restored <- SandboxFixture.cli("restore", read.toString, "--topic-prefix", "t1.")
@@ -173,10 +176,12 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
           _ <- p.await(2.minutes, "the wait")(IO.blocking(os.read(p.err).contains("capture: waiting up to 120s for the transaction(s) open on")))
           _ <- IO.blocking { producer.commitTransaction(); committed.set(true) }
           code <- p.exited(2.minutes)
-        } yield (stopped, past, shown, manifest, restored, gaveUp, code, os.read(p.err)))
+        } yield (stopped, past, shown, manifest, restored, gaveUp, code, os.read(p.err), onlyOpen))
           .guarantee(IO.blocking { if (!committed.get) producer.abortTransaction(); producer.close() })
     } yield {
-      val (stopped, past, shown, manifest, restored, gaveUp, code, waitErr) = results
+      val (stopped, past, shown, manifest, restored, gaveUp, code, waitErr, onlyOpen) = results
+      assertEquals(onlyOpen.code, 0, onlyOpen.err)
+      assert(onlyOpen.err.contains("capture: 10 records from 1 topic(s)"), onlyOpen.err)
       assertEquals(stopped.code, 0, stopped.err)
       assert(stopped.err.contains(s"capture: 10 records from 1 topic(s)"), stopped.err)
       assert(stopped.err.contains(s"warning: $topic-0: an open transaction (producer id "), stopped.err)

@@ -89,7 +89,13 @@ class RestorePlanSuite extends munit.FunSuite {
       RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), Nil, Some(5L)),
       RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), List("h" -> null), Some(5L)),
       RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), headers, Some(6L)),
-      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), headers, None))
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), headers, None),
+      // Header values are compared exactly: one that starts like a frame is not a frame to restore.
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), List("h" -> frame(9, 1).get), Some(5L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), List("h" -> frame(8, 1).get), Some(5L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), List("Aa" -> "v".getBytes), Some(5L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), List("BB" -> "v".getBytes), Some(5L)),
+      RestoreResume.digest(0, Some("k".getBytes), frame(7, 1, 2), headers, Some(5L + (1L << 32) + 1)))
     assertEquals(others.distinct.size, others.size)
     assert(!others.contains(d))
   }
@@ -122,6 +128,14 @@ class RestorePlanSuite extends munit.FunSuite {
     assertEquals(CapturedAccounts.redacted(List(row), List("token")), List(row.copy(token = "****")))
     assertEquals(CapturedAccounts.redacted(List(row), List("new_balance", "a_type", "description")), List(row.copy(amount = 0L, `type` = "****")))
     assertEquals(CapturedAccounts.redacted(List(row), List("from_to")), List(row))
+    assertEquals(CapturedAccounts.redacted(List(row), List("inner.token")), List(row.copy(token = "****")))
+    // The manifest keeps no operand of a redacted field, text or number, nor a key a masked field held.
+    val o = CaptureOptions(ArchiveOut(os.pwd / "x.zip"), redact = List("new_balance"),
+      filter = bankops.services.records.RecordFilter(Nil, Some("NL1"),
+        List(bankops.services.records.Condition(List("new_balance"), ">", "1000"),
+          bankops.services.records.Condition(List("from_to"), "=", "cash"))))
+    assertEquals(o.filterText(Set("NL1")), List("--key ****", "--where new_balance>****", "--where from_to=cash"))
+    assertEquals(o.filterText(), List("--key NL1", "--where new_balance>****", "--where from_to=cash"))
   }
 
   test("--open-transactions: stop, wait, wait:DURATION or read; records past the last stable offset counted, marked only then") {
