@@ -154,7 +154,10 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       settings <- SandboxFixture.settings
       _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
         KafkaClients.await(a.createTopics(List(new org.apache.kafka.clients.admin.NewTopic(topic, 1, 1.toShort)).asJava).all()))
-      producer <- IO.blocking(KafkaClients.transactionalProducer(settings.kafka, s"$topic-txn", 30.seconds))
+      // Open for the whole test, several captures long: the handler's 10 s transaction timeout would let the broker
+      // abort it part-way on a busy machine (a fresh-clone run saw the wait find nothing open, 30 s in).
+      producer <- IO.blocking(KafkaClients.transactionalProducer(
+        settings.kafka.copy(properties = settings.kafka.properties + ("transaction.timeout.ms" -> "600000")), s"$topic-txn", 30.seconds))
       results <- IO.blocking {
         producer.initTransactions()
         producer.beginTransaction(); (0 until 10).foreach(i => producer.send(record(i))); producer.commitTransaction()
