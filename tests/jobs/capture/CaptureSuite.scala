@@ -157,7 +157,7 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
       // Open for the whole test, several captures long: the handler's 10 s transaction timeout would let the broker
       // abort it part-way on a busy machine (a fresh-clone run saw the wait find nothing open, 30 s in).
       producer <- IO.blocking(KafkaClients.transactionalProducer(
-        settings.kafka.copy(properties = settings.kafka.properties + ("transaction.timeout.ms" -> "600000")), s"$topic-txn", 30.seconds))
+          settings.kafka.copy(properties = settings.kafka.properties + ("transaction.timeout.ms" -> "600000")), s"$topic-txn", 30.seconds))
       results <- IO.blocking {
         producer.initTransactions()
         producer.beginTransaction(); (0 until 10).foreach(i => producer.send(record(i))); producer.commitTransaction()
