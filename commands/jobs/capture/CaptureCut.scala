@@ -22,6 +22,9 @@ private[capture] final case class CaptureCut(stop: StopAt, pastStable: Map[Topic
         uncommitted = true))
   }
 
+  /** The reads of `first`'s topic: `first`, then the read past its last stable offsets if the cut has one. */
+  def reads(topic: String, first: ReadSpec): List[ReadSpec] = first :: uncommitted(topic, first).toList
+
   /** Each partition's last stable offset, where records past it are read. */
   def stable: Map[TopicPartition, Long] = pastStable.map { case (tp, (lso, _)) => tp -> lso }
 }

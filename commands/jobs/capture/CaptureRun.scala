@@ -79,7 +79,7 @@ private[capture] object CaptureRun {
         offsets <- groupOffsets(admin, topics, o.groups, stop)
         // With --open-transactions read, the records past the last stable offsets count too.
         plans <- topics.traverse(t =>
-          (spec(at, t) :: cut.uncommitted(t, spec(at, t)).toList).traverse(r =>
+          cut.reads(t, spec(at, t)).traverse(r =>
             TopicReader.open(settings.kafka, r, o.timeout).use(p => IO.pure(p._1.total.getOrElse(0L)))).map(n => t -> n.sum))
         estimated = plans.map(_._2).sum
         // JSON lines hold each record's bytes twice (decoded and base64): about three times its size on the log, before ZIP.
@@ -224,7 +224,7 @@ private[capture] object CaptureRun {
           // The accounts' rows first: read at the cut, as their chains' ends are, not after the topics' records.
           accountRows <- accounts.traverse { case (ibans, _) => CapturedAccounts.rows(settings.database, ibans, o.timeout) }
           spans <- topics.traverse(t =>
-            copy(records(t), t, spec(o, t) :: cut.uncommitted(t, spec(o, t)).toList, o.filter.selects, cut.stable) <*
+            copy(records(t), t, cut.reads(t, spec(o, t)), o.filter.selects, cut.stable) <*
               TestHold.at(shell, "BANKOPS_CAPTURE_PAUSE", "capture"))
           captured <- accounts.zip(accountRows).fold(IO.pure(Option.empty[(CapturedAccounts, TopicSpan)])) { case ((ibans, balanceTopic), rows) =>
             IO.unit.flatMap { _ =>
