@@ -221,14 +221,16 @@ object ReplayCommand {
       encoded = (registry: RegistryClient) => {
         val encoder = new FileEncoder(registry, strategy, topic, dir, known, input.exact)
         // Parsed and encoded a batch of lines on each core, in order.
-        TextFile.stream(file).filter(_._1.trim.nonEmpty).chunks.parEvalMap(2)(_.traverse { case (text, n) =>
-          RecordLine.parse(text, n) match {
-            case Left(e) => IO.pure(Left(s"$file:$n: $e"))
-            case Right(l) => encoder.encode(l).map(_.left.map(e => s"$file:$n: $e").map { value =>
-                Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(n - 1L), l.key.orNull, value, l.headers, l.timestamp, line = n)
-              })
+        TextFile.stream(file).filter(_._1.trim.nonEmpty).chunks.parEvalMap(2) { chunk =>
+          val parsed = chunk.map { case (text, n) => RecordLine.parse(text, n).map(_ -> n).left.map(e => s"$file:$n: $e") }
+          encoder.encodeAll(parsed.collect { case Right((l, _)) => l }).map { values =>
+            val encoded = values.iterator
+            parsed.map(_.flatMap { case (l, n) =>
+              encoded.next().left.map(e => s"$file:$n: $e").map(value =>
+                Outgoing(l.partition.getOrElse(-1), l.offset.getOrElse(n - 1L), l.key.orNull, value, l.headers, l.timestamp, line = n))
+            })
           }
-        }).unchunks
+        }.unchunks
       }
       // A path that is no readable file is named as TextFile names it (exit 2) before its size and time are taken.
       stamp <- IO.blocking(TextFile.problem(file, whole = false).fold(fileStamp(file))(p => throw Failure.BadInput(p)))
