@@ -2,13 +2,57 @@ package bankops.services.records
 
 import java.time.Instant
 
-/** An instant written as `Instant.toString` writes it (ISO-8601, UTC, the fraction only when there is one), without its
-  * formatter per record: the date and time of one second are formatted once and reused, since a chunk's records mostly
-  * share their second. The cache is one immutable pair: threads that race only format it again.
+/** An instant written as `Instant.toString` writes it (ISO-8601, UTC, the fraction only when there is one), and read as
+  * `Instant.parse` reads it, without a formatter per record: the date and time of one second are formatted (or parsed)
+  * once and reused, since a chunk's records mostly share their second. Each cache is one immutable pair: threads that
+  * race only format or parse it again.
   */
 object IsoTime {
   private final class Second(val epochSecond: Long, val prefix: String)
   @volatile private var last = new Second(Long.MinValue, "")
+  @volatile private var lastRead = new Second(Long.MinValue, "")
+
+  /** Where the date and time end in `yyyy-MM-ddTHH:mm:ss`, the form `Instant.toString` writes for years 0 to 9999. */
+  private final val SecondEnd = 19
+
+  /** Epoch milliseconds of `text` as `Instant.parse(text).toEpochMilli` gives them, and its exception for text it
+    * refuses. Text of the second read last (the same 19 characters, then a fraction of 1 to 9 digits or none, then `Z`)
+    * is read here; any other goes through `Instant.parse`.
+    */
+  def parseMillis(text: String): Long = {
+    val cached = lastRead
+    val nanos = if (text.length > SecondEnd && text.startsWith(cached.prefix) && cached.prefix.length == SecondEnd) fraction(text) else -1
+    if (nanos >= 0) Instant.ofEpochSecond(cached.epochSecond, nanos.toLong).toEpochMilli
+    else {
+      val t = Instant.parse(text)
+      // Kept only when the text names its second as Instant.toString does: `24:00:00` (the next day) and a leap second
+      // (`:60`) are read, but a fraction after them is refused.
+      if (text.length > SecondEnd && fraction(text) >= 0) {
+        val canonical = Instant.ofEpochSecond(t.getEpochSecond).toString
+        if (canonical.length == SecondEnd + 1 && text.startsWith(canonical.substring(0, SecondEnd)))
+          lastRead = new Second(t.getEpochSecond, canonical.substring(0, SecondEnd))
+      }
+      t.toEpochMilli
+    }
+  }
+
+  /** The nanoseconds of what follows the second, when it is `Z` or `.` with 1 to 9 digits and `Z`; -1 otherwise. */
+  private def fraction(text: String): Int = {
+    val n = text.length
+    if (text.charAt(n - 1) != 'Z') -1
+    else if (n == SecondEnd + 1) 0
+    else if (text.charAt(SecondEnd) != '.' || n - SecondEnd - 2 < 1 || n - SecondEnd - 2 > 9) -1
+    else {
+      var nanos = 0
+      var i = SecondEnd + 1
+      while (i < n - 1 && nanos >= 0) {
+        val d = text.charAt(i) - '0'
+        nanos = if (d >= 0 && d <= 9) nanos * 10 + d else -1
+        i += 1
+      }
+      if (nanos < 0) -1 else { var scale = n - SecondEnd - 2; while (scale < 9) { nanos *= 10; scale += 1 }; nanos }
+    }
+  }
 
   def append(t: Instant, sb: java.lang.StringBuilder): Unit = {
     val nanos = t.getNano

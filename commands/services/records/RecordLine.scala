@@ -3,7 +3,6 @@ package bankops.services.records
 import io.circe.{ACursor, Json}
 
 import java.nio.charset.StandardCharsets.UTF_8
-import java.time.Instant
 import java.util.Base64
 import scala.util.Try
 
@@ -97,7 +96,7 @@ object RecordLine {
         partition <- opt(_.focus.flatMap(_.asNumber).flatMap(_.toInt), "partition", "a partition number")
         offset <- opt(_.focus.flatMap(_.asNumber).flatMap(_.toLong), "offset", "an offset")
         timestamp <- opt(
-          _.focus.flatMap(t => t.asString.flatMap(s => Try(Instant.parse(s).toEpochMilli).toOption).orElse(t.asNumber.flatMap(_.toLong))),
+          _.focus.flatMap(t => t.asString.flatMap(s => Try(IsoTime.parseMillis(s)).toOption).orElse(t.asNumber.flatMap(_.toLong))),
           "timestamp", "an ISO-8601 time or epoch milliseconds")
         timestampType <- string("timestampType", "a timestamp type")
         keyText <- string("key", "a string")

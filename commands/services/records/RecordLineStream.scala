@@ -3,7 +3,6 @@ package bankops.services.records
 import com.fasterxml.jackson.core.{JsonParser, JsonToken}
 
 import java.nio.charset.StandardCharsets.UTF_8
-import java.time.Instant
 import java.util.Base64
 
 import bankops.base.JsonInput
@@ -50,7 +49,7 @@ private[records] object RecordLineStream {
         case "schemaId" => schemaId = int(p, t)
         case "offset" => offset = long(p, t)
         case "timestamp" => timestamp = t match {
-            case JsonToken.VALUE_STRING => Some(Instant.parse(p.getText).toEpochMilli)
+            case JsonToken.VALUE_STRING => Some(IsoTime.parseMillis(p.getText))
             case _ => long(p, t)
           }
         case "keyBase64" => keyB64 = string(p, t).map(base64.decode)
