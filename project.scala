@@ -11,6 +11,9 @@
 // AES-GCM and SHA-2 on their CPU intrinsics from the first megabytes (replay of 500k: ~5.1 s -> ~4.3 s).
 //> using javaOpt -XX:CompileCommand=quiet "-XX:CompileCommand=CompileThresholdScaling,com.sun.crypto.provider.*::*,0.05"
 //> using javaOpt "-XX:CompileCommand=CompileThresholdScaling,sun.security.provider.*::*,0.05"
+// Cats Effect's fiber tracing looks up each IO's call site as it is built: ~5% of replay --from-file's CPU in a profile.
+// bankops reports a failure as one line, never a fiber trace, so it is off.
+//> using javaOpt -Dcats.effect.tracing.mode=none
 
 //> using dep com.github.fd4s::fs2-kafka:3.9.1
 //> using dep com.github.fd4s::vulcan:1.12.0
