@@ -53,6 +53,17 @@ class LauncherSuite extends munit.FunSuite {
       Nil)
   }
 
+  test("the jobs that move records run with a bounded heap; the others with the JVM's default; BANKOPS_JAVA_OPTS overrides it") {
+    launcherBuilt()
+    def heapMiB(args: Seq[String], opts: String = ""): Long =
+      run(args, Map("BANKOPS_CDS" -> "off", "BANKOPS_JAVA_OPTS" -> s"-XX:+PrintFlagsFinal $opts")).out.lines()
+        .find(_.matches("""\s*size_t MaxHeapSize\s+=.*""")).map(_.split('=')(1).trim.split("\\s+")(0).toLong / (1024 * 1024))
+        .getOrElse(fail(s"no MaxHeapSize for $args"))
+    List("inspect", "capture", "restore", "replay", "produce").foreach(job => assertEquals(heapMiB(Seq(job, "--no-such-flag")), 352L, job))
+    assertNotEquals(heapMiB(Seq("balances", "--no-such-flag")), 352L)
+    assertEquals(heapMiB(Seq("inspect", "--no-such-flag"), "-Xmx96m"), 96L)
+  }
+
   test("a job's first run records an archive, the next run uses it; output and exit code unchanged, nothing about it printed") {
     launcherBuilt()
     configArchives.foreach(f => os.remove(archives / f))
