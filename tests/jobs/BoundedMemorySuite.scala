@@ -10,10 +10,10 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ChunkProducer, KafkaClients}
-import bankops.support.{CliProcess, OnSandbox, SandboxFixture, TopologyFixture}
+import bankops.support.{CliProcess, OnSandbox, SandboxFixture, Setup, TopologyFiles, TopologyFixture}
 
-/** The data jobs stream: each one takes a topic (or its archive, or its file) larger than its whole heap and finishes
-  * with exact counts. A job that held its input, or a fetch, per record would die of OutOfMemoryError here.
+/** The data jobs stream: each one takes a topic (or its archive, its file, or standard input) larger than its whole heap
+  * and finishes with exact counts. A job that held its input, or a fetch, per record would die of OutOfMemoryError here.
   */
 class BoundedMemorySuite extends CatsEffectSuite with OnSandbox {
   override val munitIOTimeout: Duration = 10.minutes
@@ -52,6 +52,37 @@ class BoundedMemorySuite extends CatsEffectSuite with OnSandbox {
 
   /** The JSON lines of a file: the JVM prints its warnings about the small heap (beside the tests' -Xmn) to stdout. */
   private def lines(f: os.Path): Long = os.read.lines.stream(f).count(_.startsWith("{\"")).toLong
+
+  test("produce takes 117 MiB of JSON lines on standard input with a 96 MiB heap, each acknowledged") {
+    val topic = TopologyFixture.unique("bounded-produce")
+    val topology = TopologyFiles.write(
+      s"""{"topics": {"$topic": {"partitions": 3, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
+    val description = "d" * size
+    for {
+      _ <- Setup.cli("apply the test topology", "apply", "--topology", topology.toString)
+      p <- CliProcess.startJvm(List(heap, "-XX:TieredStopAtLevel=4"), "produce", "--topology", topology.toString, "--topic", topic,
+        "--command-config", small.toString, "-o", "json")
+      // Written as the job reads them, through the pipe: the lines are never all in this test's memory or the job's. A job
+      // that dies early breaks the pipe: its exit code and stderr below say why.
+      _ <- IO.blocking {
+        scala.util.Try {
+          val in = new java.io.BufferedOutputStream(p.process.stdin, 1 << 16)
+          (1 to records).foreach { i =>
+            in.write(s"""{"id":"${new java.util.UUID(7L, i.toLong)}","token":"t$i","amount":$i,"from":"cash","to":"NL66OPEN0000000000",""".getBytes)
+            in.write(s""""description":"$description"}\n""".getBytes)
+          }
+          in.close()
+        }
+      }
+      code <- p.exited(5.minutes)
+      written <- SandboxFixture.written(topic)
+    } yield {
+      val err = os.read(p.err)
+      assertEquals(code, 0, err.takeRight(2000))
+      assertEquals(written, records.toLong)
+      assertEquals(lines(p.out), records.toLong)
+    }
+  }
 
   test("inspect, capture, capture show --records, restore and replay --to-file each take 117 MiB with a 96 MiB heap") {
     val t = topic()

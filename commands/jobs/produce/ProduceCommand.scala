@@ -95,9 +95,9 @@ object ProduceCommand {
   def render(o: Options, report: ProduceReport): Shown = {
     val summary =
       if (o.dryRun) Rendered.note(s"produce: dry run: ${report.checked.size} record(s) checked and encoded; nothing sent")
-      else if (report.interrupted && report.acked.isEmpty) Rendered.note("produce: interrupted (Ctrl-C): 0 records acknowledged, nothing sent")
-      else if (report.interrupted) Rendered.note(s"produce: interrupted (Ctrl-C): ${report.acked.size} record(s) acknowledged")
-      else Rendered.note(s"produce: ${report.acked.size} record(s) acknowledged").when(report.acked.size != 1 || o.values == Values.Stdin)
+      else if (report.interrupted && report.acked == 0) Rendered.note("produce: interrupted (Ctrl-C): 0 records acknowledged, nothing sent")
+      else if (report.interrupted) Rendered.note(s"produce: interrupted (Ctrl-C): ${report.acked} record(s) acknowledged")
+      else Rendered.note(s"produce: ${report.acked} record(s) acknowledged").when(report.acked != 1 || o.values == Values.Stdin)
     Shown(o.output,
       Rendered.result(report.checked.map(_.json), report.checked.map(_.text).mkString("\n\n")).when(o.dryRun) ++ summary,
       if (report.interrupted) Exit.Interrupted else Exit.Ok)

@@ -47,13 +47,13 @@ private[produce] object ProduceRun {
         } yield schema
         // Ctrl-C while the registry and the cluster are asked ends the run before anything is sent; later, send hears it.
         IO.race(ctrlC, prepared).flatMap {
-          case Left(_) => IO.pure(ProduceReport(Nil, Nil, interrupted = true))
+          case Left(_) => IO.pure(ProduceReport(0L, Nil, interrupted = true))
           case Right(schema) => send(o, values(o, shell, single, choice.zip(schema)), settings, shell, onAck, ctrlC)
               .adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(o.topic))))
         }
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       _ <- orBad(Left("no value on standard input: give --value JSON, --value @FILE, or JSON lines on standard input"))
-        .whenA(o.values == Values.Stdin && !report.interrupted && report.acked.isEmpty && report.checked.isEmpty)
+        .whenA(o.values == Values.Stdin && !report.interrupted && report.acked == 0 && report.checked.isEmpty)
     } yield report
   }
 
@@ -117,7 +117,7 @@ private[produce] object ProduceRun {
       if (o.dryRun) Resource.pure(None) else ChunkProducer.resource(settings.kafka, o.timeout).map(Some(_))
     producer.use { producer =>
       for {
-        acked <- Ref.of[IO, Vector[Acked]](Vector.empty)
+        acked <- Ref.of[IO, Long](0L)
         checked <- Ref.of[IO, Vector[Outbound]](Vector.empty)
         interrupted <- Ref.of[IO, Boolean](false)
         // Chunks as they come (a pipe's lines arrive many at a time): one round trip per chunk, not per line.
@@ -129,10 +129,10 @@ private[produce] object ProduceRun {
           (fresh.sequence_ >> step).uncancelable >> rest.collectFirst { case Left(e) => e }.traverse_ { e =>
             acked.get.flatMap(a =>
               IO.raiseError(Failure.BadInput(
-                  if (a.isEmpty) s"$e; nothing was sent" else s"$e; the ${a.size} record(s) before it were sent, nothing after it")))
+                  if (a == 0) s"$e; nothing was sent" else s"$e; the $a record(s) before it were sent, nothing after it")))
           }
         }.interruptWhen((ctrlC >> interrupted.set(true)).attempt).compile.drain
-        report <- (acked.get, checked.get, interrupted.get).mapN((a, c, i) => ProduceReport(a.toList, c.toList, i))
+        report <- (acked.get, checked.get, interrupted.get).mapN((a, c, i) => ProduceReport(a, c.toList, i))
       } yield report
     }
   }
@@ -140,14 +140,14 @@ private[produce] object ProduceRun {
   /** Sends the records, then reports every acknowledged one in order, those after a refused one included (the producer
     * sent them too); the first record Kafka did not take is then exit 3 naming it (2 when too large), with the count.
     */
-  private def deliver(producer: ChunkProducer, records: List[Outbound], acked: Ref[IO, Vector[Acked]], onAck: Acked => IO[Unit]): IO[Unit] = {
+  private def deliver(producer: ChunkProducer, records: List[Outbound], acked: Ref[IO, Long], onAck: Acked => IO[Unit]): IO[Unit] = {
     val results = new Array[Either[Exception, RecordMetadata]](records.size)
     producer.sendEach(Chunk.from(records.map(_.toRecord)))((i, m, e) => results(i) = if (e != null) Left(e) else Right(m)).flatten >>
       records.zip(results).traverse_ {
-        case (ob, Right(m)) => val a = Acked(ob, m.partition, m.offset); acked.update(_ :+ a) >> onAck(a)
+        case (ob, Right(m)) => acked.update(_ + 1) >> onAck(Acked(ob, m.partition, m.offset))
         case _ => IO.unit
       } >> acked.get.flatMap { all =>
-        val sent = s"${all.size} record(s) in all were acknowledged"
+        val sent = s"$all record(s) in all were acknowledged"
         records.zip(results).collectFirst {
           // Too large for the broker or the producer: the record is at fault, not the service.
           case (ob, Left(e: RecordTooLargeException)) => Failure.BadInput(s"${ob.source}: Kafka refused the record: ${e.getMessage}; $sent")
