@@ -14,8 +14,12 @@ import bankops.base.{Failure, JsonInput, LineReader, TextFile}
 /** An archive opened and checked: a ZIP with a manifest of a format and version this bankops reads, every file the
   * manifest names present with its size and SHA-256. Anything else is one line naming what is wrong.
   */
-private[capture] final class ArchiveReader private (val path: os.Path, zip: ZipFile, val manifest: ArchiveManifest) extends AutoCloseable {
+private[capture] final class ArchiveReader private (val path: os.Path, zip: ZipFile, val manifest: ArchiveManifest, deferred: Set[String])
+    extends AutoCloseable {
   def close(): Unit = zip.close()
+
+  // The deferred files whose first reading has matched their checksums.
+  private val matched = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 
   def has(name: String): Boolean = zip.getEntry(name) != null
 
@@ -25,13 +29,32 @@ private[capture] final class ArchiveReader private (val path: os.Path, zip: ZipF
   def json[A: Decoder](name: String): Either[String, A] =
     text(name).flatMap(t => JsonInput.parse(t).flatMap(_.as[A].left.map(_.getMessage)).left.map(e => s"$path: $name: $e"))
 
-  /** Each line of a file of the archive, with its number, inflated as the stream is pulled: no file is held whole. */
-  def stream(name: String): fs2.Stream[IO, Either[String, (String, Int)]] =
+  /** Each line of a file of the archive, with its number, inflated as the stream is pulled: no file is held whole. A file
+    * whose checksum `open` deferred is digested as it is read, the first time, and never read past the manifest's size:
+    * that stream fails at its end, naming the mismatch, if the bytes were not the manifest's.
+    */
+  def stream(name: String): fs2.Stream[IO, Either[String, (String, Int)]] = {
+    val digested = manifest.files.find(f => deferred(f.name) && f.name == name && !matched.contains(name))
     fs2.Stream.bracket(IO.blocking(Option(zip.getEntry(name)).map(zip.getInputStream).getOrElse(
           throw Failure.BadInput(s"$path: no $name in the archive, which its manifest names"))))(in => IO.blocking(in.close())).flatMap { in =>
-      val reader = new LineReader(in, s"$path:$name")
-      fs2.Stream.fromBlockingIterator[IO](Iterator.continually(reader.next()).takeWhile(_.isDefined).flatten, 256)
+      val counted = digested.map(f => new ArchiveReader.Digesting(in, f.bytes + 1))
+      val reader = new LineReader(counted.getOrElse(in), s"$path:$name")
+      fs2.Stream.fromBlockingIterator[IO](Iterator.continually(reader.next()).takeWhile(_.isDefined).flatten, 256) ++
+        fs2.Stream.exec(counted.zip(digested).fold(IO.unit) { case (c, f) =>
+          IO.blocking {
+            c.drain()
+            if (c.total != f.bytes || c.sha256 != f.sha256) throw Failure.BadInput(ArchiveReader.mismatch(path, name))
+            matched.add(name); ()
+          }
+        })
     }
+  }
+
+  /** A deferred file's checksum checked now, in a pass of its own: for a first reading that failed before its end, whose
+    * cause may be bytes that are not the manifest's (then the mismatch is the line to say, not the line that broke).
+    */
+  def verify(name: String): Either[String, Unit] =
+    manifest.files.find(_.name == name).fold[Either[String, Unit]](Right(()))(f => ArchiveReader.verify(path, zip, f))
 }
 
 private[capture] object ArchiveReader {
@@ -42,7 +65,11 @@ private[capture] object ArchiveReader {
   val MaxRatio = 100
   private val RatioFrom = 16L * 1024 * 1024
 
-  def open(path: os.Path): Either[String, ArchiveReader] =
+  /** `deferRecords`: the records files' checksums are left to their first reading ([[ArchiveReader.stream]]), for a
+    * job that reads each one whole before it acts (restore), instead of a pass of their own here: their sizes are
+    * checked here all the same.
+    */
+  def open(path: os.Path, deferRecords: Boolean = false): Either[String, ArchiveReader] =
     TextFile.problem(path, "archive", whole = false).toLeft(()).flatMap { _ =>
       val zip = try Right(new ZipFile(path.toIO))
       catch {
@@ -63,8 +90,10 @@ private[capture] object ArchiveReader {
             s"$path: archive format version ${version.getOrElse("missing")} is newer than this bankops reads (${ArchiveManifest.Version}): " +
               "restore it with a newer bankops")
           manifest <- json.as[ArchiveManifest].left.map(e => s"$path: ${ArchiveParts.ManifestFile}: ${e.getMessage}")
-          _ <- manifest.files.foldLeft[Either[String, Unit]](Right(()))((acc, f) => acc.flatMap(_ => verify(path, z, f)))
-        } yield new ArchiveReader(path, z, manifest)
+          deferred = if (deferRecords) manifest.topics.map(t => ArchiveParts.records(t.topic)).toSet else Set.empty[String]
+          _ <- manifest.files.foldLeft[Either[String, Unit]](Right(()))((acc, f) =>
+            acc.flatMap(_ => if (deferred(f.name)) sized(path, z, f) else verify(path, z, f)))
+        } yield new ArchiveReader(path, z, manifest, deferred)
         catch { case t: Throwable => z.close(); throw t }
         if (checked.isLeft) z.close()
         checked
@@ -87,29 +116,51 @@ private[capture] object ArchiveReader {
     * size the manifest gives; its checksum last. Interruptible: a large file is seconds of reading.
     */
   private def verify(path: os.Path, zip: ZipFile, file: ArchiveFile): Either[String, Unit] =
+    sized(path, zip, file).flatMap { _ =>
+      val d = try Using.resource(new Digesting(zip.getInputStream(zip.getEntry(file.name)), file.bytes + 1))(d => { d.drain(); d })
+      catch { case ex: java.io.IOException => return Left(s"$path: ${file.name} cannot be read (${ex.getMessage}): the archive is damaged") }
+      if (d.total != file.bytes || d.sha256 != file.sha256) Left(mismatch(path, file.name)) else Right(())
+    }
+
+  /** A file as the manifest names it, by what the ZIP's directory declares, before a byte of it is inflated. */
+  private def sized(path: os.Path, zip: ZipFile, file: ArchiveFile): Either[String, Unit] =
     Option(zip.getEntry(file.name)).toRight(s"$path: ${file.name} is missing: the archive is cut short or was changed").flatMap { e =>
-      val mismatch = s"$path: ${file.name} does not match its checksum in the manifest: the archive was changed or damaged"
-      if (e.getSize >= 0 && e.getSize != file.bytes) Left(mismatch)
+      if (e.getSize >= 0 && e.getSize != file.bytes) Left(mismatch(path, file.name))
       else if (file.bytes > RatioFrom && e.getCompressedSize >= 0 && file.bytes > MaxRatio * (e.getCompressedSize max 1))
         Left(s"$path: ${file.name} would inflate from ${e.getCompressedSize} to ${file.bytes} bytes, more than $MaxRatio times: " +
           "not an archive capture wrote (a zip bomb?); nothing was read")
-      else {
-        val (bytes, sha) = try digest(zip.getInputStream(e), file.bytes + 1)
-        catch { case ex: java.io.IOException => return Left(s"$path: ${file.name} cannot be read (${ex.getMessage}): the archive is damaged") }
-        if (bytes != file.bytes || sha != file.sha256) Left(mismatch) else Right(())
-      }
+      else Right(())
     }
 
-  private def digest(in: InputStream, limit: Long): (Long, String) = Using.resource(in) { s =>
-    val d = MessageDigest.getInstance("SHA-256")
-    val buf = new Array[Byte](65536)
+  private def mismatch(path: os.Path, name: String): String =
+    s"$path: $name does not match its checksum in the manifest: the archive was changed or damaged"
+
+  /** A file's bytes as they are read, counted and digested, never past `limit` (the manifest's size and one more byte, to
+    * tell a longer file). Interruptible: a large file is seconds of reading.
+    */
+  private final class Digesting(in: InputStream, limit: Long) extends java.io.FilterInputStream(in) {
+    private val digest = MessageDigest.getInstance("SHA-256")
     var total = 0L
-    var n = s.read(buf, 0, (limit min buf.length).toInt)
-    while (n > 0) {
-      if (Thread.interrupted()) throw new InterruptedException("reading the archive")
-      d.update(buf, 0, n); total += n
-      n = if (total >= limit) -1 else s.read(buf, 0, ((limit - total) min buf.length).toInt)
+
+    override def read(): Int = {
+      val b = new Array[Byte](1)
+      if (read(b, 0, 1) < 0) -1 else b(0) & 0xff
     }
-    (total, d.digest().map("%02x".format(_)).mkString)
+
+    override def read(b: Array[Byte], off: Int, len: Int): Int =
+      if (total >= limit) -1
+      else {
+        if (Thread.interrupted()) throw new InterruptedException("reading the archive")
+        val n = in.read(b, off, (len.toLong min (limit - total)).toInt)
+        if (n > 0) { digest.update(b, off, n); total += n }
+        n
+      }
+
+    override def skip(n: Long): Long = throw new UnsupportedOperationException("a digested file is read, not skipped")
+
+    /** Reads what is left (to the limit), so that the digest covers the whole file. */
+    def drain(): Unit = { val buf = new Array[Byte](65536); while (read(buf, 0, buf.length) >= 0) () }
+
+    def sha256: String = digest.digest().map("%02x".format(_)).mkString
   }
 }

@@ -59,7 +59,9 @@ object RestoreCommand {
     */
   def restore(o: Options, shell: Shell): IO[Either[RestoreInterrupted, RestoreReport]] =
     (Interrupt.onSignals(List("INT", "TERM")), Resource.eval(IO(new RestoreProgress))).tupled.use { case (signal, progress) =>
-      val run = IO.interruptible(ArchiveReader.open(o.archive)).flatMap(r => IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
+      // Each records file is read whole before anything is created: its checksum is checked in that reading.
+      val run = IO.interruptible(ArchiveReader.open(o.archive, deferRecords = true)).flatMap(r =>
+        IO.fromEither(r.left.map(Failure.BadInput(_)))).bracket { archive =>
         for {
           settings <- Connections.load(o.flags, shell)
           dbName = o.dbName.getOrElse("restored_" + o.plan.prefix.toLowerCase.replaceAll("[^a-z0-9]+", "_").stripSuffix("_"))

@@ -140,7 +140,11 @@ private[capture] object RestoreRun {
     // Lines parsed on both cores, then counted in a loop, in order (Chunk.traverse may apply its function in any order).
     archive.stream(file).chunks.parEvalMap(2)(c => IO(c.map(parsed(file))))
       .evalMap(c => IO(c.foreach(l => counter.add(l).left.foreach(e => throw Failure.BadInput(e)))))
-      .compile.drain.flatMap(_ => IO(counter.result))
+      .compile.drain
+      // This is the records file's first reading, which checks its checksum as it goes (ArchiveReader.open deferred it):
+      // a line that broke the reading may be one the archive never held, and then the mismatch is what to say.
+      .handleErrorWith(e => IO.interruptible(archive.verify(file)).flatMap(_.fold(m => IO.raiseError(Failure.BadInput(m)), _ => IO.raiseError(e))))
+      .flatMap(_ => IO(counter.result))
   }
 
   /** A producer that takes the largest captured record (Kafka's default refuses one over 1 MiB). */

@@ -342,9 +342,16 @@ class CaptureSuite extends CatsEffectSuite with OnSandbox {
     os.write.over(truncated, bytes.take(bytes.length / 2))
     val changed = rewritten(archive, "groups")((n, t) => if (n == "groups.json") t.replace("2", "3") else t)
     val newer = rewritten(archive, "manifest")((n, t) => if (n == "manifest.json") t.replace("\"version\" : 1", "\"version\" : 3") else t)
+    // A records file's checksum is checked as restore first reads it: bytes changed in place (its size kept), read as
+    // valid lines, or as a line that breaks the reading, are both the checksum's mismatch.
+    val records = s"records/${bank.commands}.jsonl"
+    val moved = rewritten(archive, "moved")((n, t) => if (n == records) t.replace("\"partition\":0", "\"partition\":1") else t)
+    val broken = rewritten(archive, "broken")((n, t) => if (n == records) "[" + t.drop(1) else t)
     val cases = List(
       (List("restore", truncated.toString, "--topic-prefix", "bad1."), s"$truncated is not a bankops capture archive, or it is cut short"),
       (List("restore", changed.toString, "--topic-prefix", "bad2."), s"$changed: groups.json does not match its checksum in the manifest"),
+      (List("restore", moved.toString, "--topic-prefix", "bad4."), s"$moved: $records does not match its checksum in the manifest"),
+      (List("restore", broken.toString, "--topic-prefix", "bad5."), s"$broken: $records does not match its checksum in the manifest"),
       (List("restore", newer.toString, "--topic-prefix", "bad3."), s"$newer: archive format version 3 is newer than this bankops reads (2)"),
       (List("restore", dir.toString), s"archive $dir is a directory, not a file"),
       (List("restore", archive.toString, "--topic-prefix", ""), "an empty --topic-prefix without --rename restores into the captured topics"),
