@@ -59,8 +59,8 @@ class LauncherSuite extends munit.FunSuite {
       run(args, Map("BANKOPS_CDS" -> "off", "BANKOPS_JAVA_OPTS" -> s"-XX:+PrintFlagsFinal $opts")).out.lines()
         .find(_.matches("""\s*size_t MaxHeapSize\s+=.*""")).map(_.split('=')(1).trim.split("\\s+")(0).toLong / (1024 * 1024))
         .getOrElse(fail(s"no MaxHeapSize for $args"))
-    List("inspect", "capture", "restore", "replay", "produce").foreach(job => assertEquals(heapMiB(Seq(job, "--no-such-flag")), 352L, job))
-    assertNotEquals(heapMiB(Seq("balances", "--no-such-flag")), 352L)
+    List("inspect", "capture", "restore", "replay", "produce").foreach(job => assertEquals(heapMiB(Seq(job, "--no-such-flag")), 320L, job))
+    assertNotEquals(heapMiB(Seq("balances", "--no-such-flag")), 320L)
     assertEquals(heapMiB(Seq("inspect", "--no-such-flag"), "-Xmx96m"), 96L)
   }
 
