@@ -96,11 +96,13 @@ lazy val root = (project in file("."))
       IO.write(dir / "java-options", directives.javaOptions.map(_ + "\n").mkString)
       // `bankops handler`'s own, added after those.
       IO.write(dir / "handler-java-options", JvmOptions.Handler.map(_ + "\n").mkString)
+      // The data jobs' own (a bounded heap), added after project.scala's.
+      IO.write(dir / "data-java-options", JvmOptions.DataJobs.map(_ + "\n").mkString)
       // The launcher hashes the sources before sbt starts; the stamp says which sources this classpath holds.
       sys.env.get("BANKOPS_SOURCE_STAMP").foreach(stamp => IO.write(dir / "stamp", stamp))
       dir / "classpath"
     },
     dist := Distribution.pack(baseDirectory.value, target.value / "dist", version.value,
-      (Runtime / fullClasspath).value.map(_.data), directives.javaOptions, JvmOptions.Handler,
+      (Runtime / fullClasspath).value.map(_.data), directives.javaOptions, JvmOptions.Handler, JvmOptions.DataJobs,
       sys.env.getOrElse("BANKOPS_SOURCE_STAMP", ""), streams.value.log.info(_))
   )

@@ -36,7 +36,7 @@ object Distribution {
 
   /** Lays out `dir/bankops-VERSION/` and packs it as `dir/bankops-VERSION.tar.gz`; returns the tarball. */
   def pack(base: File, dir: File, version: String, jars: Seq[File], javaOptions: Seq[String], handlerOptions: Seq[String],
-           stamp: String, log: String => Unit): File = {
+           dataOptions: Seq[String], stamp: String, log: String => Unit): File = {
     val name = s"bankops-$version"
     val root = new File(dir, name)
     IO.delete(root)
@@ -49,6 +49,7 @@ object Distribution {
     IO.write(new File(lib, "classpath"), names.map(_ + "\n").mkString)
     IO.write(new File(lib, "java-options"), javaOptions.map(_ + "\n").mkString)
     IO.write(new File(lib, "handler-java-options"), handlerOptions.map(_ + "\n").mkString)
+    IO.write(new File(lib, "data-java-options"), dataOptions.map(_ + "\n").mkString)
     IO.write(new File(lib, "stamp"), stamp)
     val launcher = new File(root, "bin/bankops")
     IO.copyFile(new File(base, "bankops"), launcher)

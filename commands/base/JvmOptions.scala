@@ -17,6 +17,19 @@ object JvmOptions {
   val Handler: List[String] = List("-XX:-UseParallelGC", "-XX:+UseSerialGC", "-Xms64m", "-Xmx128m", "-Xmn48m", "-Xss512k",
     "-XX:ReservedCodeCacheSize=48m", "-XX:MetaspaceSize=64m")
 
+  /** The jobs that move records hold a bounded window of them, never a whole input, so their heap is bounded too: a
+    * run's memory does not grow with the records it moves (the default heap is a quarter of the machine's memory, and
+    * the parallel collector lets it fill: capture of 1,000,000 records peaked at 644 to 904 MiB resident). 320 MiB and
+    * the ~170 MiB outside the heap (class archive, GC, code, the JIT's own) keep each near 500 MiB at 1,000,000 records
+    * and at 10,000,000 (tests/bench/datapath.sh). The young generation is 128 MiB of it, not project.scala's 256: the
+    * rest must hold what is long-lived, the consumer's fetched batches (up to fetch.max.bytes a broker) and the
+    * producer's buffer (buffer.memory).
+    */
+  val DataJobs: List[String] = List("-Xmx320m", "-Xmn128m")
+
+  /** The jobs [[DataJobs]] is for; the launcher names the same (a test keeps them equal). */
+  val DataJobNames: List[String] = List("inspect", "capture", "restore", "replay", "produce")
+
   /** The sandbox's broker. */
   val Kafka: List[String] = List("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true")
 

@@ -59,9 +59,13 @@ class LauncherSuite extends munit.FunSuite {
       run(args, Map("BANKOPS_CDS" -> "off", "BANKOPS_JAVA_OPTS" -> s"-XX:+PrintFlagsFinal $opts")).out.lines()
         .find(_.matches("""\s*size_t MaxHeapSize\s+=.*""")).map(_.split('=')(1).trim.split("\\s+")(0).toLong / (1024 * 1024))
         .getOrElse(fail(s"no MaxHeapSize for $args"))
-    List("inspect", "capture", "restore", "replay", "produce").foreach(job => assertEquals(heapMiB(Seq(job, "--no-such-flag")), 320L, job))
+    bankops.base.JvmOptions.DataJobNames.foreach(job => assertEquals(heapMiB(Seq(job, "--no-such-flag")), 320L, job))
     assertNotEquals(heapMiB(Seq("balances", "--no-such-flag")), 320L)
     assertEquals(heapMiB(Seq("inspect", "--no-such-flag"), "-Xmx96m"), 96L)
+    // The launcher's list of data jobs is JvmOptions' (the tests' spawned jobs take the options from there).
+    val listed = os.read.lines(launcher).map(_.trim).find(_.startsWith("case \"${1:-}\" in inspect")).getOrElse(fail("no data jobs in ./bankops"))
+      .stripPrefix("case \"${1:-}\" in ").takeWhile(_ != ')').split('|').map(_.trim).toList
+    assertEquals(listed, bankops.base.JvmOptions.DataJobNames)
   }
 
   test("a job's first run records an archive, the next run uses it; output and exit code unchanged, nothing about it printed") {

@@ -28,7 +28,10 @@ object Jvm {
 
   /** `java … bankops.Main args` on the tests' classpath, its classes mapped from [[SpawnedClassData]]'s archive. */
   def bankops(args: Seq[String], jvm: List[String] = Nil): List[String] = {
-    val options = if (args.headOption.contains("handler")) cli ++ JvmOptions.Handler else cli
+    val options =
+      if (args.headOption.contains("handler")) cli ++ JvmOptions.Handler
+      else if (args.headOption.exists(JvmOptions.DataJobNames.contains)) cli ++ JvmOptions.DataJobs
+      else cli
     List("java") ++ options ++ TestOnly ++ jvm ++ archive ++ List("-cp", classpath, s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
   }
 
