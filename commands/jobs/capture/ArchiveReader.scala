@@ -90,6 +90,9 @@ private[capture] object ArchiveReader {
             s"$path: archive format version ${version.getOrElse("missing")} is newer than this bankops reads (${ArchiveManifest.Version}): " +
               "restore it with a newer bankops")
           manifest <- json.as[ArchiveManifest].left.map(e => s"$path: ${ArchiveParts.ManifestFile}: ${e.getMessage}")
+          // One entry a file: a file's checksum is looked up by its name.
+          _ <- manifest.files.groupBy(_.name).collectFirst { case (n, fs) if fs.size > 1 => n }
+            .map(n => s"$path: ${ArchiveParts.ManifestFile} names $n twice: not an archive capture wrote").toLeft(())
           deferred = if (deferRecords) manifest.topics.map(t => ArchiveParts.records(t.topic)).toSet else Set.empty[String]
           _ <- manifest.files.foldLeft[Either[String, Unit]](Right(()))((acc, f) =>
             acc.flatMap(_ => if (deferred(f.name)) sized(path, z, f) else verify(path, z, f)))

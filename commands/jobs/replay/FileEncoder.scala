@@ -22,9 +22,11 @@ private[replay] final class FileEncoder(target: RegistryClient, strategy: Subjec
   private val resolver = new SchemaResolver(target)
   private val schemas = TrieMap.empty[String, Either[String, (Int, Schema)]]
 
+  private val knownNames = (schemaDir.getOrElse(Map.empty) ++ known).keys.toList
+
   /** Full name of a record given by simple or full name. */
   private def fullName(name: String): String =
-    if (name.contains('.')) name else (schemaDir.getOrElse(Map.empty) ++ known).keys.find(_.endsWith("." + name)).getOrElse(name)
+    if (name.contains('.')) name else knownNames.find(_.endsWith("." + name)).getOrElse(name)
 
   // Deferred, so that the cache is looked at when the effect runs, not when it is made.
   private def schemaFor(record: String): IO[Either[String, (Int, Schema)]] = IO.defer {
@@ -56,8 +58,9 @@ private[replay] final class FileEncoder(target: RegistryClient, strategy: Subjec
     * `replay --from-file`'s CPU in a profile).
     */
   def encodeAll(lines: Chunk[RecordLine]): IO[Chunk[Either[String, Array[Byte]]]] = {
-    val missing = lines.iterator.flatMap(recordOf).distinct.filterNot(schemas.contains).toList
-    missing.traverse_(schemaFor).map(_ => lines.map(l => encodeWith(l, recordOf(l).map(schemas(_)))))
+    val records = lines.map(recordOf)
+    val missing = records.iterator.flatten.distinct.filterNot(schemas.contains).toList
+    missing.traverse_(schemaFor).map(_ => lines.zipWith(records)((l, r) => encodeWith(l, r.map(schemas(_)))))
   }
 
   /** The value bytes for a line, or the reason it cannot be sent. */
