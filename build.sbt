@@ -104,5 +104,6 @@ lazy val root = (project in file("."))
     },
     dist := Distribution.pack(baseDirectory.value, target.value / "dist", version.value,
       (Runtime / fullClasspath).value.map(_.data), directives.javaOptions, JvmOptions.Handler, JvmOptions.DataJobs,
-      sys.env.getOrElse("BANKOPS_SOURCE_STAMP", ""), streams.value.log.info(_))
+      sys.env.getOrElse("BANKOPS_SOURCE_STAMP", ""), sys.env.get("BANKOPS_DIST_AOT_JDK").filter(_.nonEmpty).map(file),
+      streams.value.log.info(_))
   )

@@ -36,7 +36,7 @@ object Distribution {
 
   /** Lays out `dir/bankops-VERSION/` and packs it as `dir/bankops-VERSION.tar.gz`; returns the tarball. */
   def pack(base: File, dir: File, version: String, jars: Seq[File], javaOptions: Seq[String], handlerOptions: Seq[String],
-           dataOptions: Seq[String], stamp: String, log: String => Unit): File = {
+           dataOptions: Seq[String], stamp: String, aotJdk: Option[File], log: String => Unit): File = {
     val name = s"bankops-$version"
     val root = new File(dir, name)
     IO.delete(root)
@@ -65,6 +65,11 @@ object Distribution {
     Seq("bash" -> "bankops.bash", "zsh" -> "_bankops", "fish" -> "bankops.fish").foreach { case (shell, file) =>
       val script = Process(Seq("bash", launcher.getPath, "completion", shell), dir, "BANKOPS_CDS" -> "off").!!
       IO.write(new File(completion, file), script)
+    }
+    // JDK 25's AOT caches, trained by running the packed jobs on that JDK (project/aot-train.sh says how).
+    aotJdk.foreach { jdk =>
+      if (Process(Seq("bash", new File(base, "project/aot-train.sh").getPath, root.getPath, jdk.getPath)).! != 0)
+        sys.error(s"the AOT caches could not be trained on $jdk (above)")
     }
     // Packed beside its final name and moved into place whole: an interrupted or failed dist leaves no tarball that
     // looks complete (a release job would attach it), only a .part the next run replaces.
