@@ -23,6 +23,15 @@ unset BANKOPS_SANDBOX_DIR BANKOPS_HOME KAFKA_BROKERS SCHEMA_REGISTRY_URL BANKOPS
 ! command -v sbt >/dev/null || fail "sbt is on PATH"
 cd "$work/somewhere"
 
+# BANKOPS_CDS=require with a JDK the tarball's AOT cache was trained on: every job's first run must map that cache (the
+# JVM refuses to start otherwise), and no job records an archive of its own.
+aot=
+if [ "${BANKOPS_CDS:-}" = require ] && [ -f "$work"/opt/bankops-*/lib/aot/jdk ]; then
+  aot=$(cat "$work"/opt/bankops-*/lib/aot/jdk)
+  cds_dir=${BANKOPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bankops}/cds
+  touch "$work/started"
+fi
+
 version=$(bankops --version)
 [[ "$version" =~ ^bankops\ [0-9.]+\ \(commit\ [0-9a-f]{12}(-modified)?,\ built\ [0-9T:-]+Z\)$ ]] || fail "--version printed: $version"
 echo "installed: $version" >&2
@@ -39,4 +48,9 @@ echo "installed: inspect read back the command keyed $key" >&2
 
 bankops sandbox down --wipe >&2
 [ ! -e "$XDG_DATA_HOME/bankops/sandbox" ] || fail "sandbox down --wipe left $XDG_DATA_HOME/bankops/sandbox"
+if [ -n "$aot" ]; then
+  recorded=$(find "$cds_dir" -maxdepth 1 -name '*.jsa' -newer "$work/started" 2>/dev/null || true)
+  [ -z "$recorded" ] || fail "a job recorded a class-data archive instead of mapping the AOT cache ($aot): $recorded"
+  echo "installed: every job's first run mapped the AOT cache trained on $aot" >&2
+fi
 echo "installed: ok" >&2
