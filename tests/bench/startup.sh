@@ -47,11 +47,20 @@ warm --help
 for job in latency replay inspect; do warm "$job" --help; done
 if pgrep -f "sbt-launch.*$work" >/dev/null; then echo "warm run started sbt" >&2; exit 1; fi
 
-# The distribution as an operator installs it (tests/dist/installed.sh): its first run records the class-data archive
-# (a dynamic archive names the jars' absolute paths, so JDK 17 cannot map one made elsewhere), then warm runs.
-(cd "$work/clone" && ./bankops dist >/dev/null 2>&1) || { echo "./bankops dist failed" >&2; exit 1; }
+# The distribution as an operator installs it (tests/dist/installed.sh). On JDK 17 its first run records the class-data
+# archive (a dynamic archive names the jars' absolute paths, so JDK 17 cannot map one made elsewhere), then warm runs.
+# Where a JDK 25 is found (tests/dist/aot-jdk.sh) the tarball carries an AOT cache trained on it: the same on that JDK.
+aot_jdk=$(bash "$root/tests/dist/aot-jdk.sh" || true)
+(cd "$work/clone" && ./bankops dist ${aot_jdk:+--aot-jdk "$aot_jdk"} >/dev/null 2>&1) || { echo "./bankops dist failed" >&2; exit 1; }
 mkdir -p "$work/opt" && tar -C "$work/opt" -xzf "$work"/clone/target/dist/bankops-*.tar.gz
 installed=$(echo "$work"/opt/bankops-*/bin/bankops)
-s=$(date +%s.%N); XDG_CACHE_HOME=$work/xdg-cache "$installed" --help >/dev/null 2>&1; e=$(date +%s.%N)
-printf 'installed --help  first run (records its archive): %.2f s\n' "$(echo "$e - $s" | bc)"
-XDG_CACHE_HOME=$work/xdg-cache median "installed --help" "$installed" --help
+first_and_warm() {
+  local label=$1 s e; shift
+  s=$(date +%s.%N); "$installed" --help >/dev/null 2>&1; e=$(date +%s.%N)
+  printf 'installed --help (%s) first run: %.2f s\n' "$label" "$(echo "$e - $s" | bc)"
+  median "installed --help" "$installed" --help
+}
+XDG_CACHE_HOME=$work/xdg-cache first_and_warm "$("${JAVA_HOME:+$JAVA_HOME/bin/}java" -version 2>&1 | head -1), records its archive"
+if [ -n "$aot_jdk" ]; then
+  JAVA_HOME=$aot_jdk XDG_CACHE_HOME=$work/xdg-cache-25 BANKOPS_CDS=require first_and_warm "$aot_jdk, its AOT cache"
+fi
