@@ -66,10 +66,10 @@ object Distribution {
       val script = Process(Seq("bash", launcher.getPath, "completion", shell), dir, "BANKOPS_CDS" -> "off").!!
       IO.write(new File(completion, file), script)
     }
-    // JDK 25's AOT caches, trained by running the packed jobs on that JDK (project/aot-train.sh says how).
+    // JDK 25's AOT cache, trained by running the packed jobs on that JDK (project/aot-train.sh says how).
     aotJdk.foreach { jdk =>
       if (Process(Seq("bash", new File(base, "project/aot-train.sh").getPath, root.getPath, jdk.getPath)).! != 0)
-        sys.error(s"the AOT caches could not be trained on $jdk (above)")
+        sys.error(s"the AOT cache could not be trained on $jdk (above)")
     }
     // Packed beside its final name and moved into place whole: an interrupted or failed dist leaves no tarball that
     // looks complete (a release job would attach it), only a .part the next run replaces.

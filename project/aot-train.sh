@@ -18,7 +18,8 @@ chmod 755 "$work"
 b=$root/bin/bankops
 export JAVA_HOME=$jdk XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data BANKOPS_AOT_TRAIN=$work/aot
 unset BANKOPS_SANDBOX_DIR BANKOPS_HOME KAFKA_BROKERS SCHEMA_REGISTRY_URL BANKOPS_COMMAND_CONFIG BANKOPS_JAVA_OPTS BANKOPS_CDS
-trap '"$b" sandbox down --wipe >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+# The trap's run records nothing in the user's cache (BANKOPS_CDS=off) when the training fails half-way.
+trap 'BANKOPS_CDS=off "$b" sandbox down --wipe >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 mkdir -p "$work/aot" "$work/config" "$work/data"
 cd "$work"
 
