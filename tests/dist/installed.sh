@@ -19,15 +19,21 @@ ln -s "$work"/opt/bankops-*/bin/bankops "$work/bin/bankops"
 # No sbt, no checkout: PATH holds the link and the system's tools; the downloads' cache is the machine's (XDG_CACHE_HOME
 # as it is), the contexts and the sandbox are this test's.
 export PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data
-unset BANKOPS_SANDBOX_DIR BANKOPS_HOME KAFKA_BROKERS SCHEMA_REGISTRY_URL BANKOPS_COMMAND_CONFIG
+unset BANKOPS_SANDBOX_DIR BANKOPS_HOME KAFKA_BROKERS SCHEMA_REGISTRY_URL BANKOPS_COMMAND_CONFIG BANKOPS_JAVA_OPTS
 ! command -v sbt >/dev/null || fail "sbt is on PATH"
 cd "$work/somewhere"
 
-# BANKOPS_CDS=require with a JDK the tarball's AOT cache was trained on: every job's first run must map that cache (the
-# JVM refuses to start otherwise), and no job records an archive of its own.
+# BANKOPS_EXPECT_AOT=1 (.ci/run, the release): the tarball carries an AOT cache trained on the JDK in JAVA_HOME (the
+# launcher's identity of a build: vendor, runtime version, platform), and every job's first run maps it: BANKOPS_CDS=
+# require makes the JVM refuse to start without it, and no job may record an archive of its own instead.
 aot=
-if [ "${BANKOPS_CDS:-}" = require ] && [ -f "$work"/opt/bankops-*/lib/aot/jdk ]; then
-  aot=$(cat "$work"/opt/bankops-*/lib/aot/jdk)
+if [ "${BANKOPS_EXPECT_AOT:-}" = 1 ]; then
+  aot=$(cat "$work"/opt/bankops-*/lib/aot/jdk 2>/dev/null) || fail "the tarball carries no AOT cache (lib/aot/jdk)"
+  release=${JAVA_HOME:?BANKOPS_EXPECT_AOT=1 needs JAVA_HOME}/release
+  build=$(for key in IMPLEMENTOR JAVA_RUNTIME_VERSION OS_NAME OS_ARCH; do
+    sed -n "s/^$key=\"\(.*\)\"/\1/p" "$release"; done | paste -sd' ' -)
+  [ "$build" = "$aot" ] || fail "JAVA_HOME holds $build; the AOT cache was trained on $aot"
+  export BANKOPS_CDS=require
   cds_dir=${BANKOPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bankops}/cds
   touch "$work/started"
 fi
