@@ -53,15 +53,14 @@ class BoundedMemorySuite extends CatsEffectSuite with OnSandbox {
   /** The JSON lines of a file: the JVM prints its warnings about the small heap (beside the tests' -Xmn) to stdout. */
   private def lines(f: os.Path): Long = os.read.lines.stream(f).count(_.startsWith("{\"")).toLong
 
-  test("produce takes 117 MiB of JSON lines on standard input with a 96 MiB heap, each acknowledged") {
+  test("produce and produce --dry-run take 117 MiB of JSON lines on standard input with a 96 MiB heap, each shown") {
     val topic = TopologyFixture.unique("bounded-produce")
     val topology = TopologyFiles.write(
       s"""{"topics": {"$topic": {"partitions": 3, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
     val description = "d" * size
-    for {
-      _ <- Setup.cli("apply the test topology", "apply", "--topology", topology.toString)
-      p <- CliProcess.startJvm(List(heap, "-XX:TieredStopAtLevel=4"), "produce", "--topology", topology.toString, "--topic", topic,
-        "--command-config", small.toString, "-o", "json")
+    def produce(extra: String*): IO[(Int, os.Path, String)] = for {
+      p <- CliProcess.startJvm(List(heap, "-XX:TieredStopAtLevel=4"),
+        Seq("produce", "--topology", topology.toString, "--topic", topic, "--command-config", small.toString, "-o", "json") ++ extra: _*)
       // Written as the job reads them, through the pipe: the lines are never all in this test's memory or the job's. A job
       // that dies early breaks the pipe: its exit code and stderr below say why.
       _ <- IO.blocking {
@@ -75,12 +74,21 @@ class BoundedMemorySuite extends CatsEffectSuite with OnSandbox {
         }
       }
       code <- p.exited(5.minutes)
+    } yield (code, p.out, os.read(p.err))
+    for {
+      _ <- Setup.cli("apply the test topology", "apply", "--topology", topology.toString)
+      sent <- produce()
       written <- SandboxFixture.written(topic)
+      dry <- produce("--dry-run")
+      after <- SandboxFixture.written(topic)
     } yield {
-      val err = os.read(p.err)
-      assertEquals(code, 0, err.takeRight(2000))
+      assertEquals(sent._1, 0, sent._3.takeRight(2000))
       assertEquals(written, records.toLong)
-      assertEquals(lines(p.out), records.toLong)
+      assertEquals(lines(sent._2), records.toLong)
+      assertEquals(dry._1, 0, dry._3.takeRight(2000))
+      assertEquals(lines(dry._2), records.toLong)
+      assert(dry._3.contains(s"produce: dry run: $records record(s) checked and encoded; nothing sent"), dry._3.takeRight(2000))
+      assertEquals(after, written)
     }
   }
 

@@ -77,8 +77,7 @@ private[produce] object Acked {
   val header: String = f"${"source"}%-10s ${"topic"}%-20s ${"partition"}%9s ${"offset"}%10s  ${"key"}%-36s  record"
 }
 
-/** What a run did: how many records were acknowledged (each was reported as it was), or with `--dry-run` the records
-  * checked and not sent, and whether Ctrl-C ended it. Only the count is kept of what was sent: a run takes standard
-  * input of any length.
+/** What a run did: how many records were acknowledged, or with `--dry-run` checked and not sent (each was shown as it
+  * was), and whether Ctrl-C ended it. Only counts are kept: a run takes standard input of any length.
   */
-final case class ProduceReport(acked: Long, checked: List[Outbound], interrupted: Boolean)
+final case class ProduceReport(acked: Long, checked: Long, interrupted: Boolean)

@@ -73,34 +73,42 @@ object ProduceCommand {
     else o.validNel
   }
 
-  /** A run, for the CLI and for callers in this process: `onAck` hears of each record as the broker acknowledges it. */
-  def produce(o: Options, shell: Shell, onAck: Acked => IO[Unit] = _ => IO.unit): IO[ProduceReport] =
+  /** A run, for the CLI and for callers in this process: `onAck` hears of each record as the broker acknowledges it,
+    * `onChecked` (with `--dry-run`) of each record checked and encoded.
+    */
+  def produce(o: Options, shell: Shell, onAck: Acked => IO[Unit] = _ => IO.unit,
+              onChecked: Outbound => IO[Unit] = _ => IO.unit): IO[ProduceReport] =
     for {
       settings <- Connections.load(o.flags, shell)
       topology <- TopologyChoice.load(o.topology, shell)
-      report <- ProduceRun(o, settings, topology, shell, onAck)
+      report <- ProduceRun(o, settings, topology, shell, onAck, onChecked)
     } yield report
 
-  /** The CLI's run: each record on stdout as the broker acknowledges it (a table's header before the first). */
+  /** The CLI's run: each record on stdout as the broker acknowledges it (a table's header before the first), or with
+    * `--dry-run` as it is checked (a blank line between two blocks), so a dry run of any input holds none of it.
+    */
   def send(o: Options, shell: Shell): IO[ProduceReport] = {
     val printed = new java.util.concurrent.atomic.AtomicBoolean(false)
-    def onAck(a: Acked): IO[Unit] = OutputFormat.resolve(o.output, shell) match {
+    val format = OutputFormat.resolve(o.output, shell)
+    def onAck(a: Acked): IO[Unit] = format match {
       case OutputFormat.Json => shell.println(a.json.noSpaces)
       case OutputFormat.Table => shell.println(Acked.header).whenA(!printed.getAndSet(true)) >> shell.println(a.row)
     }
-    produce(o, shell, onAck)
+    def onChecked(ob: Outbound): IO[Unit] = format match {
+      case OutputFormat.Json => shell.println(ob.json.noSpaces)
+      case OutputFormat.Table => shell.println(if (printed.getAndSet(true)) "\n" + ob.text else ob.text)
+    }
+    produce(o, shell, onAck, onChecked)
   }
 
-  /** The one renderer: a dry run's checked records, and how many records were acknowledged. */
+  /** The one renderer: how many records were acknowledged, or checked by a dry run (each was shown as it came). */
   def render(o: Options, report: ProduceReport): Shown = {
     val summary =
-      if (o.dryRun) Rendered.note(s"produce: dry run: ${report.checked.size} record(s) checked and encoded; nothing sent")
+      if (o.dryRun) Rendered.note(s"produce: dry run: ${report.checked} record(s) checked and encoded; nothing sent")
       else if (report.interrupted && report.acked == 0) Rendered.note("produce: interrupted (Ctrl-C): 0 records acknowledged, nothing sent")
       else if (report.interrupted) Rendered.note(s"produce: interrupted (Ctrl-C): ${report.acked} record(s) acknowledged")
       else Rendered.note(s"produce: ${report.acked} record(s) acknowledged").when(report.acked != 1 || o.values == Values.Stdin)
-    Shown(o.output,
-      Rendered.result(report.checked.map(_.json), report.checked.map(_.text).mkString("\n\n")).when(o.dryRun) ++ summary,
-      if (report.interrupted) Exit.Interrupted else Exit.Ok)
+    Shown(o.output, summary, if (report.interrupted) Exit.Interrupted else Exit.Ok)
   }
 
   val job: Job[Options, ProduceReport] = Job(

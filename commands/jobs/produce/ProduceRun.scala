@@ -25,14 +25,15 @@ import bankops.services.registry.{RegistryClient, RegistryError, SchemaResolver}
 private[produce] object ProduceRun {
   private type Encoded = Either[String, (Outbound, Option[UUID])]
 
-  def apply(o: Options, settings: ConnectionSettings, topology: Topology, shell: Shell, onAck: Acked => IO[Unit]): IO[ProduceReport] = {
+  def apply(o: Options, settings: ConnectionSettings, topology: Topology, shell: Shell, onAck: Acked => IO[Unit],
+            onChecked: Outbound => IO[Unit]): IO[ProduceReport] = {
     val strategy = o.strategy.getOrElse(topology.subjectNameStrategy)
     // Ctrl-C is heard from the start: while the registry and the cluster are asked, it ends the run with nothing sent.
-    Interrupt.onCtrlC.use(run(o, settings, topology, shell, onAck, strategy, _))
+    Interrupt.onCtrlC.use(run(o, settings, topology, shell, onAck, onChecked, strategy, _))
   }
 
   private def run(o: Options, settings: ConnectionSettings, topology: Topology, shell: Shell, onAck: Acked => IO[Unit],
-                  strategy: bankops.services.contracts.SubjectNameStrategy, ctrlC: IO[Unit]): IO[ProduceReport] = {
+                  onChecked: Outbound => IO[Unit], strategy: bankops.services.contracts.SubjectNameStrategy, ctrlC: IO[Unit]): IO[ProduceReport] = {
     for {
       // What needs no service is checked first: the record type, and a value given on the command line.
       choice <- if (o.values == Values.Tombstone) IO.pure(None) else orBad(RecordChoice.choose(topology, o.topic, o.record)).map(Option(_))
@@ -47,13 +48,13 @@ private[produce] object ProduceRun {
         } yield schema
         // Ctrl-C while the registry and the cluster are asked ends the run before anything is sent; later, send hears it.
         IO.race(ctrlC, prepared).flatMap {
-          case Left(_) => IO.pure(ProduceReport(0L, Nil, interrupted = true))
-          case Right(schema) => send(o, values(o, shell, single, choice.zip(schema)), settings, shell, onAck, ctrlC)
+          case Left(_) => IO.pure(ProduceReport(0L, 0L, interrupted = true))
+          case Right(schema) => send(o, values(o, shell, single, choice.zip(schema)), settings, shell, onAck, onChecked, ctrlC)
               .adaptError(KafkaClients.denied(settings.kafka, Doing.writing(List(o.topic))))
         }
       }.adaptError(KafkaClients.unreachable(settings.kafka, o.timeout))
       _ <- orBad(Left("no value on standard input: give --value JSON, --value @FILE, or JSON lines on standard input"))
-        .whenA(o.values == Values.Stdin && !report.interrupted && report.acked == 0 && report.checked.isEmpty)
+        .whenA(o.values == Values.Stdin && !report.interrupted && report.acked == 0 && report.checked == 0)
     } yield report
   }
 
@@ -107,32 +108,33 @@ private[produce] object ProduceRun {
     }
   }
 
-  /** Each chunk's valid values sent (or, with --dry-run, kept) and acknowledged before the next chunk is taken; the first
+  /** Each chunk's valid values sent (or, with --dry-run, shown) and acknowledged before the next chunk is taken; the first
     * invalid value ends the run with exit 2, saying how many were sent before it. Ctrl-C stops taking values: what was
     * handed to the producer is still awaited and reported.
     */
   private def send(o: Options, values: Stream[IO, Encoded], settings: ConnectionSettings, shell: Shell,
-                   onAck: Acked => IO[Unit], ctrlC: IO[Unit]): IO[ProduceReport] = {
+                   onAck: Acked => IO[Unit], onChecked: Outbound => IO[Unit], ctrlC: IO[Unit]): IO[ProduceReport] = {
     val producer: Resource[IO, Option[ChunkProducer]] =
       if (o.dryRun) Resource.pure(None) else ChunkProducer.resource(settings.kafka, o.timeout).map(Some(_))
     producer.use { producer =>
       for {
         acked <- Ref.of[IO, Long](0L)
-        checked <- Ref.of[IO, Vector[Outbound]](Vector.empty)
+        checked <- Ref.of[IO, Long](0L)
         interrupted <- Ref.of[IO, Boolean](false)
         // Chunks as they come (a pipe's lines arrive many at a time): one round trip per chunk, not per line.
         _ <- values.chunks.evalMap { chunk =>
           val (good, rest) = chunk.toList.span(_.isRight)
           val records = good.collect { case Right((ob, _)) => ob }
           val fresh = good.collect { case Right((ob, Some(id))) => shell.info(s"produce: ${ob.source}: no id given, so it has the fresh id $id") }
-          val step = producer.fold(checked.update(_ ++ records))(p => p.watched(deliver(p, records, acked, onAck)))
+          val step = producer.fold(records.traverse_(onChecked) >> checked.update(_ + records.size))(p =>
+            p.watched(deliver(p, records, acked, onAck)))
           (fresh.sequence_ >> step).uncancelable >> rest.collectFirst { case Left(e) => e }.traverse_ { e =>
             acked.get.flatMap(a =>
               IO.raiseError(Failure.BadInput(
                   if (a == 0) s"$e; nothing was sent" else s"$e; the $a record(s) before it were sent, nothing after it")))
           }
         }.interruptWhen((ctrlC >> interrupted.set(true)).attempt).compile.drain
-        report <- (acked.get, checked.get, interrupted.get).mapN((a, c, i) => ProduceReport(a, c.toList, i))
+        report <- (acked.get, checked.get, interrupted.get).mapN(ProduceReport(_, _, _))
       } yield report
     }
   }
