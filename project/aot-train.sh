@@ -9,8 +9,7 @@ set -euo pipefail
 root=$(readlink -f "${1:?usage: project/aot-train.sh ROOT JDK_DIR}")
 jdk=$(readlink -f "${2:?usage: project/aot-train.sh ROOT JDK_DIR}")
 fail() { echo "aot-train: $*" >&2; exit 1; }
-major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*"/\1/p' "$jdk/release" 2>/dev/null)
-[ -n "$major" ] && [ "$major" -ge 25 ] || fail "$jdk is not a JDK 25 or newer (its release file says '${major:-nothing}')"
+# The JDK is checked by the launcher: `dist --aot-jdk` before sbt starts, `--aot-training` again as it trains.
 
 work=$(mktemp -d)
 # As root the sandbox runs PostgreSQL as the postgres user, which must reach the sandbox's directory.
