@@ -30,6 +30,8 @@
 //> using dep org.knowm.xchart:xchart:3.8.8
 // XChart declares its SVG writer optional: SVG charts need it on the classpath.
 //> using dep de.erichseifert.vectorgraphics2d:VectorGraphics2D:0.13
+// The sandbox's CA and certificates, made in the JVM (commands/jobs/sandbox/Certificates.scala).
+//> using dep org.bouncycastle:bcpkix-jdk18on:1.87
 
 //> using test.dep org.scalameta::munit:1.2.1
 //> using test.dep org.scalameta::munit-scalacheck:1.2.0

@@ -1,7 +1,6 @@
 package bankops.jobs.sandbox
 
 import cats.effect.IO
-import cats.syntax.all._
 
 import java.security.KeyStore
 import java.util.Base64
@@ -11,10 +10,9 @@ private[sandbox] final case class IdentityFiles(name: String, keystore: os.Path,
   def all: List[os.Path] = List(keystore, certPem, keyPem)
 }
 
-/** The sandbox's TLS material, made once with the JDK's keytool: a CA, the brokers' keystore (also serving the
-  * registry over HTTPS), a client truststore, and one client certificate per identity, its subject `CN=<name>`
-  * (the brokers map that subject to the principal `User:<name>`).
-  * Passwords go to keytool through the environment, never on a command line.
+/** The sandbox's TLS material, made once ([[Certificates]]): a CA, the brokers' keystore (also serving the registry over
+  * HTTPS), a client truststore, and one client certificate per identity, its subject `CN=<name>` (the brokers map that
+  * subject to the principal `User:<name>`). Files holding a private key are the owner's alone.
   */
 private[sandbox] final case class TlsFiles(dir: os.Path) {
   val caP12: os.Path = dir / "ca.p12"
@@ -26,53 +24,53 @@ private[sandbox] final case class TlsFiles(dir: os.Path) {
 }
 
 private[sandbox] object Tls {
-  private val PassEnv = "BANKOPS_TLS_PASSWORD"
-
   /** The brokers' certificate subject; `ssl.principal.mapping.rules` makes it the principal `User:bankops-broker`. */
   val BrokerName = "bankops-broker"
 
   def ensure(files: TlsFiles, password: String): IO[Unit] =
-    IO.blocking(files.complete).ifM(IO.unit, generate(files, password))
+    IO.blocking(files.complete).ifM(IO.unit, IO.blocking(generate(files, password)))
 
-  private def generate(f: TlsFiles, password: String): IO[Unit] = {
-    val keytool = (os.Path(sys.props("java.home")) / "bin" / "keytool").toString
-    val env = Map(PassEnv -> password)
-    def kt(args: String*): IO[Unit] = Processes.run(keytool +: args, f.dir, env).void
-    val store = Seq("-storetype", "PKCS12", s"-storepass:env", PassEnv)
-    def keyPair(alias: String, file: os.Path, dname: String, ext: Seq[String], sanAndUse: Seq[String]): IO[Unit] =
-      kt(Seq("-genkeypair", "-alias", alias, "-dname", dname, "-keyalg", "RSA", "-keysize", "2048", "-validity", "825", "-keystore", file.toString) ++
-          store: _*) >>
-        kt(Seq("-certreq", "-alias", alias, "-keystore", file.toString, "-file", s"$alias.csr") ++ store: _*) >>
-        kt(Seq("-gencert", "-alias", "ca", "-keystore", f.caP12.toString, "-infile", s"$alias.csr", "-outfile", s"$alias.crt", "-rfc", "-validity",
-            "825") ++ sanAndUse ++ ext ++ store: _*) >>
-        kt(Seq("-importcert", "-noprompt", "-alias", "ca", "-file", f.caPem.toString, "-keystore", file.toString) ++ store: _*) >>
-        kt(Seq("-importcert", "-noprompt", "-alias", alias, "-file", s"$alias.crt", "-keystore", file.toString) ++ store: _*) >>
-        IO.blocking { os.remove(f.dir / s"$alias.csr"); os.remove(f.dir / s"$alias.crt") }.void
-    for {
-      _ <- IO.blocking { os.remove.all(f.dir); os.makeDir.all(f.dir) }
-      _ <- kt(Seq("-genkeypair", "-alias", "ca", "-dname", "CN=bankops sandbox CA", "-ext", "bc:c", "-keyalg", "RSA", "-keysize", "2048",
-          "-validity", "3650", "-keystore", f.caP12.toString) ++ store: _*)
-      _ <- kt(Seq("-exportcert", "-rfc", "-alias", "ca", "-keystore", f.caP12.toString, "-file", f.caPem.toString) ++ store: _*)
-      _ <- kt(Seq("-importcert", "-noprompt", "-alias", "ca", "-file", f.caPem.toString, "-keystore", f.truststore.toString) ++ store: _*)
-      _ <- keyPair("broker", f.broker, s"CN=$BrokerName", Seq("-ext", "EKU=serverAuth,clientAuth"), Seq("-ext", "SAN=dns:localhost,ip:127.0.0.1"))
-      // Sequential: two keytools at once on two cores slow each other more than they gain.
-      _ <- Identities.all.traverse_ { name =>
-        val id = f.identity(name)
-        keyPair(name, id.keystore, s"CN=$name", Seq("-ext", "EKU=clientAuth"), Nil) >> IO.blocking(writePem(id, password))
-      }
-    } yield ()
+  /** Made in a directory beside `tls` and moved into place whole: an interrupted run leaves no half-made material that
+    * [[TlsFiles.complete]] would take for finished.
+    */
+  private def generate(f: TlsFiles, password: String): Unit = {
+    val staging = TlsFiles(f.dir / os.up / s"${f.dir.last}.new")
+    os.remove.all(staging.dir)
+    os.makeDir.all(staging.dir)
+    val ca = Certificates.authority("bankops sandbox CA", days = 3650)
+    store(staging.caP12, password, secret = true)(_.setKeyEntry("ca", ca.key, password.toCharArray, ca.chain.toArray))
+    os.write(staging.caPem, pem("CERTIFICATE", ca.certificate.getEncoded))
+    store(staging.truststore, password, secret = false)(_.setCertificateEntry("ca", ca.certificate))
+    keystore(staging.broker, "broker", Certificates.leaf(ca, BrokerName, days = 825, server = true, hosts = List("localhost", "127.0.0.1")),
+      password)
+    Identities.all.foreach { name =>
+      val id = staging.identity(name)
+      val issued = Certificates.leaf(ca, name, days = 825, server = false)
+      keystore(id.keystore, name, issued, password)
+      os.write(id.keyPem, pem("PRIVATE KEY", issued.key.getEncoded), perms = "rw-------")
+      os.write(id.certPem, issued.chain.map(c => pem("CERTIFICATE", c.getEncoded)).mkString)
+    }
+    os.remove.all(f.dir)
+    os.move(staging.dir, f.dir, atomicMove = true)
   }
 
-  /** PEM copies of a client's certificate chain and private key (PKCS#8), for kcat and confluent-kafka. */
-  private def writePem(id: IdentityFiles, password: String): Unit = {
+  /** A PKCS12 keystore: the key under `alias` with its chain, and the CA as a trusted entry (as Kafka's clients expect). */
+  private def keystore(file: os.Path, alias: String, issued: Issued, password: String): Unit =
+    store(file, password, secret = true) { ks =>
+      ks.setKeyEntry(alias, issued.key, password.toCharArray, issued.chain.toArray)
+      ks.setCertificateEntry("ca", issued.chain.last)
+    }
+
+  private def store(file: os.Path, password: String, secret: Boolean)(fill: KeyStore => Unit): Unit = {
     val ks = KeyStore.getInstance("PKCS12")
-    val in = os.read.inputStream(id.keystore)
-    try ks.load(in, password.toCharArray)
-    finally in.close()
-    def pem(kind: String, der: Array[Byte]) =
-      s"-----BEGIN $kind-----\n" + Base64.getMimeEncoder(64, "\n".getBytes).encodeToString(der) + s"\n-----END $kind-----\n"
-    val key = ks.getKey(id.name, password.toCharArray)
-    os.write.over(id.keyPem, pem("PRIVATE KEY", key.getEncoded), perms = "rw-------")
-    os.write.over(id.certPem, ks.getCertificateChain(id.name).map(c => pem("CERTIFICATE", c.getEncoded)).mkString)
+    ks.load(null, null)
+    fill(ks)
+    val bytes = new java.io.ByteArrayOutputStream()
+    ks.store(bytes, password.toCharArray)
+    os.write(file, bytes.toByteArray, perms = if (secret) "rw-------" else "rw-r--r--")
   }
+
+  /** PEM for kcat and confluent-kafka: a certificate, or a private key as PKCS#8. */
+  private def pem(kind: String, der: Array[Byte]): String =
+    s"-----BEGIN $kind-----\n" + Base64.getMimeEncoder(64, "\n".getBytes).encodeToString(der) + s"\n-----END $kind-----\n"
 }

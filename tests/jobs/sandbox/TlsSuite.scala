@@ -1,0 +1,119 @@
+package bankops.jobs.sandbox
+
+import java.security.{KeyFactory, KeyStore}
+import java.security.cert.X509Certificate
+import java.security.spec.PKCS8EncodedKeySpec
+import java.util.Base64
+import javax.net.ssl.{KeyManagerFactory, SSLContext, SSLServerSocket, SSLSocket, TrustManagerFactory}
+
+import scala.jdk.CollectionConverters._
+
+/** The sandbox's TLS material as the brokers, the registry and every client take it, checked without a sandbox: the
+  * files, their modes, the certificates' uses, and a mutual TLS handshake between the brokers' store and a client's.
+  */
+class TlsSuite extends munit.FunSuite {
+  private val password = "not-a-real-secret"
+
+  private def load(file: os.Path): KeyStore = {
+    val ks = KeyStore.getInstance("PKCS12")
+    val in = os.read.inputStream(file)
+    try ks.load(in, password.toCharArray)
+    finally in.close()
+    ks
+  }
+
+  private def made(): TlsFiles = {
+    val files = TlsFiles(os.temp.dir() / "tls")
+    Tls.ensure(files, password).unsafeRunSync()(cats.effect.unsafe.implicits.global)
+    files
+  }
+
+  private def chain(file: os.Path, alias: String): List[X509Certificate] =
+    load(file).getCertificateChain(alias).toList.map(_.asInstanceOf[X509Certificate])
+
+  test("every file, complete, the private keys the owner's alone, nothing left beside the directory") {
+    val f = made()
+    assert(f.complete)
+    val secret = List(f.caP12, f.broker) ++ Identities.all.flatMap(n => List(f.identity(n).keystore, f.identity(n).keyPem))
+    secret.foreach(p => assertEquals(os.perms(p).toString, "rw-------", p.toString))
+    assertEquals(os.list(f.dir / os.up).map(_.last), Seq("tls"))
+  }
+
+  test("the CA signs certificates only; the broker's serves localhost and 127.0.0.1; each identity's is a client's, CN=<name>") {
+    val f = made()
+    val ca = load(f.truststore).getCertificate("ca").asInstanceOf[X509Certificate]
+    assertEquals(ca.getBasicConstraints, Int.MaxValue)
+    assertEquals(ca.getSubjectX500Principal.getName, "CN=bankops sandbox CA")
+    val broker = chain(f.broker, "broker")
+    assertEquals(broker.size, 2)
+    broker.head.verify(ca.getPublicKey)
+    assertEquals(broker.head.getSubjectX500Principal.getName, s"CN=${Tls.BrokerName}")
+    assertEquals(broker.head.getBasicConstraints, -1)
+    assertEquals(broker.head.getExtendedKeyUsage.asScala.toSet, Set("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2"))
+    assertEquals(broker.head.getSubjectAlternativeNames.asScala.map(_.asScala.toList).toSet,
+      Set(List[Any](2, "localhost"), List[Any](7, "127.0.0.1")))
+    Identities.all.foreach { name =>
+      val c = chain(f.identity(name).keystore, name)
+      c.head.verify(ca.getPublicKey)
+      assertEquals(c.head.getSubjectX500Principal.getName, s"CN=$name")
+      assertEquals(c.head.getExtendedKeyUsage.asScala.toList, List("1.3.6.1.5.5.7.3.2"))
+      // The PEM copies kcat and confluent-kafka read: the same chain, and the key of its certificate.
+      val pems = os.read(f.identity(name).certPem).split("-----END CERTIFICATE-----").toList.filter(_.contains("BEGIN"))
+      assertEquals(pems.size, 2)
+      val der = Base64.getMimeDecoder.decode(os.read(f.identity(name).keyPem).linesIterator.filterNot(_.startsWith("-----")).mkString)
+      val key = KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(der))
+      val signature = java.security.Signature.getInstance("SHA256withRSA")
+      signature.initSign(key)
+      signature.update(name.getBytes)
+      val signed = signature.sign()
+      signature.initVerify(c.head.getPublicKey)
+      signature.update(name.getBytes)
+      assert(signature.verify(signed), s"$name's key PEM does not match its certificate")
+    }
+  }
+
+  test("a mutual TLS handshake: the broker's store serves, a client's store is taken, the server sees CN=<name>") {
+    val f = made()
+    def context(keystore: os.Path): SSLContext = {
+      val keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm)
+      keys.init(load(keystore), password.toCharArray)
+      val trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm)
+      trust.init(load(f.truststore))
+      val c = SSLContext.getInstance("TLS")
+      c.init(keys.getKeyManagers, trust.getTrustManagers, null)
+      c
+    }
+    val server = context(f.broker).getServerSocketFactory.createServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress)
+      .asInstanceOf[SSLServerSocket]
+    server.setNeedClientAuth(true)
+    val peer = new java.util.concurrent.CompletableFuture[String]()
+    val accepting = new Thread(() =>
+      try {
+        val s = server.accept().asInstanceOf[SSLSocket]
+        try { s.startHandshake(); peer.complete(s.getSession.getPeerPrincipal.getName) }
+        finally s.close()
+      } catch { case e: Throwable => peer.completeExceptionally(e) })
+    accepting.start()
+    try {
+      val client = context(f.identity(Identities.Reader).keystore).getSocketFactory.createSocket("localhost", server.getLocalPort)
+        .asInstanceOf[SSLSocket]
+      val params = client.getSSLParameters
+      params.setEndpointIdentificationAlgorithm("HTTPS")
+      client.setSSLParameters(params)
+      try client.startHandshake()
+      finally client.close()
+      assertEquals(peer.get(30, java.util.concurrent.TimeUnit.SECONDS), s"CN=${Identities.Reader}")
+    } finally server.close()
+  }
+
+  test("complete material is kept as it is; an incomplete directory is made again whole") {
+    val f = made()
+    val before = os.read.bytes(f.caP12).toList
+    Tls.ensure(f, password).unsafeRunSync()(cats.effect.unsafe.implicits.global)
+    assertEquals(os.read.bytes(f.caP12).toList, before)
+    os.remove(f.identity(Identities.Loader).keyPem)
+    Tls.ensure(f, password).unsafeRunSync()(cats.effect.unsafe.implicits.global)
+    assert(f.complete)
+    assertNotEquals(os.read.bytes(f.caP12).toList, before)
+  }
+}
