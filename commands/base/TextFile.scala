@@ -182,4 +182,11 @@ final class LineReader(in: InputStream, source: String) {
 
 object LineReader {
   val MaxLineBytes: Int = JsonInput.MaxChars
+
+  /** The UTF-8 size of `line` when it is longer than a line this reads back; None when it fits. A writer checks with it, so
+    * a file it writes is one bankops reads. Encoded only when the characters alone could be too many (3 bytes a char).
+    */
+  def overLimit(line: String): Option[Long] =
+    if (line.length.toLong * 3 <= MaxLineBytes) None
+    else Some(line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length.toLong).filter(_ > MaxLineBytes)
 }

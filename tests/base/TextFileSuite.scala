@@ -37,6 +37,19 @@ class TextFileSuite extends munit.FunSuite {
     assertEquals(r.next(), None)
   }
 
+  test("a writer's check agrees with the reader: a line of the limit's bytes fits, one byte more (or a wide char) does not") {
+    val max = LineReader.MaxLineBytes
+    assertEquals(LineReader.overLimit("a" * (max / 3)), None)
+    assertEquals(LineReader.overLimit("a" * max), None)
+    assertEquals(LineReader.overLimit("a" * (max + 1)), Some(max + 1L))
+    // Counted as UTF-8 bytes, as the reader counts: 'é' is two.
+    assertEquals(LineReader.overLimit("a" * (max - 1) + "é"), Some(max + 1L))
+    val fits = "a" * (max - 2) + "é"
+    assertEquals(LineReader.overLimit(fits), None)
+    val read = new LineReader(new java.io.ByteArrayInputStream((fits + "\n").getBytes("UTF-8")), "fits.jsonl").next()
+    assertEquals(read.map(_.map(_._1.length)), Some(Right(max - 1)))
+  }
+
   test("a directory, a device, a pipe, a missing file, a dangling link: each named as what it is") {
     val fifo = dir / "fifo"
     os.proc("mkfifo", fifo.toString).call()

@@ -7,7 +7,7 @@ import fs2.{Chunk, Stream}
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, Shown, StepSummary, TextFile, Flags}
+import bankops.base.{Exit, Failure, Interrupt, Job, OutputFile, Shell, Shown, StepSummary, TextFile, Flags, LineReader}
 import bankops.flags.{ConnectionOpts, SourceOpts, TopicFlags, TopologyFlags}
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections}
 import bankops.services.contracts.{SchemaFile, SchemaFiles, SubjectNameStrategy, Topology, TopologyChoice}
@@ -274,7 +274,12 @@ object ReplayCommand {
       TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>
         val lines = records.chunks.evalMap(c =>
           decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
-            RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
+            val line = RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
+            // A line --from-file could not read back is refused here, not found there; the partial file is removed.
+            LineReader.overLimit(line).foreach(n =>
+              throw Failure.BadInput(s"the record at ${r.topic}-${r.partition}@${r.offset} takes ${n / 1048576} MiB as a line, over " +
+                s"the ${LineReader.MaxLineBytes / 1048576} MiB a line can hold; nothing written to $file (--to before it, or leave it out)"))
+            line
           })).flatMap(Stream.chunk)
         val limited = limit.fold(lines)(lines.take)
         def summary(headline: String, n: Long) = StepSummary.write(shell,
