@@ -189,4 +189,7 @@ object LineReader {
   def overLimit(line: String): Option[Long] =
     if (line.length.toLong * 3 <= MaxLineBytes) None
     else Some(line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length.toLong).filter(_ > MaxLineBytes)
+
+  /** A size over the limit in whole MiB, rounded up: one byte over 32 MiB never reads as "32 MiB, over the 32 MiB". */
+  def mib(bytes: Long): Long = (bytes + 1048575) / 1048576
 }

@@ -48,6 +48,8 @@ class TextFileSuite extends munit.FunSuite {
     assertEquals(LineReader.overLimit(fits), None)
     val read = new LineReader(new java.io.ByteArrayInputStream((fits + "\n").getBytes("UTF-8")), "fits.jsonl").next()
     assertEquals(read.map(_.map(_._1.length)), Some(Right(max - 1)))
+    // Said in whole MiB rounded up: one byte over is 33, never "32 MiB, over the 32 MiB".
+    assertEquals((LineReader.mib(max.toLong), LineReader.mib(max + 1L)), (32L, 33L))
   }
 
   test("a directory, a device, a pipe, a missing file, a dangling link: each named as what it is") {

@@ -274,23 +274,26 @@ object ReplayCommand {
       TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>
         val lines = records.chunks.evalMap(c =>
           decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
-            val line = RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value)
-            // A line --from-file could not read back is refused here, not found there; the partial file is removed.
+            (RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value), r)
+          })).flatMap(Stream.chunk)
+        // A line --from-file could not read back is refused here, not found there (the partial file is removed); checked
+        // after --limit, so a record the run would not write cannot end it.
+        val limited = limit.fold(lines)(lines.take).chunks.evalMap(c =>
+          IO(c.map { case (line, r) =>
             LineReader.overLimit(line).foreach(n =>
-              throw Failure.BadInput(s"the record at ${r.topic}-${r.partition}@${r.offset} takes ${n / 1048576} MiB as a line, over " +
+              throw Failure.BadInput(s"the record at ${r.topic}-${r.partition}@${r.offset} takes ${LineReader.mib(n)} MiB as a line, over " +
                 s"the ${LineReader.MaxLineBytes / 1048576} MiB a line can hold; nothing written to $file (--to before it, or leave it out)"))
             line
-          })).flatMap(Stream.chunk)
-        val limited = limit.fold(lines)(lines.take)
+          }))
         def summary(headline: String, n: Long) = StepSummary.write(shell,
           StepSummary("replay", headline, StepSummary.Outcome.Ok,
             facts = List("source topics" -> spec.topics.mkString(", "), "file" -> file.toString, "records" -> n.toString)))
-        if (dryRun) limited.compile.count.flatMap(n =>
+        if (dryRun) limited.map(_.size.toLong).compile.foldMonoid.flatMap(n =>
           shell.info(s"replay: dry run: $n records read; nothing written") >>
             summary(s"dry run: $n records read; nothing written", n)).as(Exit.Ok)
         else {
           val writing = OutputFile.write("--to-file", file, overwrite)(w =>
-            limited.chunks.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid)
+            limited.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid)
           // Ctrl-C cancels the writing, which removes the partial file: a file that is there is whole.
           Interrupt.onCtrlC.use(ctrlC => IO.race(ctrlC, writing)).flatMap {
             case Left(_) =>
