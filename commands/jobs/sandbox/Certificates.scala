@@ -30,17 +30,20 @@ private[sandbox] object Certificates {
     g.generateKeyPair()
   }
 
-  /** A positive serial of 63 random bits: unique enough for one CA's handful of certificates, and never zero. */
+  /** A positive serial of 62 random bits and a final 1: unique enough for one CA's handful of certificates, never zero. */
   private def serial(): BigInteger = BigInteger.valueOf((random.nextLong() >>> 1) | 1L)
 
   private def sign(builder: X509v3CertificateBuilder, by: PrivateKey): X509Certificate =
     new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(by)))
 
   /** A self-signed CA valid for `days`: it signs certificates and nothing else. */
+  /** Valid from an hour before `now`: a clock stepped back a little does not make a fresh sandbox's TLS fail. */
+  private def validFrom(now: Instant): Date = Date.from(now.minus(1, ChronoUnit.HOURS))
+
   def authority(cn: String, days: Int, now: Instant = Instant.now()): Issued = {
     val pair = keyPair()
     val name = new X500Name(s"CN=$cn")
-    val builder = new JcaX509v3CertificateBuilder(name, serial(), Date.from(now), Date.from(now.plus(days.toLong, ChronoUnit.DAYS)), name,
+    val builder = new JcaX509v3CertificateBuilder(name, serial(), validFrom(now), Date.from(now.plus(days.toLong, ChronoUnit.DAYS)), name,
       pair.getPublic)
       .addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
       .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
@@ -53,7 +56,7 @@ private[sandbox] object Certificates {
     val pair = keyPair()
     val utils = new JcaX509ExtensionUtils()
     val uses = (if (server) List(KeyPurposeId.id_kp_serverAuth) else Nil) :+ KeyPurposeId.id_kp_clientAuth
-    val builder = new JcaX509v3CertificateBuilder(ca.certificate, serial(), Date.from(now), Date.from(now.plus(days.toLong, ChronoUnit.DAYS)),
+    val builder = new JcaX509v3CertificateBuilder(ca.certificate, serial(), validFrom(now), Date.from(now.plus(days.toLong, ChronoUnit.DAYS)),
       new X500Name(s"CN=$cn"), pair.getPublic)
       .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
       .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment))

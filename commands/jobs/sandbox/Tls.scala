@@ -30,28 +30,32 @@ private[sandbox] object Tls {
   def ensure(files: TlsFiles, password: String): IO[Unit] =
     IO.blocking(files.complete).ifM(IO.unit, IO.blocking(generate(files, password)))
 
-  /** Made in a directory beside `tls` and moved into place whole: an interrupted run leaves no half-made material that
-    * [[TlsFiles.complete]] would take for finished.
+  /** Made in a directory of its own beside `tls` (the owner's alone, as createTempDirectory makes it) and moved into
+    * place whole: an interrupted run leaves no half-made material that [[TlsFiles.complete]] would take for finished, and
+    * of two runs at once the second keeps the first's.
     */
   private def generate(f: TlsFiles, password: String): Unit = {
-    val staging = TlsFiles(f.dir / os.up / s"${f.dir.last}.new")
-    os.remove.all(staging.dir)
-    os.makeDir.all(staging.dir)
-    val ca = Certificates.authority("bankops sandbox CA", days = 3650)
-    store(staging.caP12, password, secret = true)(_.setKeyEntry("ca", ca.key, password.toCharArray, ca.chain.toArray))
-    os.write(staging.caPem, pem("CERTIFICATE", ca.certificate.getEncoded))
-    store(staging.truststore, password, secret = false)(_.setCertificateEntry("ca", ca.certificate))
-    keystore(staging.broker, "broker", Certificates.leaf(ca, BrokerName, days = 825, server = true, hosts = List("localhost", "127.0.0.1")),
-      password)
-    Identities.all.foreach { name =>
-      val id = staging.identity(name)
-      val issued = Certificates.leaf(ca, name, days = 825, server = false)
-      keystore(id.keystore, name, issued, password)
-      os.write(id.keyPem, pem("PRIVATE KEY", issued.key.getEncoded), perms = "rw-------")
-      os.write(id.certPem, issued.chain.map(c => pem("CERTIFICATE", c.getEncoded)).mkString)
-    }
-    os.remove.all(f.dir)
-    os.move(staging.dir, f.dir, atomicMove = true)
+    os.makeDir.all(f.dir / os.up)
+    val staging = TlsFiles(os.Path(java.nio.file.Files.createTempDirectory((f.dir / os.up).toNIO, s"${f.dir.last}.new-")))
+    try {
+      val ca = Certificates.authority("bankops sandbox CA", days = 3650)
+      store(staging.caP12, password, secret = true)(_.setKeyEntry("ca", ca.key, password.toCharArray, ca.chain.toArray))
+      os.write(staging.caPem, pem("CERTIFICATE", ca.certificate.getEncoded))
+      store(staging.truststore, password, secret = false)(_.setCertificateEntry("ca", ca.certificate))
+      keystore(staging.broker, "broker", Certificates.leaf(ca, BrokerName, days = 825, server = true, hosts = List("localhost", "127.0.0.1")),
+        password)
+      Identities.all.foreach { name =>
+        val id = staging.identity(name)
+        val issued = Certificates.leaf(ca, name, days = 825, server = false)
+        keystore(id.keystore, name, issued, password)
+        os.write(id.keyPem, pem("PRIVATE KEY", issued.key.getEncoded), perms = "rw-------")
+        os.write(id.certPem, issued.chain.map(c => pem("CERTIFICATE", c.getEncoded)).mkString)
+      }
+      if (!f.complete) {
+        os.remove.all(f.dir)
+        os.move(staging.dir, f.dir, atomicMove = true)
+      }
+    } finally os.remove.all(staging.dir) // gone once moved; left by a run that found the material made meanwhile
   }
 
   /** A PKCS12 keystore: the key under `alias` with its chain, and the CA as a trusted entry (as Kafka's clients expect). */
