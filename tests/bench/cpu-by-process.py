@@ -5,8 +5,10 @@ beside the machine's busy and idle CPU-seconds from /proc/stat.
 
     python3 tests/bench/cpu-by-process.py ./bankops test
 
-A process that was running before COMMAND started counts only what it used after. One that lives less than a sample
-(0.3 s) is missed: short `sh`, `sed` and the like.
+A process that was running before COMMAND started counts only what it used after. Each process's last interval (up
+to 0.3 s) is missed, and so is one that lives less than a sample: short `sh`, `sed` and the like, and a little of every
+short JVM. A process that execs another program (the bankops launcher execs java) is counted under what it runs at
+each sample.
 """
 import collections
 import os
@@ -63,7 +65,7 @@ def machine():
 
 
 def main(command):
-    seen = {}  # (pid, start) -> [kind, cpu counted from]
+    seen = {}  # (pid, start) -> the CPU-s counted up to
     used = collections.Counter()
 
     def sample(count):
@@ -72,13 +74,13 @@ def main(command):
             if c is None:
                 continue
             key = (pid, c[1])
+            k = kind(pid)  # again at every sample: an exec keeps the pid and the start time
+            if k is None:
+                continue
             if key not in seen:
-                k = kind(pid)
-                if k is None:
-                    continue
-                seen[key] = [k, c[0] if not count else 0.0]
-            used[seen[key][0]] += c[0] - seen[key][1]
-            seen[key][1] = c[0]
+                seen[key] = c[0] if not count else 0.0
+            used[k] += c[0] - seen[key]
+            seen[key] = c[0]
 
     sample(count=False)
     busy0, idle0 = machine()
