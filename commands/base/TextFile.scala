@@ -192,4 +192,8 @@ object LineReader {
 
   /** A size over the limit in whole MiB, rounded up: one byte over 32 MiB never reads as "32 MiB, over the 32 MiB". */
   def mib(bytes: Long): Long = (bytes + 1048575) / 1048576
+
+  /** A writer's refusal of a record whose line (`kind`) would be `bytes` long: the one wording of capture and replay. */
+  def refusal(record: String, bytes: Long, kind: String): String =
+    s"the record at $record takes ${mib(bytes)} MiB as $kind, over the ${MaxLineBytes / 1048576} MiB a line can hold"
 }

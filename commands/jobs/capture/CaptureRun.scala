@@ -199,10 +199,8 @@ private[capture] object CaptureRun {
                           val line = (RecordLine.text(e, None) + "\n").getBytes("UTF-8")
                           // A line restore and `capture show` could not read back is refused here, not found there.
                           if (line.length - 1 > LineReader.MaxLineBytes)
-                            throw Failure.BadInput(
-                              s"the record at $topic-${r.partition}@${r.offset} takes ${LineReader.mib(line.length - 1L)} MiB as an " +
-                                s"archive line, over the ${LineReader.MaxLineBytes / 1048576} MiB a line can hold; nothing captured (end the " +
-                                "window before it, or leave its topic out)")
+                            throw Failure.BadInput(LineReader.refusal(s"$topic-${r.partition}@${r.offset}", line.length - 1L, "an archive line") +
+                              "; nothing captured (end the window before it, or leave its topic out)")
                           lines.write(line)
                           written += ((r.partition, r.offset, r.timestamp))
                       }

@@ -281,8 +281,8 @@ object ReplayCommand {
         val limited = limit.fold(lines)(lines.take).chunks.evalMap(c =>
           IO(c.map { case (line, r) =>
             LineReader.overLimit(line).foreach(n =>
-              throw Failure.BadInput(s"the record at ${r.topic}-${r.partition}@${r.offset} takes ${LineReader.mib(n)} MiB as a line, over " +
-                s"the ${LineReader.MaxLineBytes / 1048576} MiB a line can hold; nothing written to $file (--to before it, or leave it out)"))
+              throw Failure.BadInput(LineReader.refusal(s"${r.topic}-${r.partition}@${r.offset}", n, "a line") +
+                s"; nothing written to $file (--to before it, or leave it out)"))
             line
           }))
         def summary(headline: String, n: Long) = StepSummary.write(shell,
