@@ -33,6 +33,16 @@ class JsonInputSuite extends munit.ScalaCheckSuite {
     }
   }
 
+  property("an integer reads as circe reads it and prints as it was written: longs, beyond a long, and -0") {
+    val integers = Gen.oneOf(Gen.long.map(_.toString), Gen.choose(0, 40).map(n => "9" * 20 + "0" * n), Gen.const("-0"),
+      Gen.const("-9223372036854775808"), Gen.const("9223372036854775808"))
+    Prop.forAll(integers) { text =>
+      val read = JsonInput.parse(s"[$text]").toOption.get
+      assertEquals(read, io.circe.parser.parse(s"[$text]").toOption.get)
+      assertEquals(read.noSpaces, s"[$text]")
+    }
+  }
+
   property("a key twice in one object, at any level, is refused naming the key") {
     Prop.forAll(Gen.choose(0, 40), Gen.alphaStr.filter(_.nonEmpty), Gen.choose(0, 1000)) { (depth, key, seed) =>
       val dup = s"""{"$key":1,"other":2,"$key":3}"""

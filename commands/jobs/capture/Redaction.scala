@@ -23,7 +23,7 @@ private[capture] object Redaction {
       case g: GenericRecord =>
         val hidden = paths.flatMap(p => mask(g, p))
         if (hidden.isEmpty) Right(None)
-        else WireFormat.encodeGeneric(g, schema).map(b => Some(WireFormat.frame(schemaId, b) -> hidden.flatten.toSet))
+        else WireFormat.encodeFramed(g, schema, schemaId).map(b => Some(b -> hidden.flatten.toSet))
           .left.map(e => s"cannot be encoded once masked: $e")
       case _ => Right(None)
     }

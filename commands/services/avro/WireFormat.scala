@@ -29,9 +29,15 @@ object WireFormat {
   def idOf(framed: Array[Byte]): Int = ((framed(1) & 0xff) << 24) | ((framed(2) & 0xff) << 16) | ((framed(3) & 0xff) << 8) | (framed(4) & 0xff)
 
   /** Avro binary of a generic datum (GenericRecord, or any value Avro's generic model holds) under `schema`. */
-  def encodeGeneric(datum: Any, schema: Schema): Either[String, Array[Byte]] =
+  def encodeGeneric(datum: Any, schema: Schema): Either[String, Array[Byte]] = encodeAfter(datum, schema, None)
+
+  /** [[frame]] of [[encodeGeneric]], written into one buffer: the header, then the datum (no second copy per record). */
+  def encodeFramed(datum: Any, schema: Schema, schemaId: Int): Either[String, Array[Byte]] = encodeAfter(datum, schema, Some(schemaId))
+
+  private def encodeAfter(datum: Any, schema: Schema, schemaId: Option[Int]): Either[String, Array[Byte]] =
     try {
-      val out = new ByteArrayOutputStream()
+      val out = new ByteArrayOutputStream(128)
+      schemaId.foreach { id => out.write(MagicByte.toInt); out.write(id >>> 24); out.write(id >>> 16); out.write(id >>> 8); out.write(id) }
       val encoder = EncoderFactory.get().directBinaryEncoder(out, null)
       new GenericDatumWriter[Any](schema).write(datum, encoder)
       encoder.flush()

@@ -98,4 +98,19 @@ class AvroJsonSuite extends munit.ScalaCheckSuite {
     assert(readV(bytes, "\"123.45\"").left.exists(_.contains("precision 4")), readV(bytes, "\"123.45\""))
     assert(readV(fixed, "\"123.4\"").left.exists(_.contains("precision 4")))
   }
+
+  test("an error names its path through records, arrays, maps and unions, and says what a union holds") {
+    val lines = """{"type":"array","items":{"type":"record","name":"L","fields":[{"name":"amount","type":"long"}]}}"""
+    assertEquals(readV(lines, """[{"amount":1},{"amount":2},{"amount":"x"}]""").left.toOption, Some("v[2].amount: expected a long, got \"x\""))
+    assertEquals(readV(s"""{"type":"map","values":$lines}""", """{"a":[{"amount":true}]}""").left.toOption,
+      Some("v.a[0].amount: expected a long, got true"))
+    assertEquals(readV("""["null","long"]""", "\"x\"").left.toOption, Some("v: expected one of null, long, got \"x\""))
+    assertEquals(readV("""["long","null"]""", "7"), Right(7L))
+    // A key the record lacks is named before a field that fails, wherever it stands in the object.
+    assertEquals(readV(lines, """[{"amount":"x","colour":1}]""").left.toOption, Some("v[0].colour: L has no such field"))
+    assertEquals(readV(lines, """[{"colour":1,"amount":2}]""").left.toOption, Some("v[0].colour: L has no such field"))
+    assertEquals(readV("""["null","int","string"]""", "[]").left.toOption, Some("v: expected one of null, int, string, got []"))
+    assertEquals(AvroJsonRead.fromPlain(io.circe.Json.fromString("x"), one("\"long\"")).left.toOption,
+      Some("expected an object for One, got \"x\""))
+  }
 }
