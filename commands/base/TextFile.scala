@@ -93,15 +93,7 @@ object TextFile {
     })).flatMap { in =>
       val reader = new LineReader(in, file.toString)
       fs2.Stream.repeatEval(IO.blocking {
-        val out = new Array[(String, Int)](batch)
-        var n = 0
-        var chars = 0
-        var next = if (batch > 0) reader.next() else None
-        while (next.isDefined) {
-          next.get.fold(e => throw Failure.BadInput(e), l => { out(n) = l; n += 1; chars += l._1.length })
-          next = if (n < batch && chars < batchChars) reader.next() else None
-        }
-        fs2.Chunk.array(out, 0, n)
+        reader.batch(batch, batchChars).map(_.fold(e => throw Failure.BadInput(e), identity))
       }).takeWhile(_.nonEmpty).unchunks
     }
   }
@@ -178,6 +170,24 @@ final class LineReader(in: InputStream, source: String) {
         }
       }
     }
+
+  /** Up to `lines` lines, or fewer once their characters reach `chars`, read in one call (a stream's blocking read per
+    * chunk): what a consumer holds in flight is a few batches, whatever the lines' length. It ends after an error; empty at
+    * the end.
+    */
+  def batch(lines: Int, chars: Int): fs2.Chunk[Either[String, (String, Int)]] = {
+    val out = new Array[Either[String, (String, Int)]](lines)
+    var n = 0
+    var size = 0
+    var next = if (lines > 0) this.next() else None
+    while (next.isDefined) {
+      out(n) = next.get
+      n += 1
+      next.get.foreach(l => size += l._1.length)
+      next = if (n < lines && size < chars && next.get.isRight) this.next() else None
+    }
+    fs2.Chunk.array(out, 0, n)
+  }
 }
 
 object LineReader {

@@ -18,6 +18,18 @@ class TextFileSuite extends munit.FunSuite {
     assertEquals(read.last, Left("stdin:1001: not UTF-8 text"))
   }
 
+  test("batches: as many lines as asked, fewer once their characters reach the limit, and none after an error") {
+    def reader(bytes: Array[Byte]) = new LineReader(new ByteArrayInputStream(bytes), "f")
+    val r = reader((1 to 10).map(i => s"line$i\n").mkString.getBytes("UTF-8"))
+    assertEquals(r.batch(4, 1000).toList.map(_.map(_._2)), List(1, 2, 3, 4).map(Right(_)))
+    assertEquals(r.batch(100, 10).toList.map(_.map(_._2)), List(5, 6).map(Right(_))) // 5 + 5 characters reach 10
+    assertEquals(r.batch(100, 1000).size, 4)
+    assertEquals(r.batch(100, 1000).size, 0)
+    val bad = reader("a\nb\n".getBytes("UTF-8") ++ Array[Byte](0xff.toByte, '\n') ++ "c\n".getBytes("UTF-8"))
+    assertEquals(bad.batch(100, 1000).toList, List(Right("a" -> 1), Right("b" -> 2), Left("f:3: not UTF-8 text")))
+    assertEquals(bad.batch(100, 1000).size, 0)
+  }
+
   test("lines split across reads, CRLF and a last line without newline") {
     val text = ("x" * 70000) + "\r\nb\n\nlast"
     assertEquals(lines(text.getBytes("UTF-8")), List(Right("x" * 70000 -> 1), Right("b" -> 2), Right("" -> 3), Right("last" -> 4)))
