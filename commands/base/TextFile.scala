@@ -173,9 +173,10 @@ final class LineReader(in: InputStream, source: String) {
 
   /** Up to `lines` lines, or fewer once their characters reach `chars`, read in one call (a stream's blocking read per
     * chunk): what a consumer holds in flight is a few batches, whatever the lines' length. It ends after an error; empty at
-    * the end.
+    * the end. `waiting = false`: after the first line, only lines already read whole (a terminal's or a pipe's reader
+    * takes what has arrived and does not wait for more).
     */
-  def batch(lines: Int, chars: Int): fs2.Chunk[Either[String, (String, Int)]] = {
+  def batch(lines: Int, chars: Int, waiting: Boolean = true): fs2.Chunk[Either[String, (String, Int)]] = {
     val out = new Array[Either[String, (String, Int)]](lines)
     var n = 0
     var size = 0
@@ -184,9 +185,16 @@ final class LineReader(in: InputStream, source: String) {
       out(n) = next.get
       n += 1
       next.get.foreach(l => size += l._1.length)
-      next = if (n < lines && size < chars && next.get.isRight) this.next() else None
+      next = if (n < lines && size < chars && next.get.isRight && (waiting || lineRead)) this.next() else None
     }
     fs2.Chunk.array(out, 0, n)
+  }
+
+  /** Whether a whole line is in the buffer already: the next line then needs no read. */
+  private def lineRead: Boolean = {
+    var i = chunkStart
+    while (i < chunkEnd && chunk(i) != '\n') i += 1
+    i < chunkEnd
   }
 }
 

@@ -30,6 +30,25 @@ class TextFileSuite extends munit.FunSuite {
     assertEquals(bad.batch(100, 1000).size, 0)
   }
 
+  test("batches without waiting: the lines that have arrived, never a read more (a terminal or a pipe would block it)") {
+    // Three lines and half of a fourth have arrived; a second read would wait for the writer.
+    val arrived = new java.io.InputStream {
+      private var reads = 0
+      def read(): Int = throw new AssertionError("a single byte read")
+      override def read(b: Array[Byte], off: Int, len: Int): Int = {
+        reads += 1
+        if (reads > 2) throw new AssertionError("read again while lines were waiting")
+        val bytes = (if (reads == 1) "a\nb\nc\nhal" else "f\n").getBytes("UTF-8")
+        System.arraycopy(bytes, 0, b, off, bytes.length)
+        bytes.length
+      }
+    }
+    val r = new LineReader(arrived, "stdin")
+    assertEquals(r.batch(100, 1000, waiting = false).toList, List(Right("a" -> 1), Right("b" -> 2), Right("c" -> 3)))
+    // The next batch waits for its first line only: the rest of the fourth.
+    assertEquals(r.batch(100, 1000, waiting = false).toList, List(Right("half" -> 4)))
+  }
+
   test("lines split across reads, CRLF and a last line without newline") {
     val text = ("x" * 70000) + "\r\nb\n\nlast"
     assertEquals(lines(text.getBytes("UTF-8")), List(Right("x" * 70000 -> 1), Right("b" -> 2), Right("" -> 3), Right("last" -> 4)))
