@@ -85,7 +85,8 @@ object TextFile {
     * bad line (not UTF-8, too long) fails the stream naming it. Read in batches of `batch` lines, or fewer that reach
     * `batchChars`, per blocking call: what a consumer holds in flight is a few batches, whatever the lines' length.
     */
-  def stream(file: os.Path, what: String = "", batch: Int = 1024, batchChars: Int = 256 * 1024): fs2.Stream[cats.effect.IO, (String, Int)] = {
+  def stream(file: os.Path, what: String = "", batch: Int = LineReader.BatchLines, batchChars: Int = LineReader.BatchChars)
+      : fs2.Stream[cats.effect.IO, (String, Int)] = {
     import cats.effect.{IO, Resource}
     fs2.Stream.resource(Resource.fromAutoCloseable(IO.blocking {
       problem(file, what, whole = false).foreach(p => throw Failure.BadInput(p))
@@ -176,7 +177,8 @@ final class LineReader(in: InputStream, source: String) {
     * the end. `waiting = false`: after the first line, only lines already read whole (a terminal's or a pipe's reader
     * takes what has arrived and does not wait for more).
     */
-  def batch(lines: Int, chars: Int, waiting: Boolean = true): fs2.Chunk[Either[String, (String, Int)]] = {
+  def batch(lines: Int = LineReader.BatchLines, chars: Int = LineReader.BatchChars, waiting: Boolean = true)
+      : fs2.Chunk[Either[String, (String, Int)]] = {
     val out = new Array[Either[String, (String, Int)]](lines)
     var n = 0
     var size = 0
@@ -200,6 +202,12 @@ final class LineReader(in: InputStream, source: String) {
 
 object LineReader {
   val MaxLineBytes: Int = JsonInput.MaxChars
+
+  /** A batch's size in lines and characters: a few batches in flight stay small, and a batch a read keeps hand-offs
+    * between threads few (256 lines a read was a fifth of restore's CPU in workers being woken).
+    */
+  val BatchLines = 1024
+  val BatchChars: Int = 256 * 1024
 
   /** The UTF-8 size of `line` when it is longer than a line this reads back; None when it fits. A writer checks with it, so
     * a file it writes is one bankops reads. Encoded only when the characters alone could be too many (3 bytes a char).

@@ -39,8 +39,8 @@ private[capture] final class ArchiveReader private (val path: os.Path, zip: ZipF
           throw Failure.BadInput(s"$path: no $name in the archive, which its manifest names"))))(in => IO.blocking(in.close())).flatMap { in =>
       val counted = digested.map(f => new ArchiveReader.Digesting(in, f.bytes + 1))
       val reader = new LineReader(counted.getOrElse(in), s"$path:$name")
-      // Batches as TextFile.stream reads them: 256 lines a chunk was a blocking read and a parsing task per 256 lines.
-      fs2.Stream.repeatEval(IO.blocking(reader.batch(1024, 256 * 1024))).takeWhile(_.nonEmpty).unchunks ++
+      // Batches as TextFile.stream reads them: a blocking read and a parsing task per batch.
+      fs2.Stream.repeatEval(IO.blocking(reader.batch())).takeWhile(_.nonEmpty).unchunks ++
         fs2.Stream.exec(counted.zip(digested).fold(IO.unit) { case (c, f) =>
           IO.blocking {
             c.drain()

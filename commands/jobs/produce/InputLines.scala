@@ -19,7 +19,7 @@ private[produce] object InputLines {
     Stream.eval(Queue.bounded[IO, Option[Chunk[Either[String, (String, Int)]]]](4)).flatMap { queue =>
       val reader = new LineReader(in, "stdin")
       def next: IO[Unit] =
-        IO.blocking(reader.batch(1024, 256 * 1024, waiting = false)).attempt.flatMap {
+        IO.blocking(reader.batch(waiting = false)).attempt.flatMap {
           case Right(lines) if lines.isEmpty => queue.offer(None)
           case Right(lines) if lines.last.exists(_.isLeft) => queue.offer(Some(lines)) >> queue.offer(None)
           case Right(lines) => queue.offer(Some(lines)) >> next

@@ -35,7 +35,7 @@ object AvroJsonRead {
     final class Item(parent: Path, i: Int) extends Path { def text: String = s"${parent.text}[$i]" }
   }
 
-  private def at(path: Path, msg: String) = Left(if (path.text.isEmpty) msg else s"${path.text}: $msg")
+  private def at(path: Path, msg: String) = Left(prefix(path) + msg)
 
   private def read(j: Json, s: Schema, path: Path): R = s.getType match {
     case Schema.Type.RECORD =>
