@@ -51,7 +51,10 @@ private[produce] final case class Outbound(source: String, topic: String, partit
 }
 
 private[produce] object Outbound {
-  def hex(bytes: Array[Byte]): String = bytes.map(b => f"${b & 0xff}%02x").mkString
+  // One formatter for the whole value: a format call per byte took a third of a dry run of 4 KiB values.
+  private val hexFormat = java.util.HexFormat.of()
+
+  def hex(bytes: Array[Byte]): String = hexFormat.formatHex(bytes)
 }
 
 /** A record the broker acknowledged (acks=all): where it landed. */
