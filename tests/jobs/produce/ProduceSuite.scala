@@ -157,6 +157,28 @@ class ProduceSuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
+  test("stdin: a record Kafka refuses mid-stream is named (exit 2); the count it gives is what was reported and what landed") {
+    // Enough lines for several chunks in flight before the refused one (past the producer's 1 MiB), and after it.
+    def line(i: Int, description: String) = transfer.replace("aaaa", f"$i%04d").replace("café", description)
+    val lines = (1 to 3000).map(i => line(i, if (i == 2500) "x" * 2000000 else s"d$i"))
+    for {
+      before <- applyOnce >> ends(commands)
+      r <- produce(lines.mkString("\n"), "--topic", commands, "--record", "ConfirmMoneyTransfer")
+      after <- ends(commands)
+    } yield {
+      assertEquals(r.code, 2, r.err)
+      val said = """stdin:2500: Kafka refused the record: .*; (\d+) record\(s\) in all were acknowledged""".r
+      val count = said.findFirstMatchIn(r.err).map(_.group(1).toLong).getOrElse(fail(r.err))
+      assertEquals(r.err.linesIterator.count(_.nonEmpty), 1, r.err)
+      // Every one before it was taken; each acknowledged one was reported, in order per partition, and is on the topic.
+      assert(count >= 2499, r.err)
+      assertEquals(r.outLines.size.toLong, count)
+      assertEquals(after - before, count)
+      val acks = r.outLines.map(l => json(l)).map(c => (c.get[Int]("partition").toOption.get, c.get[Long]("offset").toOption.get))
+      acks.groupBy(_._1).values.foreach(offsets => assertEquals(offsets.map(_._2), offsets.map(_._2).sorted))
+    }
+  }
+
   test("--dry-run shows the encoded record and sends nothing; a tombstone with a key is sent as a null value") {
     for {
       before <- ends(commands)
