@@ -25,12 +25,12 @@ import bankops.services.registry.{RegistryClient, SchemaResolver}
 /** `bankops demo`: the whole bank at work on the local sandbox, every step checked. It brings the sandbox up when it
   * is not running, replays the fixtures and checks each command's feedback against the expected file, runs a short
   * learning command load through the handler, waits for the handler to catch up, validates every balance, times probe
-  * deposits with and without extra load (`latency`, with its chart), and says
+  * deposits with and without extra load (`latency`, with its chart; `--no-latency` skips it), and says
   * in a few lines what happened. Exit 0 only when all of that holds; it can run again and again (the fixtures'
   * commands are then answered from what the bank remembers). Top layer: it runs other jobs, through their typed entry points.
   */
 object Demo {
-  final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path])
+  final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path], latency: Boolean = true)
 
   private val opts: Opts[Options] = (
     ConnectionOpts.sandboxDir,
@@ -39,8 +39,12 @@ object Demo {
     Flags.duration("timeout", "How long to wait for the handler's answers: seconds, or e.g. 2m (default 120s).").withDefault(120.seconds),
     Opts.option[String]("chart", "Where the short latency run's chart goes (default latency.png beside the sandbox's directory).",
       metavar = "FILE").map(os.Path(_,
-        os.pwd)).orNone
-  ).mapN(Options.apply)
+        os.pwd)).orNone,
+    Opts.flag("no-latency", "Skip the short latency run (about a minute): the fixtures, the load and the balances only.").orFalse
+  ).tupled.mapValidated { case (dir, load, rate, timeout, chart, skip) =>
+    if (skip && chart.isDefined) "--chart: --no-latency makes no chart".invalidNel
+    else Options(dir, load, rate, timeout, chart, latency = !skip).validNel
+  }
 
   private def fail(step: String, detail: String) = IO.raiseError[Nothing](Failure.Difference(s"demo: $step: $detail"))
 
@@ -193,27 +197,33 @@ object Demo {
       _ <- if (report.findings.nonEmpty) fail("balances", report.findings.take(3).map(f => s"${f.kind} ${f.iban}: ${f.detail}").mkString(" | "))
       else IO.unit
       // 4. The original experiment in brief: probe latency without and with extra load, and its chart.
-      chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
-      // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
-      // Warm figures only when measured warm: probes first (reported apart) until two windows of them agree, at most
-      // 30 s, for the JIT and the brokers; the line says which it was. Then a probe every 100 ms, 100 a step, so a p99
-      // is not simply the slowest of five. Of the probes, 50 may time out: the probes of 5 s. A machine busy elsewhere
-      // delays commands for seconds, timing out every probe sent meanwhile (a limit of ten ended two of the test suite's
-      // runs); a handler that is gone answers none and still ends the run within 10 s. Kafka's own exactly-once floor is
-      // measured first on the same cluster, so the figures read as a ratio, not only absolutes on a small machine.
-      // As the operator: the floor creates its scratch topics and runs a transactional relay, which no service identity may.
-      latencyOptions = LatencyOptions.defaults(as(Identities.Operator)).copy(
-        schedule = LatencySchedule(steps = List(0, 500), stepDuration = 10.seconds, interval = 100.millis, timeout = 5.seconds, maxTimeouts = 50,
-          warmUp = 30.seconds, settle = true),
-        reporting = LatencyReporting(Some(OutputFormat.Table), Some(chart), overwrite = true, slos = Nil), floor = true)
-      latency <- step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _)))
-      outcome = latency.result
-      // The last timed-out probes' lines say which answers were missing (feedback, balance change, database) and when.
-      lastProbes = outcome.probes.filter(_.timedOut).takeRight(2).map(p => s"${p.line}, sent ${p.sentAt}").mkString(" | ")
-      _ <- outcome.stoppedEarly.traverse_(why => fail("latency", s"$why; the last: $lastProbes"))
-      _ <- if (outcome.interrupted) fail("latency", "interrupted") else IO.unit
-      _ <- shell.info(s"demo: ${LatencyBrief.line(outcome)}" + (if (lastProbes.nonEmpty) s", the last: $lastProbes" else "") + s"; chart $chart")
+      _ <- if (o.latency) latency(o, shell, layout, as(Identities.Operator)) else shell.info("demo: latency: skipped (--no-latency)")
     } yield ()
+  }
+
+  /** The original experiment in brief: probe latency without and with extra load, Kafka's floor beside, and its chart. */
+  private def latency(o: Options, shell: Shell, layout: SandboxLayout, operator: ConnectionFlags): IO[Unit] = {
+    val chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
+    // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
+    // Warm figures only when measured warm: probes first (reported apart) until two windows of them agree, at most
+    // 30 s, for the JIT and the brokers; the line says which it was. Then a probe every 100 ms, 100 a step, so a p99
+    // is not simply the slowest of five. Of the probes, 50 may time out: the probes of 5 s. A machine busy elsewhere
+    // delays commands for seconds, timing out every probe sent meanwhile (a limit of ten ended two of the test suite's
+    // runs); a handler that is gone answers none and still ends the run within 10 s. Kafka's own exactly-once floor is
+    // measured first on the same cluster, so the figures read as a ratio, not only absolutes on a small machine.
+    // As the operator: the floor creates its scratch topics and runs a transactional relay, which no service identity may.
+    val latencyOptions = LatencyOptions.defaults(operator).copy(
+      schedule = LatencySchedule(steps = List(0, 500), stepDuration = 10.seconds, interval = 100.millis, timeout = 5.seconds, maxTimeouts = 50,
+        warmUp = 30.seconds, settle = true),
+      reporting = LatencyReporting(Some(OutputFormat.Table), Some(chart), overwrite = true, slos = Nil), floor = true)
+    step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _))).flatMap { latency =>
+      val outcome = latency.result
+      // The last timed-out probes' lines say which answers were missing (feedback, balance change, database) and when.
+      val lastProbes = outcome.probes.filter(_.timedOut).takeRight(2).map(p => s"${p.line}, sent ${p.sentAt}").mkString(" | ")
+      outcome.stoppedEarly.traverse_(why => fail("latency", s"$why; the last: $lastProbes")) >>
+        (if (outcome.interrupted) fail("latency", "interrupted") else IO.unit) >>
+        shell.info(s"demo: ${LatencyBrief.line(outcome)}" + (if (lastProbes.nonEmpty) s", the last: $lastProbes" else "") + s"; chart $chart")
+    }
   }
 
   val job: Job[Options, Report] = Job(

@@ -127,11 +127,16 @@ class DemoSuite extends munit.CatsEffectSuite with OnSandbox {
     }
   }
 
-  test("bankops demo runs twice in a row, exit 0 both times, with a latency chart".tag(OnSandbox.Alone)) {
+  test(
+    "bankops demo runs twice in a row, exit 0 both times: the first replaces an older chart, the second (--no-latency) is answered from what the bank remembers"
+      .tag(OnSandbox.Alone)) {
+    // An older chart in place: the demo's chart is its own, each run's replacing the last one's.
     val chart = os.temp.dir() / "latency.png"
+    os.write(chart, "an older chart")
     for {
       first <- SandboxFixture.cli("demo", "--load", "1000", "--chart", chart.toString)
-      second <- SandboxFixture.cli("demo", "--load", "1000", "--chart", chart.toString)
+      // The second sends the fixtures' commands again: a bank that remembers them answers each as the first time.
+      second <- SandboxFixture.cli("demo", "--load", "1000", "--no-latency")
       said <- sandboxSaid
     } yield {
       assertEquals(first.code, 0, first.err + said)
@@ -140,13 +145,19 @@ class DemoSuite extends munit.CatsEffectSuite with OnSandbox {
       List(first, second).foreach { r =>
         assert(r.err.contains("demo: fixtures: 300 answers to 290 commands, each as expected"), r.err)
         assert(r.err.contains("findings: 0"), r.err)
-        // Warm or cold as measured, and Kafka's floor beside the handler's figures.
-        val line = """demo: latency \((warm: settled after|cold: not settled within) \d+\.\d s of probes, ([5-9]\d|1\d\d) probes a step\): """ +
-          """feedback p99 \d+ ms at 0/s, \d+ ms at 500/s of extra load; Kafka's exactly-once floor p99 \d+ ms, \d+ ms \(the handler at [\d.]+x, [\d.]+x\)"""
-        assert(line.r.findFirstIn(r.err).isDefined &&
-            r.err.contains(s"chart $chart"), r.err)
         assert(r.err.contains("demo: ok"), r.err)
       }
+      // Warm or cold as measured, and Kafka's floor beside the handler's figures.
+      val line = """demo: latency \((warm: settled after|cold: not settled within) \d+\.\d s of probes, ([5-9]\d|1\d\d) probes a step\): """ +
+        """feedback p99 \d+ ms at 0/s, \d+ ms at 500/s of extra load; Kafka's exactly-once floor p99 \d+ ms, \d+ ms \(the handler at [\d.]+x, [\d.]+x\)"""
+      assert(line.r.findFirstIn(first.err).isDefined && first.err.contains(s"chart $chart"), first.err)
+      assert(second.err.contains("demo: latency: skipped (--no-latency)") && !second.err.contains("floor"), second.err)
+    }
+  }
+
+  test("demo --no-latency with --chart: exit 2 naming both, before anything runs") {
+    TestShell.run(List("demo", "--no-latency", "--chart", "x.png")).map { r =>
+      assertEquals((r.code, r.err.linesIterator.next()), (2, "bankops: --chart: --no-latency makes no chart (run with --help for usage)"))
     }
   }
 }
