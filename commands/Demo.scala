@@ -30,7 +30,7 @@ import bankops.services.registry.{RegistryClient, SchemaResolver}
   * commands are then answered from what the bank remembers). Top layer: it runs other jobs, through their typed entry points.
   */
 object Demo {
-  final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path], latency: Boolean = true)
+  final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path], latency: Boolean)
 
   private val opts: Opts[Options] = (
     ConnectionOpts.sandboxDir,

@@ -49,8 +49,8 @@ private[bankops] object JobsApp extends BankopsApp
 /** The data jobs' compute threads are a fork-join pool. Their streams hand chunks between fibers and blocking reads
   * all the time, and cats-effect 3.6's own pool has a woken worker spin until its waker is done (`parkLoop`): 17 to 47%
   * of a data job's CPU in async-profiler's samples, on cores the brokers share. A fork-join pool's workers park
-  * instead: `capture show --records` of 30,000 values of 4 KiB took 8.7-9.1 s and 11.4 CPU-s before, 4.4 s and 5.7
-  * after; `replay --from-file --dry-run` of 1,000,000 lines 9.6-10.5 s before, 7.8-8.3 after.
+  * instead: `capture show --records` of 30,000 values of 4 KiB took 8.7-9.5 s (11.4-11.9 CPU-s) before, 4.4-4.7 s
+  * (5.7-6.0) after; `replay --from-file --dry-run` of 1,000,000 lines 9.6-10.5 s before, 7.8-8.3 after.
   */
 private[bankops] object DataJobsApp extends BankopsApp {
   override protected def runtime: IORuntime = forkJoin
