@@ -6,7 +6,6 @@ import java.nio.file.{Files, Paths}
 import scala.jdk.CollectionConverters._
 
 import cats.effect.ExitCode
-import cats.effect.unsafe.IORuntime.global
 
 /** The workload that trains the AOT cache a distribution carries (`./bankops dist --aot-jdk`, project/aot-train.sh): each
   * line of the file named is one bankops command line, its arguments separated by tabs, run in order in this one JVM, so
@@ -20,8 +19,7 @@ object AotTraining {
     lines.foreach { line =>
       val argv = line.split('\t').toList
       System.err.println(s"aot-training: bankops ${argv.mkString(" ")}")
-      // Each job on the runtime it has when run alone.
-      val code = Main.run(argv).unsafeRunSync()(if (Main.dataJob(argv)) DataJobsApp.forkJoin else global)
+      val code = Main.run(argv).unsafeRunSync()(Main.forkJoin)
       if (code != ExitCode.Success) {
         System.err.println(s"aot-training: bankops ${argv.mkString(" ")} exited ${code.code}")
         sys.exit(1)
