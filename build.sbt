@@ -68,7 +68,9 @@ lazy val root = (project in file("."))
       IO.createDirectory(tmp)
       // Each test JVM's collections and their pauses, one file per JVM (%p, its pid): a test that failed on a wait of
       // seconds can be checked against a pause of the JVM it ran in (.ci/run prints the longest).
-      Seq(s"-Djava.io.tmpdir=${tmp.getAbsolutePath}", s"-Xlog:gc:file=${(tmp / "gc-%p.log").getAbsolutePath}:utctime")
+      Seq(s"-Djava.io.tmpdir=${tmp.getAbsolutePath}", s"-Xlog:gc:file=${(tmp / "gc-%p.log").getAbsolutePath}:utctime",
+        "-XX:+UnlockDiagnosticVMOptions",
+        s"-XX:CompilerDirectivesFile=${(baseDirectory.value / "tests" / "support" / "jit-c2-crypto.json").getAbsolutePath}")
     },
     // Tests see library logging as the CLI does without --verbose (bankops.base.Logging): WARN and above, the Kafka clients silent.
     Test / javaOptions ++= directives.javaOptions ++ Seq(s"-Dbankops.home=${baseDirectory.value}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",

@@ -14,14 +14,14 @@ object Jvm {
     */
   val TestOnly: List[String] = List("-XX:TieredStopAtLevel=1")
 
-  /** The test sandbox's brokers: C2 for the TLS arithmetic only (tests/support/broker-jit.json), C1 for the rest.
+  /** The test sandbox's brokers: C2 for the TLS arithmetic only (tests/support/jit-c2-crypto.json), C1 for the rest.
     * With C1 only, RSA signing (every new connection's TLS handshake) ran without BigInteger's intrinsics, 6.3 ms a
     * signature against 0.8 with this: 43% of a broker's CPU samples through a test run (JFR, 150 s). C2 for everything
     * had cost the brokers a third of their CPU (182 of 567 s) compiling. BANKOPS_KAFKA_JAVA_OPTS splits on blanks: a
     * checkout under a path with one keeps C1 only.
     */
   val Broker: List[String] = {
-    val directives = Repo.root / "tests" / "support" / "broker-jit.json"
+    val directives = Repo.root / "tests" / "support" / "jit-c2-crypto.json"
     if (directives.toString.exists(_.isWhitespace)) TestOnly
     else List("-XX:+UnlockDiagnosticVMOptions", s"-XX:CompilerDirectivesFile=$directives")
   }
