@@ -2,17 +2,19 @@ package bankops.services.config
 
 /** The identity a broker sees, from client properties alone: stores made with the JDK's keytool, as an operator's would be. */
 class ClientIdentitySuite extends munit.FunSuite {
-  // A hang guard only: its fixture runs keytool (a JVM) twice per test; nothing asserted depends on time (#58).
+  // A hang guard only: the store is made by keytool (a JVM) twice; nothing asserted depends on time (#58).
   override val munitTimeout: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration(5, "min")
 
-  private val dir = FunFixture[os.Path](_ => {
-      val d = os.temp.dir()
-      os.proc("keytool", "-genkeypair", "-alias", "reader", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=reader,O=bank", "-validity", "2",
-        "-keystore", "reader.p12", "-storetype", "PKCS12", "-storepass", "s3cret-pass").call(cwd = d, stderr = os.Pipe)
-      os.proc("keytool", "-exportcert", "-rfc", "-alias", "reader", "-keystore", "reader.p12", "-storepass", "s3cret-pass", "-file", "reader.pem")
-        .call(cwd = d, stderr = os.Pipe)
-      d
-    }, d => os.remove.all(d))
+  private val stores = new bankops.support.OnceMade(d => {
+    os.proc("keytool", "-genkeypair", "-alias", "reader", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=reader,O=bank", "-validity", "2",
+      "-keystore", "reader.p12", "-storetype", "PKCS12", "-storepass", "s3cret-pass").call(cwd = d, stderr = os.Pipe)
+    os.proc("keytool", "-exportcert", "-rfc", "-alias", "reader", "-keystore", "reader.p12", "-storepass", "s3cret-pass", "-file", "reader.pem")
+      .call(cwd = d, stderr = os.Pipe)
+  })
+
+  private val dir = FunFixture[os.Path](_ => stores.copy(), d => os.remove.all(d))
+
+  override def afterAll(): Unit = stores.remove()
 
   private def ssl(d: os.Path, password: String) = Map("security.protocol" -> "SSL", "ssl.keystore.location" -> (d / "reader.p12").toString,
     "ssl.keystore.type" -> "PKCS12", "ssl.keystore.password" -> password)

@@ -4,20 +4,22 @@ import java.security.cert.X509Certificate
 
 /** Stores made with the JDK's keytool, as an operator's would be. */
 class TlsProfileSuite extends munit.FunSuite {
-  // A hang guard only: each test runs keytool (a JVM) several times, and nothing it asserts depends on time; on two
+  // A hang guard only: keytool (a JVM) makes the suite's stores in three runs, and nothing asserted depends on time; on two
   // cores shared with the sandbox's tests that passed munit's default 30 s (#58).
   override val munitTimeout: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration(5, "min")
 
-  private val dir = FunFixture[os.Path](_ => {
-      val d = os.temp.dir()
-      def keytool(args: String*) = os.proc("keytool" +: args).call(cwd = d, stderr = os.Pipe)
-      keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=bankops test CA", "-validity", "2",
-        "-keystore", "keys.p12", "-storetype", "PKCS12", "-storepass", "secret1")
-      keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", "keys.p12", "-storepass", "secret1", "-file", "ca.pem")
-      keytool("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "trust.p12", "-storetype", "PKCS12", "-storepass",
-        "secret2")
-      d
-    }, d => os.remove.all(d))
+  private val stores = new bankops.support.OnceMade(d => {
+    def keytool(args: String*) = os.proc("keytool" +: args).call(cwd = d, stderr = os.Pipe)
+    keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=bankops test CA", "-validity", "2",
+      "-keystore", "keys.p12", "-storetype", "PKCS12", "-storepass", "secret1")
+    keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", "keys.p12", "-storepass", "secret1", "-file", "ca.pem")
+    keytool("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "trust.p12", "-storetype", "PKCS12", "-storepass",
+      "secret2")
+  })
+
+  private val dir = FunFixture[os.Path](_ => stores.copy(), d => os.remove.all(d))
+
+  override def afterAll(): Unit = stores.remove()
 
   test("nothing TLS-specific configured: no context, the JVM's default trust applies") {
     assertEquals(TlsProfile.sslContext(Map("security.protocol" -> "SSL"), None), None)
