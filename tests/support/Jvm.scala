@@ -14,7 +14,7 @@ object Jvm {
     */
   val TestOnly: List[String] = List("-XX:TieredStopAtLevel=1")
 
-  /** The test sandbox's brokers: C2 for the TLS arithmetic only (tests/support/jit-c2-crypto.json), C1 for the rest.
+  /** The test sandbox's brokers: C2 for the crypto only (tests/support/jit-c2-crypto.json), C1 for the rest, as the test JVM.
     * With C1 only, RSA signing (every new connection's TLS handshake) ran without BigInteger's intrinsics, 6.3 ms a
     * signature against 0.8 with this: 43% of a broker's CPU samples through a test run (JFR, 150 s). C2 for everything
     * had cost the brokers a third of their CPU (182 of 567 s) compiling. BANKOPS_KAFKA_JAVA_OPTS splits on blanks: a
