@@ -8,7 +8,13 @@ final class OnceMade(make: os.Path => Unit) {
 
   /** A fresh copy of the files, made first if they are not yet (a making that failed is tried again next time). */
   def copy(): os.Path = synchronized {
-    val dir = made.getOrElse { val d = os.temp.dir(); make(d); made = Some(d); d }
+    val dir = made.getOrElse {
+      val d = os.temp.dir()
+      try make(d)
+      catch { case e: Throwable => os.remove.all(d); throw e }
+      made = Some(d)
+      d
+    }
     val copy = os.temp.dir()
     os.list(dir).foreach(os.copy.into(_, copy))
     copy
