@@ -68,6 +68,37 @@ class LauncherSuite extends munit.FunSuite {
     assertEquals(listed, bankops.base.JvmOptions.DataJobNames)
   }
 
+  /** The environment the launcher's JVM started with, read from /proc while the job waits on an address nothing answers. */
+  private def jvmEnv(args: Seq[String], env: Map[String, String]): Map[String, String] = {
+    val p = os.proc(launcher, args).spawn(cwd = Repo.root, stdout = os.Pipe, stderr = os.Pipe,
+      env = Map("BANKOPS_CDS" -> "off", "BANKOPS_JAVA_OPTS" -> "", "XDG_CONFIG_HOME" -> configHome.toString) ++ env)
+    try {
+      val proc = os.root / "proc" / p.wrapped.pid().toString
+      def cmdline = scala.util.Try(os.read(proc / "cmdline")).getOrElse("")
+      // The launcher execs java in its own process: asked until it has, or has ended.
+      val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
+      while (!cmdline.contains("bankops.Main") && p.isAlive() && System.nanoTime() < deadline) Thread.sleep(20)
+      assert(cmdline.contains("bankops.Main"), s"no JVM for $args: ${if (p.isAlive()) "still the launcher" else p.stderr.text()}")
+      os.read(proc / "environ").split('\u0000').toList.map(_.split("=", 2)).collect { case Array(k, v) => k -> v }.toMap
+    } finally { p.destroy(); p.waitFor(10000) }
+  }
+
+  test("the jobs that move records and the handler run with two malloc arenas; a caller's MALLOC_ARENA_MAX is kept") {
+    launcherBuilt()
+    def arenas(job: String, env: Map[String, String] = Map("MALLOC_ARENA_MAX" -> null)): Option[String] = {
+      val args = job match {
+        case "handler" => Seq("handler", "--bootstrap-server", "127.0.0.1:9", "--db-url", "jdbc:postgresql://127.0.0.1:9/x", "--timeout", "60s")
+        case "topics" => Seq("topics", "list", "--bootstrap-server", "127.0.0.1:9", "--timeout", "60s")
+        case data => Seq(data, "--topic", "t", "--bootstrap-server", "127.0.0.1:9", "--timeout", "60s")
+      }
+      jvmEnv(args, env).get("MALLOC_ARENA_MAX")
+    }
+    assertEquals(arenas("inspect"), Some("2"))
+    assertEquals(arenas("handler"), Some("2"))
+    assertEquals(arenas("inspect", Map("MALLOC_ARENA_MAX" -> "4")), Some("4"))
+    assertEquals(arenas("topics"), None)
+  }
+
   test("a job's first run records an archive, the next run uses it; output and exit code unchanged, nothing about it printed") {
     launcherBuilt()
     configArchives.foreach(f => os.remove(archives / f))
