@@ -89,8 +89,11 @@ object KafkaClients {
     */
   def groupConsumer(kafka: KafkaSettings, group: String, instance: Option[String], timeout: FiniteDuration, maxPollRecords: Int)
       : Resource[IO, org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]]] = {
+    // fetch.min.bytes=1: a fetch returns as soon as a record arrives (the commands are written outside transactions, so
+    // their arrival wakes it). The wait bounds only an idle fetch: at 50 ms an idle handler cost the three brokers 7 CPU-s
+    // a minute and itself 2.4; at 500 ms 0.7 and 0.9, the probes' feedback the same (docs/performance.md).
     val base = consumerSettings(kafka, timeout).withGroupId(group).withAutoOffsetReset(AutoOffsetReset.Earliest)
-      .withMaxPollRecords(maxPollRecords).withProperty("fetch.min.bytes", "1").withProperty("fetch.max.wait.ms", "50")
+      .withMaxPollRecords(maxPollRecords).withProperty("fetch.min.bytes", "1").withProperty("fetch.max.wait.ms", "500")
       // A member that died is noticed in 10 s rather than 45.
       .withProperty("session.timeout.ms", "10000")
       // A service with a small heap: a fetch holds at most 8 MiB (Kafka's default allows 50 MiB).
