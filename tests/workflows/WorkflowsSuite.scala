@@ -373,11 +373,12 @@ class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
     ("latency: two short steps, the table and a Mermaid chart in the summary, the PNG chart and the probes uploaded; a " +
       "broken SLO fails the job and still uploads")) {
     for {
-      // The run whose SLO must be met has the sandbox to itself; p50<1ms is broken however busy the machine is, but its
-      // probes go to the sandbox's bank too, where DemoSuite counts every answer.
+      // The run whose SLO must be met has the sandbox to itself but for the other run; p50<1ms is broken however busy the
+      // machine is, but its probes go to the sandbox's bank too, where DemoSuite counts every answer. Side by side, not
+      // one after the other: the second adds ten probes a second to the first's load, and its turn alone is halved.
       runs <- aloneFor("the latency workflow")(
         (run("latency", inputs = Map("load" -> "0,100", "step-duration" -> "3s", "slo" -> "p99<4s max<5s", "group" -> "bankops-command-handler")),
-          run("latency", inputs = Map("load" -> "0", "step-duration" -> "2s", "slo" -> "p50<1ms", "group" -> "bankops-command-handler"))).tupled)
+          run("latency", inputs = Map("load" -> "0", "step-duration" -> "2s", "slo" -> "p50<1ms", "group" -> "bankops-command-handler"))).parTupled)
       (ok, broken) = runs
     } yield {
       val j = ok.job("latency").head
