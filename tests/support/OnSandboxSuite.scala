@@ -139,6 +139,13 @@ class OnSandboxSuite extends munit.FunSuite {
     assert(report.contains(s""""$mine" RUNNABLE""") && report.contains("bankops.support.OnSandbox$Stuck$.report("), report)
   }
 
+  test("the runtime's workers are woken from outside four times a second: the no-op tasks run") {
+    val before = OnSandbox.Stuck.kicks.get
+    val deadline = System.nanoTime + 10L * 1000 * 1000 * 1000
+    while (OnSandbox.Stuck.kicks.get < before + 2 && System.nanoTime < deadline) Thread.sleep(50)
+    assert(OnSandbox.Stuck.kicks.get >= before + 2, s"${OnSandbox.Stuck.kicks.get - before} kicks in 10 s")
+  }
+
   test("a prefix is removed when the suite that made it ends, not before; one made outside any suite never") {
     val m = new Leftovers.Makers
     m.made("t00000000-nobody", None)
