@@ -17,10 +17,13 @@ object KeyStores {
   /** The store at `path` opened as `tpe` with `password`, or why it did not open (the caller names the setting). */
   def open(tpe: String, path: os.Path, password: Option[String]): Try[KeyStore] = {
     val stat = Try(os.stat(path))
-    val digest = password.map(p => MessageDigest.getInstance("SHA-256").digest(p.getBytes("UTF-8")).toSeq)
+    val digest = password.map(KeyStores.digest)
     val key = Key(tpe, path, stat.map(_.size).getOrElse(-1L), stat.map(_.mtime.toMillis).getOrElse(-1L), digest)
     Option(opened.get(key)).fold(load(tpe, path, password).map(ks => Option(opened.putIfAbsent(key, ks)).getOrElse(ks)))(Success(_))
   }
+
+  /** A secret's SHA-256, to tell settings apart by it without keeping the secret in a cache key. */
+  private[config] def digest(secret: String): Seq[Byte] = MessageDigest.getInstance("SHA-256").digest(secret.getBytes("UTF-8")).toSeq
 
   private def load(tpe: String, path: os.Path, password: Option[String]): Try[KeyStore] = Try {
     val ks = KeyStore.getInstance(tpe)

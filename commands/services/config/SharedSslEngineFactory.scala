@@ -4,7 +4,7 @@ import org.apache.kafka.common.config.types.Password
 import org.apache.kafka.common.security.auth.SslEngineFactory
 import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory
 
-import java.security.{KeyStore, MessageDigest}
+import java.security.KeyStore
 import java.util.concurrent.ConcurrentHashMap
 import javax.net.ssl.SSLEngine
 import scala.jdk.CollectionConverters._
@@ -60,7 +60,7 @@ object SharedSslEngineFactory {
 
   private def render(v: Any): String = v match {
     case null => ""
-    case p: Password => MessageDigest.getInstance("SHA-256").digest(p.value.getBytes("UTF-8")).map("%02x".format(_)).mkString
+    case p: Password => KeyStores.digest(p.value).map("%02x".format(_)).mkString
     case other => other.toString
   }
 }
