@@ -8,13 +8,13 @@ import scala.concurrent.duration._
 import bankops.jobs.sandbox.HandlerService
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 import bankops.services.bank.BankRules
-import bankops.support.{BankFixture, SandboxFixture, Setup, TestShell}
+import bankops.support.{BankFixture, IOSuite, SandboxFixture, Setup, TestShell}
 import bankops.support.OnSandbox
 
 /** The living bank in the sandbox: its handler answers the fixtures as expected, a learning command load mostly
   * succeeds, the handler can be stopped and started alone, and `demo` runs twice in a row.
   */
-class DemoSuite extends munit.CatsEffectSuite with OnSandbox {
+class DemoSuite extends IOSuite with OnSandbox {
   // Shared: no other shared test sends to the sandbox's own bank (a refused identity's attempts aside; WorkflowsSuite's
   // latency runs are alone), so the learning load runs beside other suites; stopping the handler runs alone (a
   // workflow's `sandbox up` would start it), and so does the demo, whose latency step is a measurement: beside four other

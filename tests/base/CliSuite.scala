@@ -2,9 +2,9 @@ package bankops.base
 
 import cats.syntax.all._
 
-import bankops.support.TestShell
+import bankops.support.{IOSuite, TestShell}
 
-class CliSuite extends munit.CatsEffectSuite {
+class CliSuite extends IOSuite {
 
   test("--help lists each job with a description and an example, exit 0") {
     TestShell.run(List("--help")).map { r =>

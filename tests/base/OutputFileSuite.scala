@@ -1,13 +1,14 @@
 package bankops.base
 
 import cats.effect.{Deferred, IO}
-import munit.CatsEffectSuite
 
 import scala.concurrent.duration._
 
 import OutputFile.{Found, Parent}
 
-class OutputFileSuite extends CatsEffectSuite {
+import bankops.support.IOSuite
+
+class OutputFileSuite extends IOSuite {
   private val p = os.Path("/srv/out/slice.jsonl")
   private val dir = Parent(exists = true, isDirectory = true, writable = true)
 

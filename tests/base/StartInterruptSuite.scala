@@ -5,13 +5,13 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 import bankops.Jobs
-import bankops.support.BareProcess
+import bankops.support.{BareProcess, IOSuite}
 
 /** Ctrl-C while bankops starts, in every job: one line saying nothing was done, and exit 130 (the JVM's own handling
   * exited 130 in silence). Each process holds at a fault point (BANKOPS_START_PAUSE) once its handlers are installed,
   * so the signal lands during start-up every time.
   */
-class StartInterruptSuite extends munit.CatsEffectSuite {
+class StartInterruptSuite extends IOSuite {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def interrupted(args: List[String], signal: String): IO[(Int, List[String])] = {

@@ -1,7 +1,7 @@
 package bankops.base
 
 import bankops.support.{MarkdownCheck, TestShell}
-import cats.effect.unsafe.implicits.global
+import bankops.support.IOSuite.runtime
 
 class StepSummarySuite extends munit.FunSuite {
 

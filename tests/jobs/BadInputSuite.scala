@@ -1,11 +1,10 @@
 package bankops.jobs
 
 import cats.effect.IO
-import munit.CatsEffectSuite
 
 import scala.concurrent.duration._
 
-import bankops.support.{HttpStub, Repo, SandboxFixture, TestShell}
+import bankops.support.{HttpStub, IOSuite, Repo, SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
 /** One row per class of bad input an operator can fix, each run through the CLI against the sandbox,
@@ -13,7 +12,7 @@ import bankops.support.OnSandbox
   * involved. Never "unexpected error" (that is for bugs), never a stack trace or a library log line without --verbose,
   * never a secret.
   */
-class BadInputSuite extends CatsEffectSuite with OnSandbox {
+class BadInputSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   /** `lines`: a file's checks name each bad line (up to 10), then say nothing was sent. */

@@ -2,7 +2,6 @@ package bankops.jobs
 
 import cats.effect.{IO, Resource}
 import cats.syntax.all._
-import munit.CatsEffectSuite
 import org.apache.kafka.clients.admin.NewTopic
 import org.apache.kafka.clients.producer.ProducerRecord
 
@@ -10,12 +9,12 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ChunkProducer, KafkaClients}
-import bankops.support.{CliProcess, OnSandbox, SandboxFixture, Setup, TopologyFiles, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, OnSandbox, SandboxFixture, Setup, TopologyFiles, TopologyFixture}
 
 /** The data jobs stream: each one takes a topic (or its archive, its file, or standard input) larger than its whole heap
   * and finishes with exact counts. A job that held its input, or a fetch, per record would die of OutOfMemoryError here.
   */
-class BoundedMemorySuite extends CatsEffectSuite with OnSandbox {
+class BoundedMemorySuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 10.minutes
 
   private val records = 30000

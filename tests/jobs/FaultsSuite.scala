@@ -1,17 +1,16 @@
 package bankops.jobs
 
 import cats.effect.IO
-import munit.CatsEffectSuite
 
 import scala.concurrent.duration._
 
-import bankops.support.{Repo, SandboxFixture, SilentListener, TestShell}
+import bankops.support.{IOSuite, Repo, SandboxFixture, SilentListener, TestShell}
 import bankops.support.OnSandbox
 
 /** Services that fail slowly: one that accepts connections and never answers. `--timeout` is a deadline for the whole
   * operation, retries included: exit 3 within the timeout and a margin, naming the address.
   */
-class FaultsSuite extends CatsEffectSuite with OnSandbox {
+class FaultsSuite extends IOSuite with OnSandbox {
   // Shared: each job runs in this JVM (no JVM to start under another test's load) and waits on a listener of its own.
   override val munitIOTimeout: Duration = 3.minutes
 

@@ -2,14 +2,13 @@ package bankops.jobs
 
 import cats.effect.IO
 import cats.syntax.all._
-import munit.CatsEffectSuite
 
 import java.net.ServerSocket
 import java.util.concurrent.atomic.AtomicInteger
 import scala.concurrent.duration._
 
 import bankops.services.registry.RegistryClient
-import bankops.support.{Setup, CliProcess, Repo, SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** The fourth hostile-input pass, one row per case: secrets that must stay secret, JSON read strictly and within bounds,
@@ -17,7 +16,7 @@ import bankops.support.OnSandbox
   * row asserts its exit code, the one line's cause, that no secret is shown, and that nothing changed: no record on the
   * bank's topics, no subject on the registry, no file written.
   */
-class HostileInputSuite extends CatsEffectSuite with OnSandbox {
+class HostileInputSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   /** `lines`: how many lines stderr holds (None: the row's cause is enough, other lines may come with it). */

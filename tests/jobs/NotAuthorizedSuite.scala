@@ -8,13 +8,13 @@ import org.apache.kafka.common.acl.AclOperation.{ALTER_CONFIGS, DESCRIBE, DESCRI
 import scala.concurrent.duration._
 
 import bankops.services.bank.BankNames
-import bankops.support.{Repo, SandboxFixture, Strangers, TestShell}
+import bankops.support.{IOSuite, Repo, SandboxFixture, Strangers, TestShell}
 import bankops.support.OnSandbox
 
 /** "Denied is a clear line", on the three-broker sandbox with its authorizer: every refusal is exit 4 and one line
   * naming the operation, the resource and the identity with where it came from; fast, never a stack trace or a hang.
   */
-class NotAuthorizedSuite extends munit.CatsEffectSuite with OnSandbox {
+class NotAuthorizedSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 10.minutes
 
   private val identities = SandboxFixture.layout.identitiesDir

@@ -1,15 +1,14 @@
 package bankops.jobs
 
 import cats.syntax.all._
-import munit.CatsEffectSuite
 
-import bankops.support.TestShell
+import bankops.support.{IOSuite, TestShell}
 
 /** The rule for files bankops writes (docs/guide/configuration.md, Files bankops writes) through the CLI, for every job that writes a file:
   * a path that is not a new name or (with --overwrite) a regular file is refused with exit 2 naming flag and path,
   * before any service is asked (the addresses here answer nothing), and the path is left exactly as it was.
   */
-class OutputPathsSuite extends CatsEffectSuite {
+class OutputPathsSuite extends IOSuite {
   // Nothing listens here: a job that got past the refusal would fail with exit 3, not 2.
   private val nowhere = List("--bootstrap-server", "127.0.0.1:1", "--registry-url", "http://127.0.0.1:1", "--timeout", "2")
 

@@ -67,17 +67,6 @@ object OnSandbox {
       t
     }
 
-    /** How many no-op tasks [[timer]] has had run on the runtime's compute pool (see below). */
-    val kicks = new java.util.concurrent.atomic.AtomicLong
-
-    // A no-op on the global runtime's compute pool four times a second. cats-effect 3.6 keeps a sleep on the worker
-    // thread that scheduled it; twice on 2026-11-30 tests hung with their fibers asleep past every deadline and no thread
-    // working for them (DemoSuite's handler stop, 6 minutes; HandlerHostileSuite's held partition, 5, while a HandlerSuite
-    // test that began in the same second woke only once that one's timeout was handled). Work from outside the pool wakes
-    // a parked worker, and a woken worker first steals the expired timers of the others.
-    timer.scheduleAtFixedRate((() => cats.effect.unsafe.IORuntime.global.compute.execute(() => { kicks.incrementAndGet(); () })): Runnable,
-      250, 250, TimeUnit.MILLISECONDS)
-
     /** `body`, its threads reported if it has not completed `after` it started. */
     def watching(test: String)(body: => Future[Any]): Future[Any] = {
       val watch = timer.schedule((() => System.err.println(report(test))): Runnable, after.toMillis, TimeUnit.MILLISECONDS)

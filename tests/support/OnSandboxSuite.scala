@@ -42,7 +42,7 @@ class OnSandboxSuite extends munit.FunSuite {
 
   test("a shared test's alone part gives its turn back, waits for the other shared test to end, holds off a third, and takes its turn again") {
     import cats.effect.IO
-    import cats.effect.unsafe.implicits.global
+    import IOSuite.runtime
     val (other, part) = (Promise[Unit](), Promise[Unit]())
     val turns = new OnSandbox.Turns
     val otherStarted, partStarted, partDone = new AtomicBoolean(false)
@@ -63,7 +63,7 @@ class OnSandboxSuite extends munit.FunSuite {
 
   test("a quiet test waits for a test suspended around its part alone: the part and the rest of that test go first") {
     import cats.effect.IO
-    import cats.effect.unsafe.implicits.global
+    import IOSuite.runtime
     val (other, part) = (Promise[Unit](), Promise[Unit]())
     val turns = new OnSandbox.Turns
     val otherStarted, partStarted, suspendedDone, quietStarted = new AtomicBoolean(false)
@@ -139,13 +139,6 @@ class OnSandboxSuite extends munit.FunSuite {
     assert(report.contains(s""""$mine" RUNNABLE""") && report.contains("bankops.support.OnSandbox$Stuck$.report("), report)
   }
 
-  test("the runtime's workers are woken from outside four times a second: the no-op tasks run") {
-    val before = OnSandbox.Stuck.kicks.get
-    val deadline = System.nanoTime + 10L * 1000 * 1000 * 1000
-    while (OnSandbox.Stuck.kicks.get < before + 2 && System.nanoTime < deadline) Thread.sleep(50)
-    assert(OnSandbox.Stuck.kicks.get >= before + 2, s"${OnSandbox.Stuck.kicks.get - before} kicks in 10 s")
-  }
-
   test("a prefix is removed when the suite that made it ends, not before; one made outside any suite never") {
     val m = new Leftovers.Makers
     m.made("t00000000-nobody", None)
@@ -156,12 +149,12 @@ class OnSandboxSuite extends munit.FunSuite {
   }
 
   test("a prefix is its suite's when made in a field of it or in an IO step it wrote; made here, in no OnSandbox suite, nobody's") {
-    val suite = new munit.CatsEffectSuite with OnSandbox {
+    val suite = new IOSuite with OnSandbox {
       val field: String = TopologyFixture.unique("field")
       val step: cats.effect.IO[String] = cats.effect.IO.unit.flatMap(_ => cats.effect.IO(TopologyFixture.unique("step")))
     }
     val name = suite.getClass.getName
-    import cats.effect.unsafe.implicits.global
+    import IOSuite.runtime
     val step = suite.step.unsafeRunSync()
     assertEquals(Leftovers.pending(name), List(suite.field, step).sorted)
     val mine = TopologyFixture.unique("mine")

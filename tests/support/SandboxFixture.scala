@@ -1,7 +1,7 @@
 package bankops.support
 
 import cats.effect.IO
-import cats.effect.unsafe.implicits.global
+import bankops.support.IOSuite.runtime
 
 import scala.concurrent.duration._
 

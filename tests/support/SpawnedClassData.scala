@@ -1,6 +1,6 @@
 package bankops.support
 
-import cats.effect.unsafe.implicits.global
+import bankops.support.IOSuite.runtime
 
 import java.security.MessageDigest
 

@@ -10,14 +10,14 @@ import scala.concurrent.duration._
 
 import bankops.services.bank.{BalanceChanged, BankRules}
 import bankops.jobs.sandbox.SandboxSecrets
-import bankops.support.{BalanceEvents, BankFixture, MarkdownCheck, Repo, SandboxFixture, TopologyFiles, TopologyFixture, WorkflowRunner}
+import bankops.support.{BalanceEvents, BankFixture, IOSuite, MarkdownCheck, Repo, SandboxFixture, TopologyFiles, TopologyFixture, WorkflowRunner}
 import bankops.support.WorkflowRunner.{JobRun, Run}
 import bankops.support.OnSandbox
 
 /** The operator workflows in `.github/workflows/`, their shell steps run here against the sandbox by
   * [[WorkflowRunner]] (inputs set, `sandbox: true` unless said otherwise), exit codes and job summaries checked.
   */
-class WorkflowsSuite extends munit.CatsEffectSuite with OnSandbox {
+class WorkflowsSuite extends IOSuite with OnSandbox {
   // Shared: a workflow's `sandbox up` reuses the running sandbox and leaves its connection files whole (SandboxSuite
   // checks that); only the latency workflow's runs, on the sandbox's own bank, run alone (DemoSuite counts the
   // feedback there).

@@ -6,10 +6,10 @@ import io.circe.parser.parse
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BalanceChanged, BankRules}
-import bankops.support.{BalanceEvents, BankFixture, CliProcess, SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{BalanceEvents, BankFixture, CliProcess, IOSuite, SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
-class BalancesSuite extends munit.CatsEffectSuite with OnSandbox {
+class BalancesSuite extends IOSuite with OnSandbox {
   import BalancesSuite.Bank
   override val munitIOTimeout: Duration = 5.minutes
 

@@ -3,7 +3,6 @@ package bankops.jobs.capture
 import cats.effect.IO
 import cats.syntax.all._
 import io.circe.Json
-import munit.CatsEffectSuite
 import org.apache.kafka.common.TopicPartition
 
 import java.util.zip.{ZipEntry, ZipFile, ZipOutputStream}
@@ -11,13 +10,13 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ChunkProducer, ConsumerGroups, EndOffsets, KafkaClients}
-import bankops.support.{BankFixture, CliProcess, KafkaTools, PythonClients, SandboxFixture, TopologyFixture}
+import bankops.support.{BankFixture, CliProcess, IOSuite, KafkaTools, PythonClients, SandboxFixture, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** capture and restore on the sandbox: a window of a bank's topics with a group that lags, restored under a prefix,
   * read back by confluent-kafka (an independent client) record for record; and every bad archive refused in one line.
   */
-class CaptureSuite extends CatsEffectSuite with OnSandbox {
+class CaptureSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val dir = os.temp.dir(prefix = "capture")

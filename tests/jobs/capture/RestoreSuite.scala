@@ -4,7 +4,6 @@ import cats.effect.{IO, Resource}
 import cats.syntax.all._
 import io.circe.Json
 import io.circe.syntax._
-import munit.CatsEffectSuite
 import org.apache.kafka.clients.admin.NewTopic
 import org.apache.kafka.clients.producer.ProducerRecord
 import org.apache.kafka.common.TopicPartition
@@ -17,14 +16,14 @@ import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ChunkProducer, ClusterTopics, ConsumerGroups, KafkaClients}
 import bankops.services.registry.RegistryClient
-import bankops.support.{BankFixture, CliProcess, OnSandbox, SandboxFixture, TopologyFixture}
+import bankops.support.{BankFixture, CliProcess, IOSuite, OnSandbox, SandboxFixture, TopologyFixture}
 
 /** restore keeps what capture took and writes nothing but its own names: timestamps of either type, a compacted topic,
   * a record over 1 MiB, bytes that only look like a frame, a group committed before the window; and every hostile
   * archive (a foreign subject, a bad line after good ones, a partition the topic lacks, two manifests, a zip bomb)
   * refused before anything is created.
   */
-class RestoreSuite extends CatsEffectSuite with OnSandbox {
+class RestoreSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val dir = os.temp.dir(prefix = "restore")

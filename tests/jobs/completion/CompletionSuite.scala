@@ -1,12 +1,11 @@
 package bankops.jobs.completion
 
 import cats.effect.IO
-import munit.CatsEffectSuite
 
-import bankops.support.{Repo, TestShell}
+import bankops.support.{IOSuite, Repo, TestShell}
 
 /** The generated scripts loaded in the real shells: bash completes jobs, subcommands, flags and their values. */
-class CompletionSuite extends CatsEffectSuite {
+class CompletionSuite extends IOSuite {
 
   private def script(shell: String): IO[os.Path] =
     TestShell.run(List("completion", shell), Map.empty, Repo.root).map { r =>

@@ -3,19 +3,18 @@ package bankops.jobs.context
 import cats.effect.{IO, Resource}
 import io.circe.Json
 import io.circe.parser.parse
-import munit.CatsEffectSuite
 
 import scala.concurrent.duration._
 
 import bankops.Jobs
 import bankops.base.Cli
-import bankops.support.{Repo, SandboxFixture, Setup, TestShell}
+import bankops.support.{IOSuite, Repo, SandboxFixture, Setup, TestShell}
 import bankops.support.OnSandbox
 
 /** Contexts against two real sandboxes: the tests' own (A) and a second on other ports (B, started here once, with a
   * temporary config directory, so `sandbox up` registers it as the context `sandbox` there and never in the user's).
   */
-class ContextSuite extends CatsEffectSuite with OnSandbox {
+class ContextSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 10.minutes
 
   private val xdg = os.temp.dir(prefix = "bankops-contexts")

@@ -13,14 +13,14 @@ import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.KafkaClients
 import bankops.services.plan.TopicSync
-import bankops.support.{KafkaTools, Repo, SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{IOSuite, KafkaTools, Repo, SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** `plan`/`apply` of ACLs and SCRAM users on the sandbox's cluster, which runs the StandardAuthorizer; drift made
   * with Kafka's own AclCommand. Each topology is the bank's (so the bank's ACLs and users stay listed and
   * `--delete-unlisted --yes` leaves them be) plus a topic, a principal and a SCRAM user of the test's own.
   */
-class AccessDeploySuite extends munit.CatsEffectSuite with OnSandbox {
+class AccessDeploySuite extends IOSuite with OnSandbox {
   // Alone, and quiet: it applies the real topology and deletes the ACLs it does not list, the test banks' among them.
   override def quiet: Boolean = true
 

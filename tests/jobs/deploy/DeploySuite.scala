@@ -5,10 +5,10 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
-import bankops.support.{SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{IOSuite, SandboxFixture, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
-class DeploySuite extends munit.CatsEffectSuite with OnSandbox {
+class DeploySuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)

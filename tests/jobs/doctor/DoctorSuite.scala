@@ -2,10 +2,10 @@ package bankops.jobs.doctor
 
 import scala.concurrent.duration._
 
-import bankops.support.{SandboxFixture, TestShell}
+import bankops.support.{IOSuite, SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
-class DoctorSuite extends munit.CatsEffectSuite with OnSandbox {
+class DoctorSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
   private def dirArgs = List("--sandbox-dir", SandboxFixture.layout.dir.toString)
 

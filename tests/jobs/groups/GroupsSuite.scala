@@ -8,14 +8,14 @@ import scala.concurrent.duration._
 
 import bankops.services.kafka.{ConsumerGroups, EndOffsets, KafkaClients}
 import org.apache.kafka.common.TopicPartition
-import bankops.support.{BankFixture, KafkaTools, SandboxFixture, Setup, TestShell}
+import bankops.support.{BankFixture, IOSuite, KafkaTools, SandboxFixture, Setup, TestShell}
 import bankops.support.BankFixture.{creation, id}
 import bankops.support.OnSandbox
 
 /** `bankops groups` against the sandbox, on groups of the tests' own banks (never the sandbox's handler group), with
   * Kafka's own ConsumerGroupCommand as the independent reader of what a reset committed.
   */
-class GroupsSuite extends munit.CatsEffectSuite with OnSandbox {
+class GroupsSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 8.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)

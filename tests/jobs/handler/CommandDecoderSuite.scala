@@ -10,12 +10,12 @@ import scala.util.Random
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{Atype, ConfirmAccountCreation, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.registry.{RegistryClient, SchemaResolver}
-import bankops.support.{FakeRegistry, FuzzFrames, Seeded, TopologyFiles}
+import bankops.support.{FakeRegistry, FuzzFrames, IOSuite, Seeded, TopologyFiles}
 
 /** The handler's decoder of `commands` values against a registry in memory: the two bank commands come back as they
   * were written; everything else is a dead letter with its reason, except an unreachable registry, which is an error (the batch is retried).
   */
-class CommandDecoderSuite extends munit.CatsEffectSuite with Seeded {
+class CommandDecoderSuite extends IOSuite with Seeded {
   private def schema(name: String): String = os.read(TopologyFiles.schemas / s"$name.avsc")
   private val Subject = "commands-nl.openweb.data."
 

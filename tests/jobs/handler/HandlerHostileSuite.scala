@@ -11,13 +11,13 @@ import scala.util.Random
 
 import bankops.services.avro.WireFormat
 import bankops.services.registry.RegistryClient
-import bankops.support.{BankFixture, FuzzFrames, OnSandbox, PythonClients, Repo, SandboxFixture}
+import bankops.support.{BankFixture, FuzzFrames, IOSuite, OnSandbox, PythonClients, Repo, SandboxFixture}
 import bankops.support.BankFixture.{creation, id, transfer}
 
 /** Records any client allowed to write `commands` may send, which stopped the bank before: each ends as a dead letter
   * with its reason, and the commands after them are answered, exactly once, with nothing left prepared.
   */
-class HandlerHostileSuite extends munit.CatsEffectSuite with OnSandbox {
+class HandlerHostileSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def transferSchema = os.read(Repo.root / "schemas" / "ConfirmMoneyTransfer.avsc")

@@ -6,7 +6,7 @@ import org.apache.kafka.clients.admin.TransactionState
 
 import scala.concurrent.duration._
 
-import bankops.support.{BankFixture, SandboxFixture}
+import bankops.support.{BankFixture, IOSuite, SandboxFixture}
 import bankops.support.BankFixture.{creation, id, transfer}
 import bankops.support.OnSandbox
 
@@ -14,7 +14,7 @@ import bankops.support.OnSandbox
   * bank's tables, command ids reused across kinds, SIGTERM in the middle of a wait. Each through the CLI, each with
   * its exit code, its one line, and nothing changed.
   */
-class HandlerInputsSuite extends munit.CatsEffectSuite with OnSandbox {
+class HandlerInputsSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 4.minutes
 
   private def exit(p: os.SubProcess, within: FiniteDuration): IO[Option[Int]] =

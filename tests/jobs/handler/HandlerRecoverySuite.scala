@@ -5,7 +5,7 @@ import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.support.{BankFixture, SandboxFixture, TcpRelay, TopologyFiles}
+import bankops.support.{BankFixture, IOSuite, SandboxFixture, TcpRelay, TopologyFiles}
 import bankops.support.BankFixture.{creation, id, transfer}
 import bankops.support.OnSandbox
 
@@ -13,7 +13,7 @@ import bankops.support.OnSandbox
   * points of [[HandlerFaults]]), each followed by the same checks: one outcome per command, `cac`/`cmt` as the
   * feedback says, no prepared transaction left, `balances validate` clean.
   */
-class HandlerRecoverySuite extends munit.CatsEffectSuite with OnSandbox {
+class HandlerRecoverySuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 6.minutes
 
   private def str(j: Json, field: String) = j.hcursor.get[String](field).toOption.get

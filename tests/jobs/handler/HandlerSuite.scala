@@ -12,11 +12,11 @@ import scala.concurrent.duration._
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.kafka.ChunkProducer
-import bankops.support.{BankFixture, SandboxFixture, Setup}
+import bankops.support.{BankFixture, IOSuite, SandboxFixture, Setup}
 import bankops.support.BankFixture.{creation, id, transfer}
 import bankops.support.OnSandbox
 
-class HandlerSuite extends munit.CatsEffectSuite with OnSandbox {
+class HandlerSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 8.minutes
 
   private def value(j: Json, field: String) = j.hcursor.get[String](field).toOption.get

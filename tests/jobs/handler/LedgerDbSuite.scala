@@ -5,13 +5,13 @@ import cats.effect.IO
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BankRules, BankTables}
-import bankops.support.{BankFixture, SandboxFixture}
+import bankops.support.{BankFixture, IOSuite, SandboxFixture}
 import bankops.support.OnSandbox
 
 /** The handler's connection on the sandbox's PostgreSQL: what a batch locks stays locked until its PREPARE, also for
   * the batch after a prepared one whose COMMIT PREPARED ran on another connection (the committer's).
   */
-class LedgerDbSuite extends munit.CatsEffectSuite with OnSandbox {
+class LedgerDbSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 3.minutes
 
   test("the batch after a prepared one reads in a transaction: its accounts stay locked until its own PREPARE") {

@@ -6,10 +6,10 @@ import java.util.UUID
 import scala.concurrent.duration._
 
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer}
-import bankops.support.{Seeded, CliProcess, ModelBank, PythonClients, SandboxFixture, Setup, TopologyFiles, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, ModelBank, PythonClients, SandboxFixture, Seeded, Setup, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
-class HeartbeatSuite extends munit.CatsEffectSuite with Seeded with OnSandbox {
+class HeartbeatSuite extends IOSuite with Seeded with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   test("--count N produces exactly N heartbeats, beats contiguous from --start-beat; bankops inspect and AvroDeserializer agree") {

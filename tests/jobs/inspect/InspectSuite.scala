@@ -8,10 +8,10 @@ import java.time.Instant
 import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
-import bankops.support.{CliProcess, PythonClients, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, PythonClients, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
-class InspectSuite extends munit.CatsEffectSuite with OnSandbox {
+class InspectSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val topic = TopologyFixture.unique("commands")

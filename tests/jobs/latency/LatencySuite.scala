@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ClusterTopics, KafkaClients}
-import bankops.support.{BankFixture, CliProcess, SandboxFixture, TestShell}
+import bankops.support.{BankFixture, CliProcess, IOSuite, SandboxFixture, TestShell}
 import bankops.support.BankFixture.{creation, id}
 import bankops.support.OnSandbox
 
@@ -17,7 +17,7 @@ import bankops.support.OnSandbox
   * rate or met SLO is asserted has the sandbox to itself (aloneFor), since a busy machine could miss them; the set-up and
   * the rest share it.
   */
-class LatencySuite extends munit.CatsEffectSuite with OnSandbox {
+class LatencySuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankArgs(bank: BankFixture): List[String] =

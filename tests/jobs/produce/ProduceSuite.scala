@@ -7,11 +7,11 @@ import io.circe.parser.parse
 
 import scala.concurrent.duration._
 
-import bankops.support.{CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** `bankops produce` against the sandbox, checked with confluent-kafka for Python and with `inspect`. */
-class ProduceSuite extends munit.CatsEffectSuite with OnSandbox {
+class ProduceSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private val commands = TopologyFixture.unique("produce-commands")
@@ -22,7 +22,7 @@ class ProduceSuite extends munit.CatsEffectSuite with OnSandbox {
        |"$beats": {"partitions": 1, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.Heartbeat", "key": "time"}]}}}""".stripMargin)
   // Both topics are made once, for every test that uses them.
   private lazy val applied: Unit =
-    Setup.cli("apply the test topology", "apply", "--topology", topology.toString).void.unsafeRunSync()(cats.effect.unsafe.implicits.global)
+    Setup.cli("apply the test topology", "apply", "--topology", topology.toString).void.unsafeRunSync()(IOSuite.runtime)
   private val applyOnce = IO.blocking(applied)
 
   private def produce(stdin: String, args: String*): IO[TestShell.Result] =

@@ -1,11 +1,9 @@
 package bankops.jobs.reference
 
-import munit.CatsEffectSuite
-
-import bankops.support.{Repo, TestShell}
+import bankops.support.{IOSuite, Repo, TestShell}
 
 /** The command reference in docs/reference is generated from the options, and a page that drifts from them fails here. */
-class ReferenceSuite extends CatsEffectSuite {
+class ReferenceSuite extends IOSuite {
   private val committed = Repo.root / os.RelPath(ReferencePages.Dir)
 
   test("docs/reference is what every job's --help says (else: ./bankops reference docs/reference)") {

@@ -12,13 +12,13 @@ import bankops.services.avro.WireFormat
 import bankops.services.contracts.{SchemaFile, SubjectNameStrategy}
 import bankops.services.records.RecordLine
 import bankops.services.registry.RegistryClient
-import bankops.support.{Seeded, FakeRegistry, TopologyFiles}
+import bankops.support.{FakeRegistry, IOSuite, Seeded, TopologyFiles}
 
 /** `replay --from-file`'s encoding of a file's lines against a target registry in memory: a line's value in its
   * record's schema as the target holds it (or as `--schema-dir` gives it), `--exact`'s raw bytes, and every line that
   * cannot be sent refused with its reason.
   */
-class FileEncoderSuite extends munit.CatsEffectSuite with Seeded {
+class FileEncoderSuite extends IOSuite with Seeded {
   private def text(name: String): String = os.read(TopologyFiles.schemas / s"$name.avsc")
   private def file(name: String): SchemaFile = {
     val schema = new Schema.Parser().parse(text(name))

@@ -3,12 +3,12 @@ package bankops.jobs.replay
 import bankops.services.avro.WireFormat
 import bankops.services.contracts.SubjectNameStrategy
 import bankops.services.registry.{RegistryError, SchemaResolver}
-import bankops.support.{Seeded, FakeRegistry, TopologyFiles}
+import bankops.support.{FakeRegistry, IOSuite, Seeded, TopologyFiles}
 
 /** Replay's schema id translation between two registries in memory: only the frame's id changes, to the id the
   * target has (or gives) the same schema under the target subject.
   */
-class IdTranslatorSuite extends munit.CatsEffectSuite with Seeded {
+class IdTranslatorSuite extends IOSuite with Seeded {
   private def schema(name: String): String = os.read(TopologyFiles.schemas / s"$name.avsc")
 
   private val twoRegistries = for { source <- FakeRegistry.withClient; target <- FakeRegistry.withClient } yield (source, target)

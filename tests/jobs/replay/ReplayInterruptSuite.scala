@@ -2,11 +2,11 @@ package bankops.jobs.replay
 
 import scala.concurrent.duration._
 
-import bankops.support.{CliProcess, SandboxFixture, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, SandboxFixture, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** Ctrl-C during a replay: never reported as success, the counts are what landed, and no partial file is left. */
-class ReplayInterruptSuite extends munit.CatsEffectSuite with OnSandbox {
+class ReplayInterruptSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 3.minutes
 
   private def count(topic: String) =

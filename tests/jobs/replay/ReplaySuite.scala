@@ -9,10 +9,10 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.Artifacts
-import bankops.support.{CliProcess, PythonClients, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, PythonClients, SandboxFixture, TestShell, TopologyFixture}
 import bankops.support.OnSandbox
 
-class ReplaySuite extends munit.CatsEffectSuite with OnSandbox {
+class ReplaySuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   import CommandTopics.{apply, topology => commandsTopology}

@@ -9,13 +9,13 @@ import bankops.jobs.replay.CommandTopics
 import bankops.services.config.{ConnectionFlags, Connections, Source}
 import bankops.services.contracts.TopologyFile
 import bankops.services.kafka.EndOffsets
-import bankops.support.{KafkaTools, CliProcess, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, KafkaTools, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** The test sandbox's three brokers: the bank's topics as the topology declares them, read back with Kafka's own tool,
   * and the jobs going on, losing and doubling nothing, while one broker is stopped and started again.
   */
-class ClusterSuite extends munit.CatsEffectSuite with OnSandbox {
+class ClusterSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 6.minutes
 
   private def cli(args: String*) = SandboxFixture.cli(args: _*)

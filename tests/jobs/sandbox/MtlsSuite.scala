@@ -5,13 +5,13 @@ import fs2.kafka.{AdminClientSettings, KafkaAdminClient}
 
 import scala.concurrent.duration._
 
-import bankops.support.{Repo, SandboxFixture, TestShell}
+import bankops.support.{IOSuite, Repo, SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
 /** A second sandbox, on its own ports: one broker (which requires client certificates, as every sandbox broker does)
   * and a registry speaking HTTPS.
   */
-class MtlsSuite extends munit.CatsEffectSuite with OnSandbox {
+class MtlsSuite extends IOSuite with OnSandbox {
   // Shared: its sandbox is a second one, on ports and in a directory of its own.
   override val munitIOTimeout: Duration = 5.minutes
 

@@ -6,11 +6,11 @@ import cats.syntax.all._
 import java.net.{InetAddress, ServerSocket}
 import scala.concurrent.duration._
 
-import bankops.support.{SandboxFixture, TestShell}
+import bankops.support.{IOSuite, SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
 /** Bad situations that need no running services. */
-class SandboxFaultsSuite extends munit.CatsEffectSuite with OnSandbox {
+class SandboxFaultsSuite extends IOSuite with OnSandbox {
 
   test("down with nothing running exits 0 and says so") {
     val dir = os.temp.dir()

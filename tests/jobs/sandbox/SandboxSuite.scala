@@ -10,10 +10,10 @@ import scala.concurrent.duration._
 import bankops.services.kafka.KafkaClients
 import bankops.services.config.SandboxConnection
 import bankops.services.registry.RegistryClient
-import bankops.support.{RefusedClient, SandboxFixture, TestShell}
+import bankops.support.{IOSuite, RefusedClient, SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
-class SandboxSuite extends munit.CatsEffectSuite with OnSandbox {
+class SandboxSuite extends IOSuite with OnSandbox {
   // Shared: it reads the sandbox's health, its own bank and the registry's global level, which only tests running alone
   // change; its `up` runs while other suites' jobs read the connection files, as an operator's would.
   override val munitIOTimeout: Duration = 5.minutes

@@ -8,6 +8,8 @@ import javax.net.ssl.{KeyManagerFactory, SSLContext, SSLServerSocket, SSLSocket,
 
 import scala.jdk.CollectionConverters._
 
+import bankops.support.IOSuite
+
 /** The sandbox's TLS material as the brokers, the registry and every client take it, checked without a sandbox: the
   * files, their modes, the certificates' uses, and a mutual TLS handshake between the brokers' store and a client's.
   */
@@ -24,7 +26,7 @@ class TlsSuite extends munit.FunSuite {
 
   private def made(): TlsFiles = {
     val files = TlsFiles(os.temp.dir() / "tls")
-    Tls.ensure(files, password).unsafeRunSync()(cats.effect.unsafe.implicits.global)
+    Tls.ensure(files, password).unsafeRunSync()(IOSuite.runtime)
     files
   }
 
@@ -109,10 +111,10 @@ class TlsSuite extends munit.FunSuite {
   test("complete material is kept as it is; an incomplete directory is made again whole") {
     val f = made()
     val before = os.read.bytes(f.caP12).toList
-    Tls.ensure(f, password).unsafeRunSync()(cats.effect.unsafe.implicits.global)
+    Tls.ensure(f, password).unsafeRunSync()(IOSuite.runtime)
     assertEquals(os.read.bytes(f.caP12).toList, before)
     os.remove(f.identity(Identities.Loader).keyPem)
-    Tls.ensure(f, password).unsafeRunSync()(cats.effect.unsafe.implicits.global)
+    Tls.ensure(f, password).unsafeRunSync()(IOSuite.runtime)
     assert(f.complete)
     assertNotEquals(os.read.bytes(f.caP12).toList, before)
   }

@@ -8,11 +8,11 @@ import java.time.Instant
 import java.util.UUID
 import scala.concurrent.duration._
 
-import bankops.support.{SandboxFixture, TestShell}
+import bankops.support.{IOSuite, SandboxFixture, TestShell}
 import bankops.support.OnSandbox
 
 /** `schemas versions/show/diff` against the sandbox's registry, each test on a subject of its own. */
-class SchemaHistorySuite extends munit.CatsEffectSuite with OnSandbox {
+class SchemaHistorySuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)

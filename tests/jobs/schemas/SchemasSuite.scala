@@ -9,10 +9,10 @@ import scala.concurrent.duration._
 import bankops.services.avro.WireFormat
 import bankops.services.bank.ConfirmMoneyTransfer
 import bankops.services.registry.{RegistryClient, SchemaResolver}
-import bankops.support.{PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{IOSuite, PythonClients, Repo, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
-class SchemasSuite extends munit.CatsEffectSuite with OnSandbox {
+class SchemasSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)

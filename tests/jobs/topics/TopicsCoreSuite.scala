@@ -6,12 +6,12 @@ import java.time.Instant
 
 import bankops.services.contracts.TopologyFile
 import bankops.services.kafka.{ConfigSetting, PartitionDetails, TopicDetails}
-import bankops.support.{Repo, TestShell, TopologyFiles}
+import bankops.support.{IOSuite, Repo, TestShell, TopologyFiles}
 
 /** `topics list/describe` without a cluster: the flags of a partition, the topology comparison and the exit code,
   * every combination on the model (on the sandbox, only ClusterSuite's stopped broker makes a partition under-replicated).
   */
-class TopicsCoreSuite extends munit.CatsEffectSuite {
+class TopicsCoreSuite extends IOSuite {
   private def part(n: Int, leader: Option[Int], replicas: List[Int], isr: List[Int], sizes: Map[Int, Long] = Map.empty) =
     PartitionDetails(n, leader, replicas, isr, Some(0), Some(5), Some(5), sizes, Some(Instant.EPOCH), Some(Instant.EPOCH))
 

@@ -11,10 +11,10 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.services.kafka.KafkaClients
-import bankops.support.{KafkaTools, PythonClients, RefusedClient, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
+import bankops.support.{IOSuite, KafkaTools, PythonClients, RefusedClient, SandboxFixture, Setup, TestShell, TopologyFiles, TopologyFixture}
 import bankops.support.OnSandbox
 
-class TopicsSuite extends munit.CatsEffectSuite with OnSandbox {
+class TopicsSuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 5.minutes
 
   private def bankops(args: String*): IO[TestShell.Result] = SandboxFixture.cli(args: _*)

@@ -4,7 +4,9 @@ import cats.effect.IO
 
 import bankops.base.Failure
 
-class ClientPropertiesSuite extends munit.CatsEffectSuite {
+import bankops.support.IOSuite
+
+class ClientPropertiesSuite extends IOSuite {
 
   test("Kafka keys, registry keys, comments, continuations and every separator Kafka accepts") {
     val text =

@@ -3,13 +3,13 @@ package bankops.services.config
 import cats.effect.IO
 import io.circe.parser.parse
 
-import bankops.support.{Repo, TestShell}
+import bankops.support.{IOSuite, Repo, TestShell}
 
 /** The connection settings are described in several places (the flags, their environment variables, `config show`,
   * the masking of secrets, the variables a sandbox's own processes never inherit): this suite ties them together, so a
   * setting added to one and not the others fails here.
   */
-class ConnectionContractSuite extends munit.CatsEffectSuite {
+class ConnectionContractSuite extends IOSuite {
   private val secret = "s3cret-ConnectionContract"
   private lazy val files = {
     val dir = os.temp.dir(prefix = "bankops-contract")

@@ -1,10 +1,10 @@
 package bankops.services.config
 
-import munit.CatsEffectSuite
-
 import bankops.base.Failure
 
-class ContextsSuite extends CatsEffectSuite {
+import bankops.support.IOSuite
+
+class ContextsSuite extends IOSuite {
   private val sandbox = SandboxConnection("localhost:19093", os.Path("/sb/client.properties"), "http://localhost:18081/apis/ccompat/v7",
     "jdbc:postgresql://localhost:15432/balancedb", "bank", "pw-from-sandbox")
   private val prod = ConnectionContext(bootstrapServer = Some("prod:9093"), registryUrl = Some("https://reg.prod"),

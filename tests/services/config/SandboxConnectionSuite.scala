@@ -1,6 +1,8 @@
 package bankops.services.config
 
-class SandboxConnectionSuite extends munit.CatsEffectSuite {
+import bankops.support.IOSuite
+
+class SandboxConnectionSuite extends IOSuite {
 
   test("SandboxConnection survives a JSON round trip") {
     val dir = os.temp.dir()

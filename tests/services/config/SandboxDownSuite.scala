@@ -3,13 +3,13 @@ package bankops.services.config
 import cats.effect.IO
 
 import bankops.base.Failure
-import bankops.support.{Repo, TestShell}
+import bankops.support.{IOSuite, Repo, TestShell}
 
 /** A sandbox that is expected but offers no connection (down, or `sandbox up` restarting it) is named in one line,
   * exit 3: a job never goes to the default localhost:9092 in its place. Where no sandbox is expected, or the address is
   * given, nothing changes.
   */
-class SandboxDownSuite extends munit.CatsEffectSuite {
+class SandboxDownSuite extends IOSuite {
   private val flags = ConnectionFlags(useContexts = false)
 
   private def load(env: Map[String, String], f: ConnectionFlags = flags, home: os.Path = os.temp.dir(), checked: Boolean = true) =

@@ -7,12 +7,12 @@ import scala.concurrent.duration._
 
 import bankops.base.Failures
 import bankops.services.config.{ConnectionFlags, ConnectionSettings}
-import bankops.support.{HttpStub, SilentListener, StallingHttp}
+import bankops.support.{HttpStub, IOSuite, SilentListener, StallingHttp}
 
 /** The registry client against servers that are not a registry: a web server's HTML 404 and 200, a port that never
   * answers; and what it sends for credentials given in the URL.
   */
-class RegistryHttpSuite extends munit.CatsEffectSuite {
+class RegistryHttpSuite extends IOSuite {
   import RegistryHttpSuite.Reported
 
   private def server(status: Int, body: String, seen: AtomicReference[String] = new AtomicReference(""),
