@@ -1,6 +1,6 @@
 package bankops.base
 
-import bankops.support.Repo
+import bankops.support.{Children, Repo}
 
 /** The `./bankops` launcher's class-data archives (AppCDS), run for real. */
 class LauncherSuite extends munit.FunSuite {
@@ -70,7 +70,7 @@ class LauncherSuite extends munit.FunSuite {
 
   /** The environment the launcher's JVM started with, read from /proc while the job waits on an address nothing answers. */
   private def jvmEnv(args: Seq[String], env: Map[String, String]): Map[String, String] = {
-    val p = os.proc(launcher, args).spawn(cwd = Repo.root, stdout = os.Pipe, stderr = os.Pipe,
+    val p = Children.spawn(os.proc(launcher, args), cwd = Repo.root, stdout = os.Pipe, stderr = os.Pipe,
       env = Map("BANKOPS_CDS" -> "off", "BANKOPS_JAVA_OPTS" -> "", "XDG_CONFIG_HOME" -> configHome.toString) ++ env)
     try {
       val proc = os.root / "proc" / p.wrapped.pid().toString

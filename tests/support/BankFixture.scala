@@ -37,9 +37,10 @@ final case class BankFixture(commands: String, feedback: String, balance: String
     val handler = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
     val identity = List("--command-config",
       (if (patient) os.temp(os.read(handler) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties") else handler).toString)
-    val handlerProcess = os.proc(Jvm.bankops(handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file",
-        BankFixture.readyFile(log).toString) ++ args))
-      .spawn(env = environment, stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
+    val handlerProcess =
+      Children.spawn(os.proc(Jvm.bankops(handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file",
+            BankFixture.readyFile(log).toString) ++ args)), env = environment, stdout = os.PathAppendRedirect(log),
+        stderr = os.PathAppendRedirect(log))
     spawned.add(handlerProcess)
     handlerProcess
   }

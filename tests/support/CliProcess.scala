@@ -53,7 +53,7 @@ object BareProcess {
 
   def spawn(env: Map[String, String], args: Seq[String], jvm: List[String] = Nil): IO[CliProcess] = IO.blocking {
     val (out, err) = (os.temp(suffix = ".out"), os.temp(suffix = ".err"))
-    val p = os.proc(defaultSigint ++ Jvm.bankops(args, jvm)).spawn(env = env, stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
+    val p = Children.spawn(os.proc(defaultSigint ++ Jvm.bankops(args, jvm)), env = env, stdout = os.PathRedirect(out), stderr = os.PathRedirect(err))
     CliProcess(p, out, err)
   }
 }

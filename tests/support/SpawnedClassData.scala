@@ -40,7 +40,7 @@ private[support] object SpawnedClassData {
     val partial = dir / s"${archive.last}.${ProcessHandle.current.pid}.partial"
     val doctor = List("java") ++ jvm ++ Quiet ++ List(s"-XX:ArchiveClassesAtExit=$partial", "-cp", classpath, s"-Dbankops.home=${Repo.root}",
       "bankops.Main", "doctor", "--sandbox-dir", SandboxFixture.layout.dir.toString, "--no-context")
-    val p = os.proc(doctor).spawn(env = SandboxFixture.env, stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
+    val p = Children.spawn(os.proc(doctor), env = SandboxFixture.env, stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
     // Whatever doctor finds, its exit writes the archive; one that never ends leaves none, and the tests go on without.
     if (!p.waitFor(120000)) { p.destroyForcibly(); p.waitFor(10000) }
     if (os.exists(partial)) {

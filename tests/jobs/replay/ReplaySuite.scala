@@ -9,7 +9,7 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.Artifacts
-import bankops.support.{CliProcess, IOSuite, PythonClients, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{Children, CliProcess, IOSuite, PythonClients, SandboxFixture, TestShell, TopologyFixture}
 import bankops.support.OnSandbox
 
 class ReplaySuite extends IOSuite with OnSandbox {
@@ -188,8 +188,9 @@ class ReplaySuite extends IOSuite with OnSandbox {
       try s.getLocalPort
       finally s.close()
     }
-    port -> os.proc("java", "-Xmx384m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1", s"-Dquarkus.http.port=$port", "-jar", runner)
-      .spawn(stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
+    port ->
+      Children.spawn(os.proc("java", "-Xmx384m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1", s"-Dquarkus.http.port=$port", "-jar", runner),
+        stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
   })(p => IO.blocking { p._2.destroy(); p._2.waitFor(20000) }.void).evalMap { case (port, _) =>
     val url = s"http://localhost:$port/apis/ccompat/v7"
     bankops.services.registry.RegistryClient.resource(url, Map.empty, None, None, 5.seconds).use { client =>
