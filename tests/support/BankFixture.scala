@@ -129,9 +129,22 @@ final case class BankFixture(commands: String, feedback: String, balance: String
 
   /** Waits until every id has feedback; the feedback so far. */
   def awaitFeedback(ids: Set[String], within: FiniteDuration = 120.seconds): IO[List[(String, String, Json)]] =
-    (IO.sleep(1.second) >> feedbackRecords).iterateUntil(fs => ids.subsetOf(fs.map(_._1).toSet)).timeoutTo(within,
+    readUntil(feedback, 1.second)(feedbackRecords)(fs => ids.subsetOf(fs.map(_._1).toSet)).timeoutTo(within,
       feedbackRecords.flatMap(fs =>
         IO.raiseError(new AssertionError(s"no feedback for ${(ids -- fs.map(_._1)).size} of ${ids.size} commands within $within"))))
+
+  /** `read` every `every` until `done` holds, `read` being a whole read of `topic` (an `inspect`): it is run again only
+    * when the topic's end offsets moved since its last run (one admin call on the test JVM's client), as a wait of a
+    * minute was sixty inspects, each with a consumer and TLS handshakes of its own.
+    */
+  def readUntil[A](topic: String, every: FiniteDuration)(read: IO[A])(done: A => Boolean): IO[A] =
+    Ref[IO].of(Option.empty[Long]).flatMap { readAt =>
+      val moved = SandboxFixture.written(topic).attempt.flatMap {
+        case Right(n) => readAt.getAndSet(Some(n)).map(!_.contains(n))
+        case Left(_) => IO.pure(true) // a leader moving (a broker stopped): read, as without the gate
+      }
+      (IO.sleep(every) >> moved.ifM(read.map(Some(_).filter(done)), IO.none)).untilDefinedM
+    }
 
   def validate: IO[TestShell.Result] = SandboxFixture.cli("balances", "validate", "--topic", balance, "--db-url", dbUrl, "-o", "json")
 

@@ -168,7 +168,7 @@ class GroupsSuite extends IOSuite with OnSandbox {
         feedbackBefore <- bank.feedbackRecords
         rerun <- withHandler(bank, "r2") { _ =>
           awaitGroup(bank.group, 120.seconds, "caught up again")(j => lag(j).contains(0L) && members(j).nonEmpty) >>
-            (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.size >= feedbackBefore.size + again.size).timeout(60.seconds)
+            bank.readUntil(bank.feedback, 1.second)(bank.feedbackRecords)(_.size >= feedbackBefore.size + again.size).timeout(60.seconds)
         }
         changesAfter <- bank.balanceChanges
         amountsAfter <- bank.query("SELECT iban, amount FROM balance")(rs => rs.getString(1) -> rs.getLong(2))

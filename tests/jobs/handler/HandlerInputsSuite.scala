@@ -76,7 +76,7 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
         _ <- bank.send(List(transfer(deposit, "x", 50, "cash", iban, deposit)))
         _ <- bank.awaitFeedback(Set(deposit))
         _ <- bank.send(List(transfer(account, "x", 999, "cash", iban, "reuses a creation's id"), creation(deposit)))
-        feedback <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.size >= 4).timeout(60.seconds)
+        feedback <- bank.readUntil(bank.feedback, 1.second)(bank.feedbackRecords)(_.size >= 4).timeout(60.seconds)
           .guarantee(BankFixture.signal(h, "TERM").void)
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
         accounts <- bank.query("SELECT count(*) FROM balance")(_.getLong(1))

@@ -440,7 +440,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         _ <- bank.send(List(transfer(shared, "x", 900, "cash", seeded, "same id")), to = Some(other))
         _ <- BankFixture.awaitLog(logB, "batch failed").guarantee(held.release)
         // Answered by both: A's creation, then B's deposit once A's batch committed.
-        _ <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.count(_._1 == shared) >= 2).timeout(90.seconds)
+        _ <- bank.readUntil(bank.feedback, 1.second)(bank.feedbackRecords)(_.count(_._1 == shared) >= 2).timeout(90.seconds)
         checked <- consistent(bank, Set(shared), logs(logA, logB))
           .guarantee(BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
         cmt <- bank.query(s"SELECT count(*) FROM cmt WHERE uuid = '$shared'")(_.getLong(1))

@@ -62,7 +62,7 @@ class HandlerSuite extends IOSuite with OnSandbox {
           validated <- bank.validate
           // The same commands once more: the same feedback again, nothing applied twice.
           _ <- bank.send(List(creation(a, "AUTO"), creation(b, "MANUAL")) ++ transfers.map(_._1))
-          again <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.size >= 28).timeout(90.seconds)
+          again <- bank.readUntil(bank.feedback, 1.second)(bank.feedbackRecords)(_.size >= 28).timeout(90.seconds)
           changesAfter <- bank.balanceChanges
           amountsAfter <- bank.query("SELECT iban, amount, type FROM balance")(rs => rs.getString(1) -> (rs.getLong(2), rs.getString(3)))
         } yield {
@@ -356,7 +356,7 @@ class HandlerSuite extends IOSuite with OnSandbox {
             _ <- produce(bad)
             _ <- bank.send(List(creation(after)))
             _ <- bank.awaitFeedback(Set(after))
-            dead <- (IO.sleep(500.millis) >> bank.read(bank.deadLetters)).iterateUntil(_.size >= 4).timeout(60.seconds)
+            dead <- bank.readUntil(bank.deadLetters, 500.millis)(bank.read(bank.deadLetters))(_.size >= 4).timeout(60.seconds)
             lag <- SandboxFixture.cli("groups", "describe", bank.group, "-o", "json")
             // The fix: the schema the deposit names is registered (a copy of the bank's, with a doc of its own), under that id.
             fixed <- registry.register(s"${bank.commands}-nl.openweb.data.ConfirmMoneyTransfer",
@@ -369,8 +369,8 @@ class HandlerSuite extends IOSuite with OnSandbox {
           _ <- replayDeadLetters
           feedback <- bank.awaitFeedback(Set(late))
           _ <- replayDeadLetters
-          _ <- (IO.sleep(500.millis) >> bank.read(bank.deadLetters)).iterateUntil(_.size >= 4 + 3 + 6).timeout(60.seconds)
-          again <- (IO.sleep(1.second) >> bank.feedbackRecords).iterateUntil(_.count(_._1 == late) >= 2).timeout(60.seconds)
+          _ <- bank.readUntil(bank.deadLetters, 500.millis)(bank.read(bank.deadLetters))(_.size >= 4 + 3 + 6).timeout(60.seconds)
+          again <- bank.readUntil(bank.feedback, 1.second)(bank.feedbackRecords)(_.count(_._1 == late) >= 2).timeout(60.seconds)
           amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
           validated <- bank.validate
           text <- IO.blocking(os.read(log))
