@@ -26,8 +26,10 @@ final class RegistryClient private (baseUrl: String, makeHttp: String => Registr
   @volatile private var made = false
   private lazy val http = { made = true; makeHttp(describe) }
 
-  /** Closes the HTTP client, if one was made; see [[RegistryClient.resource]]. */
-  private def close: IO[Unit] = if (made) http.close else IO.unit
+  /** Closes the HTTP client, if one was made; see [[RegistryClient.resource]]. Whether it was is asked when the IO runs:
+    * asked when the release was built, it was always "no", and no client was ever closed (its threads stayed on).
+    */
+  private def close: IO[Unit] = IO.defer(if (made) http.close else IO.unit)
   private val headers = List("Accept" -> "application/vnd.schemaregistry.v1+json, application/json") ++
     userInfo.map { ui =>
       val (user, password) = ui.span(_ != ':')

@@ -27,6 +27,22 @@ class RegistryHttpSuite extends IOSuite {
     case Right(v) => fail(s"expected an error, got $v")
   }
 
+  test("a closed client leaves no HTTP selector thread running: the JVM's exit waits up to 300 ms for one in epoll") {
+    def selectors: IO[Set[Thread]] = IO {
+      import scala.jdk.CollectionConverters._
+      Thread.getAllStackTraces.keySet.asScala.filter(t => t.isAlive && t.getName.matches("HttpClient-\\d+-SelectorManager")).toSet
+    }
+    for {
+      before <- selectors
+      during <- server(200, "[]").use(port => client(s"http://127.0.0.1:$port").use(_.subjects >> selectors))
+      // Interrupted on close: gone within moments, never seconds.
+      after <- (IO.sleep(20.millis) >> selectors).iterateUntil(_.intersect(during -- before).isEmpty).timeout(5.seconds).attempt
+    } yield {
+      assert((during -- before).nonEmpty, s"no selector thread while the client was open: $during")
+      assert(after.isRight, s"still running after close: ${(during -- before).filter(_.isAlive)}")
+    }
+  }
+
   test("an HTML 404 is no registry: exit 3 naming the address and the path, the body never shown") {
     server(404, "<html><body>Not Found</body></html>").use(port =>
       failure(client(s"http://127.0.0.1:$port").use(_.subjects)).map { f =>
