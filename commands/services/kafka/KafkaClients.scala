@@ -45,10 +45,22 @@ object KafkaClients {
   def await[A](future: => KafkaFuture[A]): IO[A] =
     IO.fromCompletableFuture(IO(future.toCompletionStage.toCompletableFuture))
 
-  /** A read-only consumer of raw bytes: no group, nothing committed, no topic ever auto-created. */
+  /** A read-only consumer of raw bytes: no group, nothing committed, no topic ever auto-created. The command-config
+    * file's fetch sizes (max.partition.fetch.bytes, fetch.max.bytes, max.poll.records) override the defaults for
+    * throughput, as its producer keys do [[producerSettings]]'s, so a reader's memory can be bounded; what a read means
+    * (read_committed, no commits, no reset, no topic created) and how long a fetch waits are not the file's to change.
+    */
   def consumerSettings(kafka: KafkaSettings, timeout: FiniteDuration): ConsumerSettings[IO, Array[Byte], Array[Byte]] =
     ConsumerSettings(Deserializer.identity[IO], Deserializer.identity[IO])
+      // Larger fetches, polled back to back: fs2-kafka's default 50 ms between polls caps a read near 100k records/s.
+      .withMaxPollRecords(10000)
+      .withProperty("max.partition.fetch.bytes", "4194304")
       .withProperties(kafka.clientProperties)
+      // A fetch waits at most 100 ms for 64 KiB: a consumer application's fetch.min.bytes of megabytes in a shared
+      // command-config would hold every fetch of a quiet topic's tail for its fetch.max.wait.ms.
+      .withProperty("fetch.min.bytes", "65536")
+      .withProperty("fetch.max.wait.ms", "100")
+      .withProperty("reconnect.backoff.max.ms", "1000")
       .withBootstrapServers(kafka.bootstrapServers.value)
       .withAutoOffsetReset(AutoOffsetReset.None)
       .withEnableAutoCommit(false)
@@ -57,13 +69,7 @@ object KafkaClients {
       .withAllowAutoCreateTopics(false)
       .withRequestTimeout(timeout)
       .withDefaultApiTimeout(timeout)
-      .withProperty("reconnect.backoff.max.ms", "1000")
-      // Larger fetches, polled back to back: fs2-kafka's default 50 ms between polls caps a read near 100k records/s.
       .withPollInterval(1.millis)
-      .withMaxPollRecords(10000)
-      .withProperty("fetch.min.bytes", "65536")
-      .withProperty("fetch.max.wait.ms", "100")
-      .withProperty("max.partition.fetch.bytes", "4194304")
       .withCloseTimeout(5.seconds)
 
   /** The Java consumer with the same settings, for poll loops ([[TopicReader]]); `few`: small fetches when
