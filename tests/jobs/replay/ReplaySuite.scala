@@ -189,7 +189,7 @@ class ReplaySuite extends IOSuite with OnSandbox {
       finally s.close()
     }
     port ->
-      Children.spawn(os.proc("java", "-Xmx384m", "-XX:+UseSerialGC", "-Dquarkus.http.host=127.0.0.1", s"-Dquarkus.http.port=$port", "-jar", runner),
+      Children.spawn(os.proc("java", bankops.base.JvmOptions.Registry, "-Dquarkus.http.host=127.0.0.1", s"-Dquarkus.http.port=$port", "-jar", runner),
         stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
   })(p => IO.blocking { p._2.destroy(); p._2.waitFor(20000) }.void).evalMap { case (port, _) =>
     val url = s"http://localhost:$port/apis/ccompat/v7"
