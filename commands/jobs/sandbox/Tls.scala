@@ -68,10 +68,26 @@ private[sandbox] object Tls {
   private def store(file: os.Path, password: String, secret: Boolean)(fill: KeyStore => Unit): Unit = {
     val ks = KeyStore.getInstance("PKCS12")
     ks.load(null, null)
-    fill(ks)
     val bytes = new java.io.ByteArrayOutputStream()
-    ks.store(bytes, password.toCharArray)
+    cheapToOpen { fill(ks); ks.store(bytes, password.toCharArray) }
     os.write(file, bytes.toByteArray, perms = if (secret) "rw-------" else "rw-r--r--")
+  }
+
+  /** The JDK's PKCS12 defaults derive the password 10,000 times for the store's MAC, again for its certificates and
+    * again for its key: 0.1 to 0.4 CPU-s of every job that opens a sandbox identity's key and trust stores (`topics
+    * list`, `inspect --limit 1`; docs/performance.md, The sandbox). Those rounds only slow a guess at a password a
+    * person chose; the sandbox's are 24 random characters (142 bits), kept beside the stores in its own files, and the
+    * keys are also there as PEM for kcat. So certificates, which are public, are left unencrypted, and the MAC and the
+    * key take 1,000 rounds. The JDK reads these settings as system properties when a key is added and when the store
+    * is written, so they are set only around those (one store at a time).
+    */
+  private def cheapToOpen[A](write: => A): A = Tls.synchronized {
+    val settings = Map("keystore.pkcs12.certProtectionAlgorithm" -> "NONE", "keystore.pkcs12.macIterationCount" -> "1000",
+      "keystore.pkcs12.keyPbeIterationCount" -> "1000")
+    val before = settings.keys.map(k => k -> Option(System.getProperty(k))).toMap
+    settings.foreach { case (k, v) => System.setProperty(k, v) }
+    try write
+    finally before.foreach { case (k, v) => v.fold(System.clearProperty(k))(System.setProperty(k, _)) }
   }
 
   /** PEM for kcat and confluent-kafka: a certificate, or a private key as PKCS#8. */

@@ -108,6 +108,30 @@ class TlsSuite extends munit.FunSuite {
     } finally server.close()
   }
 
+  test("every store opens in 1,000 rounds of its password, certificates in the clear; a key only with the password") {
+    import org.bouncycastle.asn1.pkcs.{PBES2Parameters, PBKDF2Params, PKCSObjectIdentifiers}
+    import org.bouncycastle.pkcs.{PKCS12PfxPdu, PKCS12SafeBagFactory, PKCS8EncryptedPrivateKeyInfo}
+    val f = made()
+    val keyStores = List(f.caP12, f.broker) ++ Identities.all.map(f.identity(_).keystore)
+    (f.truststore :: keyStores).foreach { file =>
+      val pfx = new PKCS12PfxPdu(os.read.bytes(file))
+      assertEquals(pfx.toASN1Structure.getMacData.getIterationCount.intValue, 1000, file.toString)
+      load(file) // the JDK checks the MAC with the password as it opens the store
+      // Certificates are public: in plain data, no encrypted content. Keys: PBES2, PBKDF2 of 1,000 rounds.
+      assertEquals(pfx.getContentInfos.map(_.getContentType).distinct.toList, List(PKCSObjectIdentifiers.data), file.toString)
+      val keyRounds = pfx.getContentInfos.toList.flatMap(c => new PKCS12SafeBagFactory(c).getSafeBags.toList)
+        .filter(_.getType == PKCSObjectIdentifiers.pkcs8ShroudedKeyBag).map { bag =>
+          val alg = bag.getBagValue.asInstanceOf[PKCS8EncryptedPrivateKeyInfo].getEncryptionAlgorithm
+          assertEquals(alg.getAlgorithm, PKCSObjectIdentifiers.id_PBES2, file.toString)
+          PBKDF2Params.getInstance(PBES2Parameters.getInstance(alg.getParameters).getKeyDerivationFunc.getParameters).getIterationCount.intValue
+        }
+      assertEquals(keyRounds, if (keyStores.contains(file)) List(1000) else Nil, file.toString)
+    }
+    val reader = load(f.identity(Identities.Reader).keystore)
+    intercept[java.security.UnrecoverableKeyException](reader.getKey(Identities.Reader, "a-wrong-password".toCharArray))
+    assert(reader.getKey(Identities.Reader, password.toCharArray) != null)
+  }
+
   test("complete material is kept as it is; an incomplete directory is made again whole") {
     val f = made()
     val before = os.read.bytes(f.caP12).toList
