@@ -9,6 +9,7 @@ import org.apache.kafka.clients.admin.Admin
 import org.apache.kafka.common.KafkaFuture
 
 import scala.jdk.CollectionConverters._
+import scala.util.chaining._
 
 import scala.concurrent.duration._
 
@@ -131,6 +132,7 @@ object KafkaClients {
       // told to retry (CONCURRENT_TRANSACTIONS); the default 100 ms backoff then stalled one batch in ten by 100 ms.
       .withProperty("retry.backoff.ms", "5")
       .withProperties(kafka.clientProperties)
+      .pipe(exact)
     val bytes = new org.apache.kafka.common.serialization.ByteArraySerializer
     new org.apache.kafka.clients.producer.KafkaProducer[Array[Byte], Array[Byte]](javaProperties(settings.properties), bytes, bytes)
   }
@@ -161,13 +163,12 @@ object KafkaClients {
   def denied(kafka: KafkaSettings, doing: Doing): PartialFunction[Throwable, Throwable] = Denied.adapt(kafka, doing)
 
   /** An idempotent, acks=all producer of raw bytes, batched for throughput; the command-config file's
-    * producer keys (linger.ms, batch.size, compression.type, ...) override these defaults.
+    * producer keys (linger.ms, batch.size, compression.type, ...) override these defaults, but not what a write
+    * means ([[exact]]).
     */
   def producerSettings(kafka: KafkaSettings, timeout: FiniteDuration): ProducerSettings[IO, Array[Byte], Array[Byte]] =
     ProducerSettings(Serializer.identity[IO], Serializer.identity[IO])
       .withBootstrapServers(kafka.bootstrapServers.value)
-      .withAcks(Acks.All)
-      .withEnableIdempotence(true)
       .withLinger(10.millis)
       .withBatchSize(256 * 1024)
       // Kafka's default 32 MiB: a 128 MiB buffer let a full-speed sender queue ~0.5 s of batches, promoted
@@ -179,7 +180,14 @@ object KafkaClients {
       .withRequestTimeout(timeout)
       .withDeliveryTimeout(timeout * 4)
       .withProperties(kafka.clientProperties)
+      .pipe(exact)
       .withCloseTimeout(30.seconds)
+
+  /** acks=all and idempotence, whatever a command-config says: a shared client file's `acks=1` would let a replay or a
+    * restore lose a record a broker took and then lost, and a retry write one twice; the handler's transactions need
+    * both (the Java client refuses a transactional producer without them).
+    */
+  private def exact[K, V](s: ProducerSettings[IO, K, V]): ProducerSettings[IO, K, V] = s.withAcks(Acks.All).withEnableIdempotence(true)
 
   /** The settings' properties as the Java clients' constructors take them. */
   def javaProperties(props: Map[String, String]): java.util.Map[String, AnyRef] = props.map { case (k, v) => k -> (v: AnyRef) }.asJava

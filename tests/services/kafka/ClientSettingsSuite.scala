@@ -27,9 +27,9 @@ class ClientSettingsSuite extends munit.FunSuite {
       List(Some("read_committed"), Some("false"), Some("none"), Some("false"), Some("65536"), Some("100")))
   }
 
-  test("a writer's batching is the file's when it sets it; unset, acks=all and idempotence") {
-    val props = KafkaClients.producerSettings(kafka("linger.ms" -> "50", "batch.size" -> "16384", "buffer.memory" -> "8388608"), 30.seconds)
-      .properties
+  test("a writer's batching is the file's when it sets it; acks=all and idempotence whatever it says") {
+    val props = KafkaClients.producerSettings(kafka("linger.ms" -> "50", "batch.size" -> "16384", "buffer.memory" -> "8388608",
+        "acks" -> "1", "enable.idempotence" -> "false"), 30.seconds).properties
     assertEquals(List("linger.ms", "batch.size", "buffer.memory").map(props.get), List(Some("50"), Some("16384"), Some("8388608")))
     assertEquals(List("acks", "enable.idempotence").map(props.get), List(Some("all"), Some("true")))
   }
