@@ -13,11 +13,11 @@ import scala.jdk.CollectionConverters._
 
 import cats.syntax.all._
 
-import bankops.jobs.sandbox.{ClientConfig, SandboxSecrets}
+import bankops.jobs.sandbox.{ClientConfig, SandboxSecrets, Tls}
 import bankops.services.kafka.KafkaClients
 
-/** Identities the tests' sandbox knows nothing of: a certificate its CA signs for a name no ACL mentions (keytool, as
-  * the sandbox makes its own), and a SCRAM user created through the operator's admin client. Each is a client
+/** Identities the tests' sandbox knows nothing of: a certificate its CA signs for a name no ACL mentions (made as the
+  * sandbox makes its own, in this JVM: with keytool, five JVMs a name), and a SCRAM user created through the operator's admin client. Each is a client
   * properties file in a temporary directory, beside the sandbox's own identities' trust settings.
   */
 object Strangers {
@@ -31,16 +31,7 @@ object Strangers {
   def certificate(name: String): IO[os.Path] = SandboxFixture.connection >> secrets.flatMap { s =>
     IO.blocking {
       val dir = os.temp.dir(prefix = s"bankops-$name-")
-      val env = Map("BANKOPS_TEST_PASSWORD" -> s.tlsPassword)
-      val store = Seq("-storetype", "PKCS12", "-storepass:env", "BANKOPS_TEST_PASSWORD")
-      def keytool(args: Seq[String]) = os.proc("keytool" +: args).call(cwd = dir, env = env, stderr = os.Pipe)
-      keytool(Seq("-genkeypair", "-alias", name, "-dname", s"CN=$name", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2", "-keystore",
-        "id.p12") ++ store)
-      keytool(Seq("-certreq", "-alias", name, "-keystore", "id.p12", "-file", "id.csr") ++ store)
-      keytool(Seq("-gencert", "-alias", "ca", "-keystore", layout.tls.caP12.toString, "-infile", "id.csr", "-outfile", "id.crt", "-rfc",
-        "-validity", "2", "-ext", "EKU=clientAuth") ++ store)
-      keytool(Seq("-importcert", "-noprompt", "-alias", "ca", "-file", layout.tls.caPem.toString, "-keystore", "id.p12") ++ store)
-      keytool(Seq("-importcert", "-noprompt", "-alias", name, "-file", "id.crt", "-keystore", "id.p12") ++ store)
+      Tls.signedIdentity(layout.tls, s.tlsPassword, name, days = 2, dir / "id.p12")
       val props = ClientConfig.properties(layout, s) ++ Map("ssl.keystore.location" -> (dir / "id.p12").toString)
       os.write(dir / s"$name.properties", render(props), perms = "rw-------")
       dir / s"$name.properties"

@@ -2,7 +2,8 @@ package bankops.jobs.sandbox
 
 import cats.effect.IO
 
-import java.security.KeyStore
+import java.security.{KeyStore, PrivateKey}
+import java.security.cert.X509Certificate
 import java.util.Base64
 
 /** One client identity's key material: a PKCS12 keystore for JVM clients, PEM copies for kcat and confluent-kafka. */
@@ -23,7 +24,7 @@ private[sandbox] final case class TlsFiles(dir: os.Path) {
   def complete: Boolean = (List(caP12, caPem, truststore, broker) ++ Identities.all.flatMap(identity(_).all)).forall(os.exists)
 }
 
-private[sandbox] object Tls {
+private[bankops] object Tls {
   /** The brokers' certificate subject; `ssl.principal.mapping.rules` makes it the principal `User:bankops-broker`. */
   val BrokerName = "bankops-broker"
 
@@ -56,6 +57,17 @@ private[sandbox] object Tls {
         os.move(staging.dir, f.dir, atomicMove = true)
       }
     } finally os.remove.all(staging.dir) // gone once moved; left by a run that found the material made meanwhile
+  }
+
+  /** A client certificate `CN=name` the sandbox's CA signs, valid for `days`, in a keystore at `file` made as the
+    * sandbox's own identities' are: for a name the sandbox does not list (the tests' identities that no ACL mentions).
+    */
+  private[bankops] def signedIdentity(files: TlsFiles, password: String, name: String, days: Int, file: os.Path): Unit = {
+    val cas = KeyStore.getInstance("PKCS12")
+    scala.util.Using.resource(os.read.inputStream(files.caP12))(cas.load(_, password.toCharArray))
+    val ca = Issued(cas.getKey("ca", password.toCharArray).asInstanceOf[PrivateKey],
+      cas.getCertificateChain("ca").toList.map(_.asInstanceOf[X509Certificate]))
+    keystore(file, name, Certificates.leaf(ca, name, days, server = false), password)
   }
 
   /** A PKCS12 keystore: the key under `alias` with its chain, and the CA as a trusted entry (as Kafka's clients expect). */
