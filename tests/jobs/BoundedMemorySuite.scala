@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ChunkProducer, KafkaClients}
-import bankops.support.{CliProcess, IOSuite, OnSandbox, SandboxFixture, Setup, TopologyFiles, TopologyFixture}
+import bankops.support.{CliProcess, IOSuite, Jvm, OnSandbox, SandboxFixture, Setup, TopologyFiles, TopologyFixture}
 
 /** The data jobs stream: each one takes a topic (or its archive, its file, or standard input) larger than its whole heap
   * and finishes with exact counts. A job that held its input, or a fetch, per record would die of OutOfMemoryError here.
@@ -17,12 +17,12 @@ import bankops.support.{CliProcess, IOSuite, OnSandbox, SandboxFixture, Setup, T
 class BoundedMemorySuite extends IOSuite with OnSandbox {
   override val munitIOTimeout: Duration = 10.minutes
 
-  private val records = 30000
+  private val records = 15000
   private val size = 4096
-  private val heap = "-Xmx96m"
+  private val heap = "-Xmx48m"
   private val dir = os.temp.dir(prefix = "bounded")
 
-  /** A topic of `records` values of `size` random bytes on 3 partitions: 117 MiB, past the heap. */
+  /** A topic of `records` values of `size` random bytes on 3 partitions: 59 MiB, past the heap. */
   private val topic = ResourceSuiteLocalFixture("topic",
     Resource.eval(OnSandbox.turns.io(alone = false)(for {
       settings <- SandboxFixture.settings
@@ -46,19 +46,19 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
       "\nbuffer.memory=8388608\nmax.partition.fetch.bytes=1048576\nfetch.max.bytes=4194304\n", suffix = ".properties")
 
   private def run(args: String*): IO[(Int, os.Path, String)] =
-    CliProcess.startJvm(List(heap, "-XX:TieredStopAtLevel=4"), args ++ Seq("--command-config", small.toString): _*).flatMap(p =>
+    CliProcess.startJvm(heap :: Jvm.DataMover, args ++ Seq("--command-config", small.toString): _*).flatMap(p =>
       p.exited(5.minutes).map(code => (code, p.out, os.read(p.err))))
 
   /** The JSON lines of a file: the JVM prints its warnings about the small heap (beside the tests' -Xmn) to stdout. */
   private def lines(f: os.Path): Long = os.read.lines.stream(f).count(_.startsWith("{\"")).toLong
 
-  test("produce and produce --dry-run take 117 MiB of JSON lines on standard input with a 96 MiB heap, each shown") {
+  test("produce and produce --dry-run take 59 MiB of JSON lines on standard input with a 48 MiB heap, each shown") {
     val topic = TopologyFixture.unique("bounded-produce")
     val topology = TopologyFiles.write(
       s"""{"topics": {"$topic": {"partitions": 3, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
     val description = "d" * size
     def produce(extra: String*): IO[(Int, os.Path, String)] = for {
-      p <- CliProcess.startJvm(List(heap, "-XX:TieredStopAtLevel=4"),
+      p <- CliProcess.startJvm(heap :: Jvm.DataMover,
         Seq("produce", "--topology", topology.toString, "--topic", topic, "--command-config", small.toString, "-o", "json") ++ extra: _*)
       // Written as the job reads them, through the pipe: the lines are never all in this test's memory or the job's. A job
       // that dies early breaks the pipe: its exit code and stderr below say why.
@@ -91,13 +91,13 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
     }
   }
 
-  test("inspect, capture, capture show --records, restore and replay --to-file each take 117 MiB with a 96 MiB heap") {
+  test("inspect, capture, capture show --records, restore and replay --to-file each take 59 MiB with a 48 MiB heap") {
     val t = topic()
     val (archive, file) = (dir / "big.zip", dir / "big.jsonl")
     for {
       inspected <- run("inspect", "--topic", t, "--from", "beginning", "--to", "end", "-o", "json")
       captured <- run("capture", "--topic", t, "--out", archive.toString)
-      shown <- CliProcess.startJvm(List(heap), "capture", "show", archive.toString, "--records").flatMap(p =>
+      shown <- CliProcess.startJvm(heap :: Jvm.DataMover, "capture", "show", archive.toString, "--records").flatMap(p =>
         p.exited(5.minutes).map(code => (code, p.out, os.read(p.err))))
       restored <- run("restore", archive.toString, "--topic-prefix", "bm.")
       copied <- SandboxFixture.written(s"bm.$t").handleError(_ => -1L)
@@ -106,13 +106,13 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
       assertEquals((inspected._1, lines(inspected._2)), (0, records.toLong), inspected._3)
       assertEquals(captured._1, 0, captured._3)
       assert(captured._3.contains(s"capture: $records records from 1 topic(s)"), captured._3)
-      assert(os.size(archive) > 64L * 1024 * 1024, os.size(archive))
+      assert(os.size(archive) > 48L * 1024 * 1024, os.size(archive))
       assertEquals((shown._1, lines(shown._2)), (0, records.toLong), shown._3)
       assertEquals(restored._1, 0, restored._3)
       assertEquals(copied, records.toLong)
       assertEquals(toFile._1, 0, toFile._3)
       assertEquals(lines(file), records.toLong)
-      assert(os.size(file) > 96L * 1024 * 1024, os.size(file))
+      assert(os.size(file) > 48L * 1024 * 1024, os.size(file))
     }
   }
 }

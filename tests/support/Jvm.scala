@@ -14,17 +14,27 @@ object Jvm {
     */
   val TestOnly: List[String] = List("-XX:TieredStopAtLevel=1")
 
-  /** The test sandbox's brokers: C2 for the crypto only (tests/support/jit-c2-crypto.json), C1 for the rest, as the test JVM.
-    * With C1 only, RSA signing (every new connection's TLS handshake) ran without BigInteger's intrinsics, 6.3 ms a
-    * signature against 0.8 with this: 43% of a broker's CPU samples through a test run (JFR, 150 s). C2 for everything
-    * had cost the brokers a third of their CPU (182 of 567 s) compiling. BANKOPS_KAFKA_JAVA_OPTS splits on blanks: a
-    * checkout under a path with one keeps C1 only.
+  /** C2 for the crypto only (tests/support/jit-c2-crypto.json), C1 for the rest, as the test JVM. With C1 only, RSA
+    * signing (every new connection's TLS handshake) ran without BigInteger's intrinsics, 6.3 ms a signature against 0.8
+    * with this: 43% of a broker's CPU samples through a test run (JFR, 150 s). The options split on blanks where a
+    * variable carries them: a checkout under a path with one keeps C1 only.
     */
-  val Broker: List[String] = {
+  private val CryptoC2: List[String] = {
     val directives = Repo.root / "tests" / "support" / "jit-c2-crypto.json"
     if (directives.toString.exists(_.isWhitespace)) TestOnly
     else List("-XX:+UnlockDiagnosticVMOptions", s"-XX:CompilerDirectivesFile=$directives")
   }
+
+  /** The test sandbox's brokers: [[CryptoC2]]. C2 for everything had cost them a third of their CPU (182 of 567 s)
+    * compiling.
+    */
+  val Broker: List[String] = CryptoC2
+
+  /** A spawned job that moves tens of MiB over TLS (BoundedMemorySuite's, ReplaySuite's large file): [[CryptoC2]]. At C1
+    * alone, AES-GCM, GHASH and SHA-2 ran without their intrinsics, 20 to 40% of each job's CPU (async-profiler); with
+    * C2 for everything, its compiling was the most of a job's CPU. (After [[TestOnly]], whose C1 alone it lifts.)
+    */
+  val DataMover: List[String] = if (CryptoC2 == TestOnly) Nil else "-XX:TieredStopAtLevel=4" :: CryptoC2
 
   /** `java … bankops.Main args` on the tests' classpath, its classes mapped from [[SpawnedClassData]]'s archive. */
   def bankops(args: Seq[String], jvm: List[String] = Nil): List[String] = {

@@ -9,7 +9,7 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.Artifacts
-import bankops.support.{Children, CliProcess, IOSuite, PythonClients, SandboxFixture, TestShell, TopologyFixture}
+import bankops.support.{Children, CliProcess, IOSuite, Jvm, PythonClients, SandboxFixture, TestShell, TopologyFixture}
 import bankops.support.OnSandbox
 
 class ReplaySuite extends IOSuite with OnSandbox {
@@ -126,7 +126,7 @@ class ReplaySuite extends IOSuite with OnSandbox {
       // The producer's buffer scaled to the heap, as an operator would set it for a small one (its 32 MiB default is
       // half of this heap, and on a loaded machine it fills).
       props = os.temp(os.read(SandboxFixture.layout.dir / "client.properties") + "\nbuffer.memory=8388608\n", suffix = ".properties")
-      p <- CliProcess.startJvm(List("-Xmx64m", "-XX:TieredStopAtLevel=4"), "replay", "--from-file", file.toString, "--to-topic", dst,
+      p <- CliProcess.startJvm("-Xmx64m" :: Jvm.DataMover, "replay", "--from-file", file.toString, "--to-topic", dst,
         "--command-config", props.toString)
       code <- p.exited(5.minutes)
       landed <- SandboxFixture.written(dst)
