@@ -8,8 +8,8 @@ import java.security.MessageDigest
   * A handler's start took 2.7 s of CPU here without one and 1.8 s with it, and a run spawns tens of them on two cores.
   * The launcher's archives (./bankops) are per job and for its classpath; this one is for the tests' classpath.
   *
-  * Recorded once per build by a `doctor` run against the test sandbox, which loads what every job shares (the Kafka
-  * and TLS, registry and PostgreSQL clients, cats-effect and the CLI), and kept under .bankops/build/test-cds, keyed by
+  * Recorded once per build by [[ClassDataRecorder]] against the test sandbox (doctor, then a handler until it is
+  * ready, in one JVM), and kept under .bankops/build/test-cds, keyed by
   * the JVM, its options and the classpath's jars. A stale or unreadable archive changes nothing: the JVM then loads its
   * classes as without one, and says nothing (its CDS log is off, so no test reads a JVM warning in a job's stderr).
   */
@@ -38,11 +38,19 @@ private[support] object SpawnedClassData {
     SandboxFixture.connection.unsafeRunSync()
     os.makeDir.all(dir)
     val partial = dir / s"${archive.last}.${ProcessHandle.current.pid}.partial"
-    val doctor = List("java") ++ jvm ++ Quiet ++ List(s"-XX:ArchiveClassesAtExit=$partial", "-cp", classpath, s"-Dbankops.home=${Repo.root}",
-      "bankops.Main", "doctor", "--sandbox-dir", SandboxFixture.layout.dir.toString, "--no-context")
-    val p = Children.spawn(os.proc(doctor), env = SandboxFixture.env, stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
-    // Whatever doctor finds, its exit writes the archive; one that never ends leaves none, and the tests go on without.
-    if (!p.waitFor(120000)) { p.destroyForcibly(); p.waitFor(10000) }
+    // A bank of its own for the handler, made by the test JVM; its instance name is the only one it ever has.
+    val bank = BankFixture.create("cds").unsafeRunSync()
+    val handler = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
+    val ready = os.temp.dir() / "handler.ready"
+    val recorder = List("java") ++ jvm ++ Quiet ++ List(s"-XX:ArchiveClassesAtExit=$partial", "-cp", classpath, s"-Dbankops.home=${Repo.root}",
+      "bankops.support.ClassDataRecorder", ready.toString, "doctor", "--sandbox-dir", SandboxFixture.layout.dir.toString, "--no-context", "--") ++
+      bank.handlerArgs ++ List("--instance", "class-data", "--command-config", handler.toString, "--ready-file", ready.toString)
+    val p = Children.spawn(os.proc(recorder), env = SandboxFixture.env, stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
+    // Whatever doctor and the handler find, the exit writes the archive; one that never ends leaves none, and the tests go on without.
+    if (!p.waitFor(180000)) { p.destroyForcibly(); p.waitFor(10000) }
+    // Made from no suite's code (this runs on a runtime thread), so no suite's end would remove the bank: removed here.
+    val prefix = bank.group.stripSuffix("-handler")
+    SandboxFixture.settings.flatMap(Leftovers.remove(_, _.startsWith(s"$prefix-"), List(Leftovers.database(prefix)))).attempt.unsafeRunSync()
     if (os.exists(partial)) {
       os.list(dir).filter(_.last.endsWith(".jsa")).foreach(os.remove)
       os.move(partial, archive, atomicMove = true)
