@@ -25,13 +25,10 @@ object Jvm {
     else List("-XX:+UnlockDiagnosticVMOptions", s"-XX:CompilerDirectivesFile=$directives")
   }
 
-  /** The test sandbox's brokers: [[CryptoC2]] (C2 for everything had cost them a third of their CPU, 182 of 567 s,
-    * compiling), and the serial collector in place of G1: three brokers share two cores with the tests, and G1's
-    * barriers and concurrent threads are work the serial one does not do (ReplaySuite, two runs each way: the brokers'
-    * 29.2 and 29.3 CPU-s with G1, 27.4 and 27.5 serial; process accounting). Its pauses, tens of ms on their heaps, are
-    * far inside every Kafka timeout the tests meet.
+  /** The test sandbox's brokers: [[CryptoC2]]. C2 for everything had cost them a third of their CPU (182 of 567 s)
+    * compiling.
     */
-  val Broker: List[String] = CryptoC2 ++ List("-XX:-UseG1GC", "-XX:+UseSerialGC")
+  val Broker: List[String] = CryptoC2
 
   /** A spawned job that moves tens of MiB over TLS (BoundedMemorySuite's, ReplaySuite's large file): [[CryptoC2]]. At C1
     * alone, AES-GCM, GHASH and SHA-2 ran without their intrinsics, 20 to 40% of each job's CPU (async-profiler); with
