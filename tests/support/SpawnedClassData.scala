@@ -33,24 +33,34 @@ private[support] object SpawnedClassData {
     MessageDigest.getInstance("SHA-256").digest(text.getBytes("UTF-8")).take(8).map("%02x".format(_)).mkString
   }
 
-  /** The JVM writes the archive as it exits; it is moved into place whole, and earlier builds' archives removed. */
+  /** The JVM writes the archive as it exits; it is moved into place whole, and earlier builds' archives removed. A
+    * recording that fails (its bank not made, the recorder not started) leaves no archive, and the tests go on without.
+    */
   private def record(jvm: List[String], classpath: String, archive: os.Path): Unit = {
     SandboxFixture.connection.unsafeRunSync()
     os.makeDir.all(dir)
     val partial = dir / s"${archive.last}.${ProcessHandle.current.pid}.partial"
-    // A bank of its own for the handler, made by the test JVM; its instance name is the only one it ever has.
-    val bank = BankFixture.create("cds").unsafeRunSync()
-    val handler = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
-    val ready = os.temp.dir() / "handler.ready"
-    val recorder = List("java") ++ jvm ++ Quiet ++ List(s"-XX:ArchiveClassesAtExit=$partial", "-cp", classpath, s"-Dbankops.home=${Repo.root}",
-      "bankops.support.ClassDataRecorder", ready.toString, "doctor", "--sandbox-dir", SandboxFixture.layout.dir.toString, "--no-context", "--") ++
-      bank.handlerArgs ++ List("--instance", "class-data", "--command-config", handler.toString, "--ready-file", ready.toString)
-    val p = Children.spawn(os.proc(recorder), env = SandboxFixture.env, stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
-    // Whatever doctor and the handler find, the exit writes the archive; one that never ends leaves none, and the tests go on without.
-    if (!p.waitFor(180000)) { p.destroyForcibly(); p.waitFor(10000) }
-    // Made from no suite's code (this runs on a runtime thread), so no suite's end would remove the bank: removed here.
-    val prefix = bank.group.stripSuffix("-handler")
-    SandboxFixture.settings.flatMap(Leftovers.remove(_, _.startsWith(s"$prefix-"), List(Leftovers.database(prefix)))).attempt.unsafeRunSync()
+    try {
+      // A bank of its own for the handler, made by the test JVM; its instance name is the only one it ever has.
+      val bank = BankFixture.create("cds").unsafeRunSync()
+      try {
+        val handler = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
+        val ready = os.temp.dir() / "handler.ready"
+        val recorder = List("java") ++ jvm ++ Quiet ++ List(s"-XX:ArchiveClassesAtExit=$partial", "-cp", classpath,
+          s"-Dbankops.home=${Repo.root}", "bankops.support.ClassDataRecorder", ready.toString, "doctor", "--sandbox-dir",
+          SandboxFixture.layout.dir.toString, "--no-context", "--") ++
+          bank.handlerArgs ++ List("--instance", "class-data", "--command-config", handler.toString, "--ready-file", ready.toString)
+        val p = Children.spawn(os.proc(recorder), env = SandboxFixture.env, stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
+        // Whatever doctor and the handler find, the exit writes the archive; one that never ends leaves none.
+        if (!p.waitFor(180000)) { p.destroyForcibly(); p.waitFor(10000) }
+      } finally {
+        // Removed once the archive is written, not when the suite whose test asked first ends.
+        val prefix = bank.group.stripSuffix("-handler")
+        SandboxFixture.settings.flatMap(Leftovers.remove(_, _.startsWith(s"$prefix-"), List(Leftovers.database(prefix)))).attempt.unsafeRunSync()
+      }
+    } catch {
+      case scala.util.control.NonFatal(e) => System.err.println(s"SpawnedClassData: no archive recorded, the tests go on without: $e")
+    }
     if (os.exists(partial)) {
       os.list(dir).filter(_.last.endsWith(".jsa")).foreach(os.remove)
       os.move(partial, archive, atomicMove = true)
