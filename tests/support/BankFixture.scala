@@ -34,7 +34,7 @@ final case class BankFixture(commands: String, feedback: String, balance: String
     val environment = SandboxFixture.env ++ crash.map("BANKOPS_HANDLER_CRASH" -> _) ++ env
     val member = if (dynamic) Nil else List("--instance", instance)
     // As the sandbox's handler identity, which the fixture's topology grants exactly what a handler of this bank needs.
-    val handler = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
+    val handler = BankFixture.handlerIdentity
     val identity = List("--command-config",
       (if (patient) os.temp(os.read(handler) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties") else handler).toString)
     val handlerProcess =
@@ -43,6 +43,12 @@ final case class BankFixture(commands: String, feedback: String, balance: String
         stderr = os.PathAppendRedirect(log))
     spawned.add(handlerProcess)
     handlerProcess
+  }
+
+  /** Its topics and database, now: for a bank made outside any suite, which no suite's end removes ([[Leftovers]]). */
+  def remove: IO[Unit] = {
+    val prefix = group.stripSuffix("-handler") // create names the group after the bank's prefix
+    SandboxFixture.settings.flatMap(Leftovers.remove(_, _.startsWith(s"$prefix-"), List(Leftovers.database(prefix))))
   }
 
   /** Ends what the test left running, when it failed too: its loads, and its handlers (killed: what they left
@@ -182,6 +188,10 @@ final case class BankFixture(commands: String, feedback: String, balance: String
 }
 
 object BankFixture {
+  /** The client properties of the sandbox's handler identity, which each bank's topology grants what its handler needs. */
+  def handlerIdentity: os.Path =
+    bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
+
   /** A load under way (see [[BankFixture.load]]). */
   final class Load(bank: BankFixture, fiber: FiberIO[Unit], stopping: Ref[IO, Boolean], sent: Ref[IO, Int], failed: Deferred[IO, Throwable],
                    since: Ref[IO, Option[FiniteDuration]], total: Int) {

@@ -44,20 +44,16 @@ private[support] object SpawnedClassData {
       // A bank of its own for the handler, made by the test JVM; its instance name is the only one it ever has.
       val bank = BankFixture.create("cds").unsafeRunSync()
       try {
-        val handler = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
         val ready = os.temp.dir() / "handler.ready"
         val recorder = List("java") ++ jvm ++ Quiet ++ List(s"-XX:ArchiveClassesAtExit=$partial", "-cp", classpath,
           s"-Dbankops.home=${Repo.root}", "bankops.support.ClassDataRecorder", ready.toString, "doctor", "--sandbox-dir",
           SandboxFixture.layout.dir.toString, "--no-context", "--") ++
-          bank.handlerArgs ++ List("--instance", "class-data", "--command-config", handler.toString, "--ready-file", ready.toString)
+          bank.handlerArgs ++
+          List("--instance", "class-data", "--command-config", BankFixture.handlerIdentity.toString, "--ready-file", ready.toString)
         val p = Children.spawn(os.proc(recorder), env = SandboxFixture.env, stdout = os.Path("/dev/null"), stderr = os.Path("/dev/null"))
         // Whatever doctor and the handler find, the exit writes the archive; one that never ends leaves none.
-        if (!p.waitFor(180000)) { p.destroyForcibly(); p.waitFor(10000) }
-      } finally {
-        // Removed once the archive is written, not when the suite whose test asked first ends.
-        val prefix = bank.group.stripSuffix("-handler")
-        SandboxFixture.settings.flatMap(Leftovers.remove(_, _.startsWith(s"$prefix-"), List(Leftovers.database(prefix)))).attempt.unsafeRunSync()
-      }
+        if (!p.waitFor(180000)) { p.wrapped.destroyForcibly(); p.waitFor(10000) }
+      } finally bank.remove.attempt.unsafeRunSync() // once the archive is written, not when the asking test's suite ends
     } catch {
       case scala.util.control.NonFatal(e) => System.err.println(s"SpawnedClassData: no archive recorded, the tests go on without: $e")
     }

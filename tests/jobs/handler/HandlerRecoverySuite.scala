@@ -531,7 +531,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
     BankFixture.using("ownkeys") { bank =>
       val log = os.temp(prefix = "ownkeys", suffix = ".log")
       val config = IO.blocking {
-        val identity = bankops.jobs.sandbox.ClientConfig.file(SandboxFixture.layout, bankops.jobs.sandbox.Identities.Handler, scram = false)
+        val identity = BankFixture.handlerIdentity
         os.temp(os.read(identity) + "\ntransactional.id=someone-else\ngroup.id=other\n", suffix = ".properties")
       }
       for {
