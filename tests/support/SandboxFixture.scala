@@ -145,20 +145,23 @@ object SandboxFixture {
   /** One admin client for the test JVM (asked every 100 ms while a fault test waits: one client each time was a TLS
     * handshake with every broker each time), closed as the JVM exits.
     */
-  val admin: IO[org.apache.kafka.clients.admin.Admin] = IO.blocking(sharedAdmin)
+  val admin: IO[org.apache.kafka.clients.admin.Admin] = connection >> IO.blocking(sharedAdmin)
 
+  // The sandbox reached first, outside: a lazy val of an object holds the object's lock while it computes, and the
+  // connection computes this object's other lazy vals on another thread. Through `settings` in here, a test JVM whose
+  // first use of the sandbox was this client hung for good (every io-blocking thread waiting for that lock).
   private lazy val sharedAdmin: org.apache.kafka.clients.admin.Admin = {
-    val (client, close) = settings.flatMap(s => KafkaClients.javaAdmin(s.kafka).allocated).unsafeRunSync()
+    val (client, close) = loadSettings.flatMap(s => KafkaClients.javaAdmin(s.kafka).allocated).unsafeRunSync()
     sys.addShutdownHook(close.unsafeRunSync())
     client
   }
 
   /** The sandbox's schema registry, as the jobs reach it. */
-  val registry: IO[RegistryClient] = IO.blocking(sharedRegistry)
+  val registry: IO[RegistryClient] = connection >> IO.blocking(sharedRegistry)
 
-  // One client for the test JVM, closed as the JVM exits.
+  // One client for the test JVM, closed as the JVM exits; the sandbox reached first, as the admin's.
   private lazy val sharedRegistry: RegistryClient = {
-    val (client, close) = settings.flatMap(RegistryClient.resource(_).allocated).unsafeRunSync()
+    val (client, close) = loadSettings.flatMap(RegistryClient.resource(_).allocated).unsafeRunSync()
     sys.addShutdownHook(close.unsafeRunSync())
     client
   }
