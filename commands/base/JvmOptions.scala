@@ -33,6 +33,11 @@ object JvmOptions {
   /** The sandbox's broker. */
   val Kafka: List[String] = List("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true")
 
+  /** A Kafka tool the sandbox runs once and waits for (StorageTool's format, before a new broker's first start): it is
+    * over in a second, which C2's compiling and G1's threads only lengthen on two cores.
+    */
+  val KafkaTool: List[String] = List("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
   /** The sandbox's schema registry (Apicurio). C1 alone: it serves a few requests a second at most, and C2's compiling
     * at its start took the cores the brokers were starting on (`sandbox restart registry`, three runs each way: 4.7 to
     * 4.8 s, 7.1 to 7.4 CPU-s and ~222 MiB resident when ready with C2; 3.1 to 4.3 s, 3.4 to 4.1 CPU-s and ~183 MiB with C1;

@@ -121,7 +121,8 @@ private[sandbox] final class KafkaService(ctx: SandboxContext, node: Int) extend
       java = (os.Path(sys.props("java.home")) / "bin" / "java").toString
       formatted <- IO.blocking(os.exists(dir / "data" / "meta.properties"))
       _ <- if (formatted) IO.unit
-      else Processes.run(Seq(java, "-cp", classpath, s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}", "kafka.tools.StorageTool",
+      else Processes.run(Seq(java) ++ JvmOptions.KafkaTool ++ Seq("-cp", classpath, s"-Dlog4j2.configurationFile=${dir / "log4j2.properties"}",
+          "kafka.tools.StorageTool",
           "format", "-t", clusterId, "-c", (dir / "server.properties").toString), dir).void
       pid <- Processes.spawnDetached(
         Seq(java) ++ JvmOptions.Kafka ++ ctx.kafkaJavaOptions ++ Seq(
