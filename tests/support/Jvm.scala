@@ -47,8 +47,14 @@ object Jvm {
 
   private val classpath = System.getProperty("java.class.path")
 
-  /** Found or recorded once per test JVM (a recording that failed is not tried again at every spawn). One archive serves
-    * both: it is recorded with the handler's options, and maps under the CLI's collector too.
+  /** Recorded at most once per test JVM, and only once this JVM has the sandbox (a recording that failed is not tried
+    * again at every spawn): recording runs a handler on it, and a JVM that never reaches it (the quick tier's
+    * StartInterruptSuite spawns bare CLI JVMs) must not start it for that; those map an archive an earlier run recorded,
+    * or none. One archive serves both: it is recorded with the handler's options, and maps under the CLI's collector too.
     */
-  private lazy val archive: List[String] = SpawnedClassData.options(cli ++ JvmOptions.Handler ++ TestOnly, classpath)
+  private def archive: List[String] = if (SandboxFixture.isStarted) recorded else SpawnedClassData.existing(archived)
+
+  private lazy val recorded: List[String] = SpawnedClassData.options(archived)
+
+  private lazy val archived = SpawnedClassData.Archive(cli ++ JvmOptions.Handler ++ TestOnly, classpath)
 }

@@ -17,12 +17,20 @@ private[support] object SpawnedClassData {
   private val dir = Repo.root / ".bankops" / "build" / "test-cds"
   private val Quiet = List("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 
-  /** The options that map the archive, made first if this build has none; none if it could not be made. */
-  def options(jvm: List[String], classpath: String): List[String] = {
-    val archive = dir / s"${key(jvm, classpath)}.jsa"
-    if (!os.exists(archive)) record(jvm, classpath, archive)
-    if (os.exists(archive)) Quiet :+ s"-XX:SharedArchiveFile=$archive" else Quiet
+  /** The archive for JVMs with options `jvm` on `classpath`: its file named by what it depends on. */
+  final case class Archive(jvm: List[String], classpath: String) {
+    val file: os.Path = dir / s"${key(jvm, classpath)}.jsa"
   }
+
+  /** The options that map the archive, made first if this build has none; none if it could not be made. */
+  def options(archive: Archive): List[String] = {
+    if (!os.exists(archive.file)) record(archive.jvm, archive.classpath, archive.file)
+    existing(archive)
+  }
+
+  /** The options that map the archive if it was made before; none otherwise (nothing is recorded). */
+  def existing(archive: Archive): List[String] =
+    if (os.exists(archive.file)) Quiet :+ s"-XX:SharedArchiveFile=${archive.file}" else Quiet
 
   private def key(jvm: List[String], classpath: String): String = {
     val jars = classpath.split(java.io.File.pathSeparatorChar).toList.map { p =>
