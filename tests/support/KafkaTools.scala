@@ -8,7 +8,7 @@ object KafkaTools {
   /** A short-lived tool's JVM: C1 only and the serial collector start it with about half the CPU (these suites run
     * dozens of them on two cores), and answer the same.
     */
-  private val Quick = List("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xlog:cds=off", "-Xlog:cds+dynamic=off")
+  private val Quick = List("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") ++ SpawnedClassData.Quiet
 
   /** `tool` (a class of Kafka's, e.g. `org.apache.kafka.tools.TopicCommand`) against the sandbox as its operator: its
     * stdout; a non-zero exit fails.

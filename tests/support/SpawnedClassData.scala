@@ -15,7 +15,8 @@ import java.security.MessageDigest
   */
 private[support] object SpawnedClassData {
   private val dir = Repo.root / ".bankops" / "build" / "test-cds"
-  private val Quiet = List("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
+  /** The JVM's class-data log off: a stale or unusable archive is simply not used, and no test reads a warning about it. */
+  val Quiet: List[String] = List("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 
   /** The archive for JVMs with options `jvm` on `classpath`: its file named by what it depends on. */
   final case class Archive(jvm: List[String], classpath: String) {
@@ -24,7 +25,7 @@ private[support] object SpawnedClassData {
 
   /** The options that map the archive, made first if this build has none; none if it could not be made. */
   def options(archive: Archive): List[String] = {
-    if (!os.exists(archive.file)) record(archive.jvm, archive.classpath, archive.file)
+    if (!os.exists(archive.file)) record(archive)
     existing(archive)
   }
 
@@ -44,10 +45,11 @@ private[support] object SpawnedClassData {
   /** The JVM writes the archive as it exits; it is moved into place whole, and earlier builds' archives removed. A
     * recording that fails (its bank not made, the recorder not started) leaves no archive, and the tests go on without.
     */
-  private def record(jvm: List[String], classpath: String, archive: os.Path): Unit = {
+  private def record(archive: Archive): Unit = {
+    import archive.{classpath, jvm}
     SandboxFixture.connection.unsafeRunSync()
     os.makeDir.all(dir)
-    val partial = dir / s"${archive.last}.${ProcessHandle.current.pid}.partial"
+    val partial = dir / s"${archive.file.last}.${ProcessHandle.current.pid}.partial"
     try {
       // A bank of its own for the handler, made by the test JVM; its instance name is the only one it ever has.
       val bank = BankFixture.create("cds").unsafeRunSync()
@@ -67,7 +69,7 @@ private[support] object SpawnedClassData {
     }
     if (os.exists(partial)) {
       os.list(dir).filter(_.last.endsWith(".jsa")).foreach(os.remove)
-      os.move(partial, archive, atomicMove = true)
+      os.move(partial, archive.file, atomicMove = true)
     }
   }
 }
