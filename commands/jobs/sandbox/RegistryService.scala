@@ -47,11 +47,14 @@ private[sandbox] final class RegistryService(ctx: SandboxContext) extends Spawne
       )
       _ <- IO.blocking(os.makeDir.all(dir))
       pid <- Processes.spawnDetached(
-        Seq(java) ++ JvmOptions.Registry ++ Seq("-Dquarkus.http.host=127.0.0.1") ++ http ++ Seq(
-          "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=postgresql",
-          s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:${s.dbPort}/registry",
-          s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",
-          "-jar", runner.toString),
+        // record-request-start-time: the access log's response_time is filled ("-" without it), so a slow answer
+        // shows in registry.log with how long it took.
+        Seq(java) ++ JvmOptions.Registry ++ Seq("-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.record-request-start-time=true") ++
+          http ++ Seq(
+            "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=postgresql",
+            s"-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:${s.dbPort}/registry",
+            s"-Dapicurio.datasource.username=${SandboxSettings.DbUser}",
+            "-jar", runner.toString),
         dir, log, env)
       _ <- process.record(pid)
       _ <- ctx.awaitReady(name, 120.seconds, process.isAlive(pid))(ready)

@@ -62,7 +62,10 @@ private[registry] object RegistryHttp {
     val threads = Executors.newCachedThreadPool { (r: Runnable) =>
       val t = new Thread(r, "registry-http"); t.setDaemon(true); t
     }
-    val builder = HttpClient.newBuilder().executor(threads)
+    // HTTP/1.1, as Confluent's own client speaks: on http:// the JDK's default HTTP/2 first asks to upgrade (h2c), a
+    // protocol switch per client that buys nothing for a job's few small JSON exchanges (a fresh client's first answer
+    // from the sandbox's registry: median 5 ms with the upgrade, 3 ms without, 300 in a row each).
+    val builder = HttpClient.newBuilder().executor(threads).version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(java.time.Duration.ofMillis(timeout.toMillis min 10000L)).followRedirects(HttpClient.Redirect.NORMAL)
     ssl.foreach(builder.sslContext)
     new RegistryHttp(builder.build(), threads, timeout, describe)
