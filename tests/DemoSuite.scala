@@ -38,11 +38,8 @@ class DemoSuite extends IOSuite with OnSandbox {
     * 10 s), and the brokers' warnings and ISR changes (a follower that stops fetching holds every acks=all send).
     */
   private def sandboxSaid: IO[String] = IO.blocking {
-    def last(service: String, n: Int)(keep: String => Boolean) =
-      Some(SandboxFixture.layout.log(service)).filter(os.isFile(_)).toList.flatMap(os.read.lines(_).filter(keep).takeRight(n))
-        .map(l => s"\n$service log: $l")
-    (last("handler", 4)(_ => true) ++ (1 to 3).flatMap(b =>
-      last(s"kafka-$b", 3)(l => l.contains("] WARN ") || l.contains("] ERROR ") || l.contains(" ISR ")))).mkString
+    SandboxFixture.logSaid("handler", 4)(_ => true) + (1 to 3).map(b =>
+      SandboxFixture.logSaid(s"kafka-$b", 3)(l => l.contains("] WARN ") || l.contains("] ERROR ") || l.contains(" ISR "))).mkString
   }
 
   test("a learning command load of 3,000: at most the asked share fails, most transfers are confirmed, and every balance validates") {

@@ -133,6 +133,13 @@ object SandboxFixture {
 
   private def loadSettings: IO[ConnectionSettings] = Connections.load(ConnectionFlags(sandboxDir = Some(layout.dir)), shell)
 
+  /** The last `n` lines of a sandbox service's log that `keep` picks, each as "\n<service> log: <line>": a failed
+    * test's message says what the service said meanwhile.
+    */
+  def logSaid(service: String, n: Int)(keep: String => Boolean): String =
+    Some(layout.log(service)).filter(os.isFile(_)).toList.flatMap(os.read.lines(_).filter(keep).takeRight(n))
+      .map(l => s"\n$service log: $l").mkString
+
   /** How far a topic has been written: its end offsets summed (records and transaction markers; it only grows). */
   def written(topic: String): IO[Long] = admin.flatMap(EndOffsets.of(_, topic)).map(_.values.sum)
 

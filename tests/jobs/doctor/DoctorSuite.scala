@@ -12,10 +12,7 @@ class DoctorSuite extends IOSuite with OnSandbox {
   /** The registry's last requests with their response times: a registry step that got no answer in time (once in a
     * fresh clone's run, CI50f) is then either a request the registry took long over or one it never saw.
     */
-  private def registrySaid: String = {
-    val log = SandboxFixture.layout.log("registry")
-    if (!os.isFile(log)) "" else os.read.lines(log).filter(_.contains("access method=")).takeRight(8).map("\nregistry log: " + _).mkString
-  }
+  private def registrySaid: String = SandboxFixture.logSaid("registry", 8)(_.contains("access method="))
 
   // Alone: doctor must find the whole sandbox healthy (no prepared transaction another test holds). The other two
   // assert only the steps that fail and those before them.
