@@ -91,7 +91,7 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
     }
   }
 
-  // Three tests, not one: a test alone waits for every shared test in flight, and the four jobs in one took 82 s on a
+  // Separate tests, not one: a test alone waits for every shared test in flight, and the four jobs in one took 82 s on a
   // loaded machine (the run's last wait for a turn alone, 76 s, was for it).
   test("inspect takes 59 MiB with a 48 MiB heap") {
     run("inspect", "--topic", topic(), "--from", "beginning", "--to", "end", "-o", "json").map { inspected =>
@@ -115,6 +115,19 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
       assertEquals((shown._1, lines(shown._2)), (0, records.toLong), shown._3)
       assertEquals(restored._1, 0, restored._3)
       assertEquals(copied, records.toLong)
+    }
+  }
+
+  test("replay topic to topic takes 59 MiB with a 48 MiB heap, every record copied") {
+    val dst = s"${TopologyFixture.unique("bounded")}-copy"
+    for {
+      settings <- SandboxFixture.settings
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a => KafkaClients.await(a.createTopics(List(new NewTopic(dst, 3, 1.toShort)).asJava).all()))
+      copied <- run("replay", "--from-topic", topic(), "--to-topic", dst)
+      landed <- SandboxFixture.written(dst)
+    } yield {
+      assertEquals(copied._1, 0, copied._3)
+      assertEquals(landed, records.toLong)
     }
   }
 
