@@ -48,7 +48,22 @@ private[sandbox] object SandboxContext {
   def requirePortFree(service: String, port: Int): IO[Unit] =
     IO.blocking(Processes.portFree(port)).ifM(
       IO.unit,
-      IO.raiseError(
-        Failure.Unavailable(s"port $port for $service is already in use by another process (choose another port with the sandbox up flags)"))
+      IO.blocking(ephemeralRange).flatMap(range => IO.raiseError(Failure.Unavailable(portTaken(service, port, range))))
     )
+
+  /** Pure: the refusal of a taken port. A port in the ephemeral range can be held by any client's outgoing connection
+    * (its local end), not only by a server: a sandbox there fails to start at random, which a port below it never does.
+    */
+  def portTaken(service: String, port: Int, ephemeral: Option[(Int, Int)]): String =
+    s"port $port for $service is already in use by another process (choose another port with the sandbox up flags" +
+      ephemeral.collect {
+        case (lo, hi) if port >= lo && port <= hi =>
+          s"; $port is in this machine's ephemeral range $lo-$hi, where any outgoing connection can take it: a port below $lo is safe"
+      }.getOrElse("") + ")"
+
+  /** Linux's range of local ports for outgoing connections (net.ipv4.ip_local_port_range), where it can be read. */
+  private def ephemeralRange: Option[(Int, Int)] =
+    scala.util.Try(os.read(os.root / "proc" / "sys" / "net" / "ipv4" / "ip_local_port_range").trim.split("\\s+").map(_.toInt)).toOption.collect {
+      case Array(lo, hi) => (lo, hi)
+    }
 }
