@@ -19,7 +19,10 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
 
   private val records = 15000
   private val size = 4096
-  private val heap = "-Xmx48m"
+  // With a young generation sized to it, as an operator sets a small heap: the data jobs' -Xmn128m alone (JvmOptions)
+  // would take 43 of the 48 MiB, leaving the old generation 5 MiB, and replay (a consumer's fetches and a producer's
+  // buffer at once) ran out of heap there in one run of two.
+  private val heap = List("-Xmx48m", "-Xmn16m")
   private val dir = os.temp.dir(prefix = "bounded")
 
   /** A topic of `records` values of `size` random bytes on 3 partitions: 59 MiB, past the heap. */
@@ -46,10 +49,10 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
       "\nbuffer.memory=8388608\nmax.partition.fetch.bytes=1048576\nfetch.max.bytes=4194304\n", suffix = ".properties")
 
   private def run(args: String*): IO[(Int, os.Path, String)] =
-    CliProcess.startJvm(heap :: Jvm.DataMover, args ++ Seq("--command-config", small.toString): _*).flatMap(p =>
+    CliProcess.startJvm(heap ++ Jvm.DataMover, args ++ Seq("--command-config", small.toString): _*).flatMap(p =>
       p.exited(5.minutes).map(code => (code, p.out, os.read(p.err))))
 
-  /** The JSON lines of a file: the JVM prints its warnings about the small heap (beside the tests' -Xmn) to stdout. */
+  /** The JSON lines of a file (the JVM may print warnings about its heap to stdout). */
   private def lines(f: os.Path): Long = os.read.lines.stream(f).count(_.startsWith("{\"")).toLong
 
   test("produce and produce --dry-run take 59 MiB of JSON lines on standard input with a 48 MiB heap, each shown") {
@@ -58,7 +61,7 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
       s"""{"topics": {"$topic": {"partitions": 3, "replicationFactor": 1, "records": [{"type": "nl.openweb.data.ConfirmMoneyTransfer", "key": "id"}]}}}""")
     val description = "d" * size
     def produce(extra: String*): IO[(Int, os.Path, String)] = for {
-      p <- CliProcess.startJvm(heap :: Jvm.DataMover,
+      p <- CliProcess.startJvm(heap ++ Jvm.DataMover,
         Seq("produce", "--topology", topology.toString, "--topic", topic, "--command-config", small.toString, "-o", "json") ++ extra: _*)
       // Written as the job reads them, through the pipe: the lines are never all in this test's memory or the job's. A job
       // that dies early breaks the pipe: its exit code and stderr below say why.
@@ -104,7 +107,7 @@ class BoundedMemorySuite extends IOSuite with OnSandbox {
     val archive = dir / "big.zip"
     for {
       captured <- run("capture", "--topic", t, "--out", archive.toString)
-      shown <- CliProcess.startJvm(heap :: Jvm.DataMover, "capture", "show", archive.toString, "--records").flatMap(p =>
+      shown <- CliProcess.startJvm(heap ++ Jvm.DataMover, "capture", "show", archive.toString, "--records").flatMap(p =>
         p.exited(5.minutes).map(code => (code, p.out, os.read(p.err))))
       restored <- run("restore", archive.toString, "--topic-prefix", "bm.")
       copied <- SandboxFixture.written(s"bm.$t").handleError(_ => -1L)
