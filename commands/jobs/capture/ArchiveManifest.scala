@@ -64,12 +64,11 @@ private[capture] final case class ArchiveManifest(format: String, version: Int, 
 private[capture] object ArchiveManifest {
   val Format = "bankops-capture"
 
-  /** The newest version this bankops reads. It writes version 1, or 2 where records were read uncommitted: a reader
-    * of version 1 would restore those as committed, unmarked.
+  /** The newest version this bankops reads, and the one it writes: 3 stores each file of JSON lines as a zstd frame
+    * ([[ArchiveParts.compressed]]). It reads 1 and 2, whose lines the ZIP deflates; 2 added the marks of records read
+    * uncommitted (a reader of 1 would restore those as committed, unmarked), which 3 keeps.
     */
-  val Version = 2
-
-  def version(topics: List[TopicSpan]): Int = if (topics.exists(_.uncommitted > 0)) 2 else 1
+  val Version = 3
 
   implicit val askedCodec: Codec.AsObject[CaptureAsked] = deriveCodec
   implicit val uncommittedCodec: Codec.AsObject[Uncommitted] = deriveCodec

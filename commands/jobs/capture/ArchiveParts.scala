@@ -29,8 +29,13 @@ private[capture] object ArchiveParts {
   val Cluster = "cluster.json"
   val TopologyFile = "topology.json"
 
-  /** The records of a topic, as replay's lossless JSON lines. */
+  /** The records of a topic, as replay's lossless JSON lines: the file's name in messages and in the manifest's counts.
+    * Version 3 stores it as [[compressed]], versions 1 and 2 as itself, deflated by the ZIP.
+    */
   def records(topic: String): String = s"records/$topic.jsonl"
+
+  /** The entry that holds a file of JSON lines as a zstd frame (archive version 3). */
+  def compressed(name: String): String = s"$name.zst"
 
   implicit val schemaCodec: Codec.AsObject[CapturedSchema] = deriveCodec
   implicit val offsetCodec: Codec.AsObject[CapturedOffset] = deriveCodec

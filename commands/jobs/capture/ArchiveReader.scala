@@ -29,25 +29,45 @@ private[capture] final class ArchiveReader private (val path: os.Path, zip: ZipF
   def json[A: Decoder](name: String): Either[String, A] =
     text(name).flatMap(t => JsonInput.parse(t).flatMap(_.as[A].left.map(_.getMessage)).left.map(e => s"$path: $name: $e"))
 
+  /** The entry that holds the file of JSON lines `name`: itself (versions 1 and 2), or its zstd frame (version 3). */
+  private def entryOf(name: String): String =
+    if (zip.getEntry(name) == null && zip.getEntry(ArchiveParts.compressed(name)) != null) ArchiveParts.compressed(name) else name
+
   /** Each line of a file of the archive, with its number, inflated as the stream is pulled: no file is held whole. A file
     * whose checksum `open` deferred is digested as it is read, the first time, and never read past the manifest's size:
-    * that stream fails at its end, naming the mismatch, if the bytes were not the manifest's.
+    * that stream fails at its end, naming the mismatch, if the bytes were not the manifest's. A zstd frame (version 3)
+    * is checked as stored and decompressed as read, never past [[ArchiveReader.MaxRatio]] times its stored size.
     */
   def stream(name: String): fs2.Stream[IO, Either[String, (String, Int)]] = {
-    val digested = manifest.files.find(f => deferred(f.name) && f.name == name && !matched.contains(name))
-    fs2.Stream.bracket(IO.blocking(Option(zip.getEntry(name)).map(zip.getInputStream).getOrElse(
-          throw Failure.BadInput(s"$path: no $name in the archive, which its manifest names"))))(in => IO.blocking(in.close())).flatMap { in =>
+    val entry = entryOf(name)
+    val digested = manifest.files.find(f => deferred(f.name) && f.name == entry && !matched.contains(entry))
+    val opened = IO.blocking {
+      val e = Option(zip.getEntry(entry)).getOrElse(throw Failure.BadInput(s"$path: no $name in the archive, which its manifest names"))
+      val in = zip.getInputStream(e)
       val counted = digested.map(f => new ArchiveReader.Digesting(in, f.bytes + 1))
-      val reader = new LineReader(counted.getOrElse(in), s"$path:$name")
+      val stored = counted.getOrElse(in)
+      val lines = try if (entry == name) stored else ArchiveReader.unzstd(path, name, stored, e.getSize)
+      catch { case t: Throwable => in.close(); throw t }
+      (in, counted, lines)
+    }
+    fs2.Stream.bracket(opened) { case (in, _, lines) => IO.blocking { lines.close(); in.close() } }.flatMap { case (_, counted, lines) =>
+      val reader = new LineReader(lines, s"$path:$name")
       // Batches as TextFile.stream reads them: a blocking read and a parsing task per batch.
-      fs2.Stream.repeatEval(IO.blocking(reader.batch())).takeWhile(_.nonEmpty).unchunks ++
+      (fs2.Stream.repeatEval(IO.blocking(reader.batch())).takeWhile(_.nonEmpty).unchunks ++
         fs2.Stream.exec(counted.zip(digested).fold(IO.unit) { case (c, f) =>
           IO.blocking {
             c.drain()
-            if (c.total != f.bytes || c.sha256 != f.sha256) throw Failure.BadInput(ArchiveReader.mismatch(path, name))
-            matched.add(name); ()
+            if (c.total != f.bytes || c.sha256 != f.sha256) throw Failure.BadInput(ArchiveReader.mismatch(path, entry))
+            matched.add(entry); ()
           }
-        })
+        })).handleErrorWith {
+        // Bytes that do not inflate: changed after capture (the checksum says so), or damaged.
+        case e: java.io.IOException =>
+          fs2.Stream.eval(IO.interruptible(verify(name))).flatMap(checked =>
+            fs2.Stream.raiseError[IO](
+              Failure.BadInput(checked.fold(identity, _ => s"$path: $name cannot be read (${e.getMessage}): the archive is damaged"))))
+        case e => fs2.Stream.raiseError[IO](e)
+      }
     }
   }
 
@@ -55,7 +75,7 @@ private[capture] final class ArchiveReader private (val path: os.Path, zip: ZipF
     * cause may be bytes that are not the manifest's (then the mismatch is the line to say, not the line that broke).
     */
   def verify(name: String): Either[String, Unit] =
-    manifest.files.find(_.name == name).fold[Either[String, Unit]](Right(()))(f => ArchiveReader.verify(path, zip, f))
+    manifest.files.find(_.name == entryOf(name)).fold[Either[String, Unit]](Right(()))(f => ArchiveReader.verify(path, zip, f))
 }
 
 private[capture] object ArchiveReader {
@@ -94,7 +114,9 @@ private[capture] object ArchiveReader {
           // One entry a file: a file's checksum is looked up by its name.
           _ <- manifest.files.groupBy(_.name).collectFirst { case (n, fs) if fs.size > 1 => n }
             .map(n => s"$path: ${ArchiveParts.ManifestFile} names $n twice: not an archive capture wrote").toLeft(())
-          deferred = if (deferRecords) manifest.topics.map(t => ArchiveParts.records(t.topic)).toSet else Set.empty[String]
+          deferred =
+            if (deferRecords) manifest.topics.map(t => ArchiveParts.records(t.topic)).flatMap(n => List(n, ArchiveParts.compressed(n))).toSet
+            else Set.empty[String]
           _ <- manifest.files.foldLeft[Either[String, Unit]](Right(()))((acc, f) =>
             acc.flatMap(_ => if (deferred(f.name)) sized(path, z, f) else verify(path, z, f)))
         } yield new ArchiveReader(path, z, manifest, deferred)
@@ -135,6 +157,35 @@ private[capture] object ArchiveReader {
           "not an archive capture wrote (a zip bomb?); nothing was read")
       else Right(())
     }
+
+  /** The lines of a zstd frame as they are decompressed, never more than [[MaxRatio]] times its stored size once that is
+    * past 16 MiB (a frame built to exhaust the reader is refused as a deflated file is). zstd's native library loads
+    * here, at the first frame: where it cannot, the line says so.
+    */
+  private def unzstd(path: os.Path, name: String, stored: InputStream, size: Long): InputStream = {
+    val frame = try new com.github.luben.zstd.ZstdInputStream(stored)
+    catch {
+      case e: LinkageError =>
+        throw Failure.Unavailable(s"$path: $name is a zstd frame (archive version 3), and zstd's native library does not load here " +
+          s"(${e.getMessage}): give the JVM a temporary directory it may load libraries from (BANKOPS_JAVA_OPTS=-Djava.io.tmpdir=DIR)")
+    }
+    val limit = (MaxRatio * (size max 1)) max RatioFrom
+    new java.io.FilterInputStream(frame) {
+      private var total = 0L
+      override def read(): Int = {
+        val b = new Array[Byte](1)
+        if (read(b, 0, 1) < 0) -1 else b(0) & 0xff
+      }
+      override def read(b: Array[Byte], off: Int, len: Int): Int = {
+        val n = in.read(b, off, len)
+        if (n > 0) total += n
+        if (total > limit)
+          throw Failure.BadInput(s"$path: $name would inflate from $size to more than $limit bytes, more than $MaxRatio times: " +
+            "not an archive capture wrote (a zip bomb?)")
+        n
+      }
+    }
+  }
 
   private def mismatch(path: os.Path, name: String): String =
     s"$path: $name does not match its checksum in the manifest: the archive was changed or damaged"

@@ -1,21 +1,23 @@
 package bankops.jobs.capture
 
-import cats.effect.IO
+import cats.effect.{IO, Resource}
 
 import java.io.{FilterOutputStream, OutputStream}
 import java.security.MessageDigest
-import java.util.zip.{ZipEntry, ZipOutputStream}
+import java.util.zip.{Deflater, ZipEntry, ZipOutputStream}
+
+import bankops.base.Failure
 
 /** Writes an archive's files one after another into a ZIP stream, each one's size and SHA-256 taken as it is written. */
 private[capture] final class ArchiveWriter(out: OutputStream) {
   // The fastest deflate: JSON lines shrink about as much (they are mostly base64 and names), at a fraction of the CPU.
-  private val zip = { val z = new ZipOutputStream(out); z.setLevel(java.util.zip.Deflater.BEST_SPEED); z }
+  private val zip = { val z = new ZipOutputStream(out); z.setLevel(Deflater.BEST_SPEED); z }
   private var written = List.empty[ArchiveFile]
 
   def files: List[ArchiveFile] = written.reverse
 
   /** A file of the archive, written by `body` (which must not close the stream it is given). */
-  def file[A](name: String)(body: OutputStream => IO[A]): IO[A] = {
+  def file[A](name: String, level: Int = Deflater.BEST_SPEED)(body: OutputStream => IO[A]): IO[A] = {
     val digest = MessageDigest.getInstance("SHA-256")
     var bytes = 0L
     val counted = new FilterOutputStream(zip) {
@@ -23,12 +25,25 @@ private[capture] final class ArchiveWriter(out: OutputStream) {
       override def write(b: Array[Byte], off: Int, len: Int): Unit = { zip.write(b, off, len); digest.update(b, off, len); bytes += len }
       override def close(): Unit = ()
     }
-    IO.blocking(zip.putNextEntry(new ZipEntry(name))) >> body(counted).flatTap(_ =>
+    IO.blocking { zip.setLevel(level); zip.putNextEntry(new ZipEntry(name)) } >> body(counted).flatTap(_ =>
       IO.blocking {
         zip.closeEntry()
         written = ArchiveFile(name, bytes, digest.digest().map("%02x".format(_)).mkString) :: written
       })
   }
+
+  /** A file of JSON lines, `name`, stored as one zstd frame in the entry `name.zst` (not deflated again): zstd at level
+    * 1 takes a fifth of deflate's CPU for a smaller file (docs/performance.md). Its size and checksum are the frame's.
+    */
+  def lines[A](name: String)(body: OutputStream => IO[A]): IO[A] =
+    file(ArchiveParts.compressed(name), Deflater.NO_COMPRESSION)(entry =>
+      Resource.make(IO.blocking(
+          try new com.github.luben.zstd.ZstdOutputStream(entry, 1)
+          catch {
+            case e: LinkageError =>
+              throw Failure.Unavailable(s"capture writes its records as zstd frames, and zstd's native library does not load here " +
+                s"(${e.getMessage}): give the JVM a temporary directory it may load libraries from (BANKOPS_JAVA_OPTS=-Djava.io.tmpdir=DIR)")
+          }))(z => IO.blocking(z.close())).use(body))
 
   def text(name: String, content: String): IO[Unit] = file(name)(s => IO.blocking(s.write(content.getBytes("UTF-8"))))
 

@@ -170,7 +170,7 @@ private[capture] object CaptureRun {
           // One topic's records as JSON lines into the archive's file `name`, read by each of `reads` in turn (the last
           // past the last stable offsets, `stable`, with --open-transactions read); their spans per partition.
           copy = (name: String, topic: String, reads: List[ReadSpec], keep: Envelope => Boolean, stable: Map[TopicPartition, Long]) =>
-            archive.file(name) { out =>
+            archive.lines(name) { out =>
               fs2.Stream.emits(reads).flatMap(read => fs2.Stream.resource(TopicReader.open(settings.kafka, read, o.timeout)).flatMap(_._2))
                 // Decoded, masked and rendered two chunks at a time; written (deflate, SHA-256) and counted in order.
                 .chunks.parEvalMap(2) { chunk =>
@@ -253,7 +253,7 @@ private[capture] object CaptureRun {
           _ <- archive.text(Cluster, cluster.asJson.spaces2)
           _ <- IO.blocking(os.exists(topology.file) && os.isFile(topology.file)).ifM(
             IO.blocking(os.read(topology.file)).flatMap(archive.text(TopologyFile, _)), IO.unit)
-          manifest = ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.version(spans), Version.current, Instant.now().toString,
+          manifest = ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, Version.current, Instant.now().toString,
             asked.copy(filters = o.filterText(exposed.contains)), spans,
             archive.files)
           _ <- archive.text(ManifestFile, manifest.asJson.spaces2)

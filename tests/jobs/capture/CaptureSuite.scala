@@ -5,12 +5,11 @@ import cats.syntax.all._
 import io.circe.Json
 import org.apache.kafka.common.TopicPartition
 
-import java.util.zip.{ZipEntry, ZipFile, ZipOutputStream}
 import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ChunkProducer, ConsumerGroups, EndOffsets, KafkaClients}
-import bankops.support.{BankFixture, CliProcess, IOSuite, KafkaTools, PythonClients, SandboxFixture, TopologyFixture}
+import bankops.support.{ArchiveEntries, BankFixture, CliProcess, IOSuite, KafkaTools, PythonClients, SandboxFixture, TopologyFixture}
 import bankops.support.OnSandbox
 
 /** capture and restore on the sandbox: a window of a bank's topics with a group that lags, restored under a prefix,
@@ -135,9 +134,7 @@ class CaptureSuite extends IOSuite with OnSandbox {
       assertEquals(r.code, 0, r.err)
       val tokens = shown.outLines.flatMap(l => io.circe.parser.parse(l).toOption).flatMap(_.hcursor.downField("value").get[String]("token").toOption)
       assertEquals((tokens.size, tokens.toSet), (60, Set("****")))
-      val zip = new ZipFile(archive.toIO)
-      val text = try new String(zip.getInputStream(zip.getEntry(s"records/${bank.commands}.jsonl")).readAllBytes(), "UTF-8")
-      finally zip.close()
+      val text = ArchiveEntries.text(archive, s"records/${bank.commands}.jsonl")
       // Values are kept as their bytes only, so the masked bytes are all there is: show decoded "****" from them.
       assert(!text.contains("\"token\"") && text.linesIterator.forall(_.contains("\"raw\":")), text.take(500))
       assert(manifest.out.contains("\"redacted\":[\"token\"]"), manifest.out)
@@ -201,7 +198,7 @@ class CaptureSuite extends IOSuite with OnSandbox {
       assertEquals(lines.filter(_.get[Boolean]("uncommitted").contains(true)).flatMap(_.get[Long]("offset").toOption), (11L to 20L).toList)
       assertEquals(lines.size, 20)
       val m = io.circe.parser.parse(manifest.out).toOption.get.hcursor
-      assertEquals(m.get[Int]("version"), Right(2))
+      assertEquals(m.get[Int]("version"), Right(3))
       assertEquals(m.downField("topics").downArray.downField("partitions").downArray.downField("uncommitted").focus.map(_.noSpaces),
         Some("""{"from":11,"records":10}"""))
       assertEquals(restored.code, 0, restored.err)
@@ -262,9 +259,8 @@ class CaptureSuite extends IOSuite with OnSandbox {
       keyed <- SandboxFixture.cli("capture", "--topic", bank.balance, "--key", iban, "--redact", "iban", "--out", (dir / "keyed.zip").toString)
     } yield {
       assertEquals(keyed.code, 0, keyed.err)
-      val keyedZip = new ZipFile((dir / "keyed.zip").toIO)
-      val keyedTexts = try keyedZip.entries().asScala.toList.map(e => new String(keyedZip.getInputStream(e).readAllBytes(), "UTF-8"))
-      finally keyedZip.close()
+      // Every file's content (the records files decompressed: a frame's bytes would hide a value left in clear).
+      val keyedTexts = ArchiveEntries.read(dir / "keyed.zip").map(e => new String(e.bytes, "UTF-8"))
       assert(keyedTexts.exists(_.contains("\"--key ****\"")) && !keyedTexts.exists(_.contains(iban)), keyedTexts.mkString("\n").take(2000))
       assertEquals(stopped.code, 2, stopped.err)
       assert(stopped.err.contains("does not decode") && stopped.err.contains("(--skip-unredactable leaves such records out)"), stopped.err)
@@ -278,9 +274,8 @@ class CaptureSuite extends IOSuite with OnSandbox {
       assertEquals(mine.flatMap(_.downField("headers").focus).map(_.noSpaces),
         List("""[{"key":"account","value":"****"},{"key":"kind","value":"kept"}]"""))
       // Nowhere in the archive's files, nor in the bytes they hold as base64.
-      val zip = new ZipFile(kept.toIO)
-      val texts = try zip.entries().asScala.toList.map(e => new String(zip.getInputStream(e).readAllBytes(), "UTF-8"))
-      finally zip.close()
+      val texts = ArchiveEntries.read(kept).map(e => new String(e.bytes, "UTF-8"))
+      assert(texts.exists(_.contains("\"raw\":")), texts.mkString("\n").take(2000))
       val bytes = texts.flatMap(_.linesIterator).flatMap(io.circe.parser.parse(_).toOption).flatMap(j =>
         List("raw", "keyBase64").flatMap(j.hcursor.get[String](_).toOption)).map(b => new String(java.util.Base64.getDecoder.decode(b), "ISO-8859-1"))
       assert(bytes.nonEmpty)
@@ -322,17 +317,9 @@ class CaptureSuite extends IOSuite with OnSandbox {
   }
 
   /** The archive with one file's bytes changed by `f` (the manifest left as it was, unless `f` changes it). */
-  private def rewritten(archive: os.Path, name: String)(f: (String, String) => String): os.Path = {
-    val out = dir / s"${name.replace('/', '-')}-${BankFixture.id().take(6)}.zip"
-    val in = new ZipFile(archive.toIO)
-    val zip = new ZipOutputStream(os.write.outputStream(out))
-    try in.entries().asScala.foreach { e =>
-        val text = new String(in.getInputStream(e).readAllBytes(), "UTF-8")
-        zip.putNextEntry(new ZipEntry(e.getName)); zip.write(f(e.getName, text).getBytes("UTF-8")); zip.closeEntry()
-      }
-    finally { zip.close(); in.close() }
-    out
-  }
+  private def rewritten(archive: os.Path, name: String)(f: (String, String) => String): os.Path =
+    ArchiveEntries.write(dir / s"${name.replace('/', '-')}-${BankFixture.id().take(6)}.zip",
+      ArchiveEntries.read(archive).map(e => e.withBytes(f(e.name, new String(e.bytes, "UTF-8")).getBytes("UTF-8"))))
 
   test("bad archives and windows: each one line naming what is wrong, exit 2, nothing restored or written") {
     val (bank, archive, _) = fixture()
@@ -340,18 +327,19 @@ class CaptureSuite extends IOSuite with OnSandbox {
     val truncated = dir / "truncated.zip"
     os.write.over(truncated, bytes.take(bytes.length / 2))
     val changed = rewritten(archive, "groups")((n, t) => if (n == "groups.json") t.replace("2", "3") else t)
-    val newer = rewritten(archive, "manifest")((n, t) => if (n == "manifest.json") t.replace("\"version\" : 1", "\"version\" : 3") else t)
+    val newer = rewritten(archive, "manifest")((n, t) => if (n == "manifest.json") t.replace("\"version\" : 3", "\"version\" : 4") else t)
     // A records file's checksum is checked as restore first reads it: bytes changed in place (its size kept), read as
     // valid lines, or as a line that breaks the reading, are both the checksum's mismatch.
     val records = s"records/${bank.commands}.jsonl"
+    val stored = s"$records.zst" // the checksum is the stored frame's
     val moved = rewritten(archive, "moved")((n, t) => if (n == records) t.replace("\"partition\":0", "\"partition\":1") else t)
     val broken = rewritten(archive, "broken")((n, t) => if (n == records) "[" + t.drop(1) else t)
     val cases = List(
       (List("restore", truncated.toString, "--topic-prefix", "bad1."), s"$truncated is not a bankops capture archive, or it is cut short"),
       (List("restore", changed.toString, "--topic-prefix", "bad2."), s"$changed: groups.json does not match its checksum in the manifest"),
-      (List("restore", moved.toString, "--topic-prefix", "bad4."), s"$moved: $records does not match its checksum in the manifest"),
-      (List("restore", broken.toString, "--topic-prefix", "bad5."), s"$broken: $records does not match its checksum in the manifest"),
-      (List("restore", newer.toString, "--topic-prefix", "bad3."), s"$newer: archive format version 3 is newer than this bankops reads (2)"),
+      (List("restore", moved.toString, "--topic-prefix", "bad4."), s"$moved: $stored does not match its checksum in the manifest"),
+      (List("restore", broken.toString, "--topic-prefix", "bad5."), s"$broken: $stored does not match its checksum in the manifest"),
+      (List("restore", newer.toString, "--topic-prefix", "bad3."), s"$newer: archive format version 4 is newer than this bankops reads (3)"),
       (List("restore", dir.toString), s"archive $dir is a directory, not a file"),
       (List("restore", archive.toString, "--topic-prefix", ""), "an empty --topic-prefix without --rename restores into the captured topics"),
       (List("capture", "--topic", bank.commands, "--from", "end", "--out", (dir / "empty.zip").toString),

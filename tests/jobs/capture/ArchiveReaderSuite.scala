@@ -1,0 +1,72 @@
+package bankops.jobs.capture
+
+import cats.effect.IO
+import io.circe.syntax._
+
+import bankops.base.Failure
+
+/** Version 3's records files, written and read without a cluster: lines back as written, a changed frame named by its
+  * checksum, and a frame that would inflate past the bound refused as it is read.
+  */
+class ArchiveReaderSuite extends munit.CatsEffectSuite {
+  private val dir = os.temp.dir(prefix = "archive-reader")
+  private val name = ArchiveParts.records("t")
+
+  /** An archive of one records file, `lines`, and its manifest (counts made up: the reader does not compare them). */
+  private def archive(file: String, lines: Iterator[String]): IO[os.Path] = {
+    val path = dir / file
+    IO.blocking(os.write.outputStream(path)).bracket { out =>
+      val w = new ArchiveWriter(out)
+      for {
+        _ <- w.lines(name)(s => IO.blocking(lines.foreach(l => s.write((l + "\n").getBytes("UTF-8")))))
+        manifest = ArchiveManifest(ArchiveManifest.Format, ArchiveManifest.Version, "test", "2026-12-01T00:00:00Z",
+          CaptureAsked(List("t"), "beginning", "end", Nil, Nil, Nil, Nil),
+          List(TopicSpan("t", List(PartitionSpan(0, 1, Some(0L), Some(0L), None, None)))),
+          w.files)
+        _ <- w.text(ArchiveParts.ManifestFile, manifest.asJson(ArchiveManifest.codec).spaces2)
+        _ <- w.finish()
+      } yield path
+    }(out => IO.blocking(out.close()))
+  }
+
+  private def read(path: os.Path): IO[Either[Throwable, List[String]]] =
+    IO.blocking(ArchiveReader.open(path, deferRecords = true)).flatMap {
+      case Left(e) => IO.pure(Left(Failure.BadInput(e)))
+      case Right(r) => r.stream(name).map(_.fold(e => throw Failure.BadInput(e), _._1)).compile.toList.attempt.guarantee(IO.blocking(r.close()))
+    }
+
+  test("a records file is a zstd frame under NAME.zst, its checksum the frame's, its lines read back as written") {
+    val lines = (1 to 5000).map(i => s"""{"partition":0,"offset":$i,"raw":"${"A" * (i % 90)}"}""").toList
+    for {
+      path <- archive("lines.zip", lines.iterator)
+      back <- read(path)
+    } yield {
+      val zip = new java.util.zip.ZipFile(path.toIO)
+      val entries = try { import scala.jdk.CollectionConverters._; zip.entries().asScala.map(_.getName).toList }
+      finally zip.close()
+      assertEquals(entries, List(s"$name.zst", ArchiveParts.ManifestFile))
+      assertEquals(back, Right(lines))
+    }
+  }
+
+  test("a frame changed after capture is named by its checksum; one inflating past 100 times its size is refused as read") {
+    for {
+      changed <- archive("changed.zip", Iterator.tabulate(2000)(i => s"""{"offset":$i}"""))
+      // One byte of the stored frame flipped in place: same sizes, another checksum.
+      _ <- IO.blocking {
+        val bytes = os.read.bytes(changed)
+        val at = bytes.indexOfSlice(".zst".getBytes("UTF-8")) + 4 + 40
+        bytes(at) = (bytes(at) ^ 0x01).toByte
+        os.write.over(changed, bytes)
+      }
+      tampered <- read(changed)
+      // 20 lines of 1 MiB of one letter: a frame of a few KiB that inflates to 20 MiB.
+      bomb <- archive("bomb.zip", Iterator.fill(20)("x" * (1024 * 1024)))
+      exploded <- read(bomb)
+    } yield {
+      assert(tampered.left.exists(e => e.getMessage.contains(s"$name.zst does not match its checksum in the manifest")), tampered)
+      assert(exploded.left.exists(e => e.getMessage.contains(s"$name would inflate from") && e.getMessage.contains("more than 100 times")),
+        exploded)
+    }
+  }
+}
