@@ -53,7 +53,8 @@ class LauncherSuite extends munit.FunSuite {
       Nil)
   }
 
-  test("the jobs that move records run with a bounded heap; the others with the JVM's default; BANKOPS_JAVA_OPTS overrides it") {
+  test(
+    "the jobs that move records run with a bounded heap; the others with the JVM's default; BANKOPS_JAVA_OPTS overrides it, young generation too") {
     launcherBuilt()
     def heapMiB(args: Seq[String], opts: String = ""): Long =
       run(args, Map("BANKOPS_CDS" -> "off", "BANKOPS_JAVA_OPTS" -> s"-XX:+PrintFlagsFinal $opts")).out.lines()
@@ -62,6 +63,15 @@ class LauncherSuite extends munit.FunSuite {
     bankops.base.JvmOptions.DataJobNames.foreach(job => assertEquals(heapMiB(Seq(job, "--no-such-flag")), 320L, job))
     assertNotEquals(heapMiB(Seq("balances", "--no-such-flag")), 320L)
     assertEquals(heapMiB(Seq("inspect", "--no-such-flag"), "-Xmx96m"), 96L)
+    // A heap the caller sizes gets a young generation sized from it (the fixed -Xmn would take 43 of 48 MiB), unless
+    // the caller sizes that too.
+    def youngMiB(opts: String): Long =
+      run(Seq("replay", "--no-such-flag"), Map("BANKOPS_CDS" -> "off", "BANKOPS_JAVA_OPTS" -> s"-XX:+PrintFlagsFinal $opts")).out.lines()
+        .find(_.matches("""\s*size_t MaxNewSize\s+=.*""")).map(_.split('=')(1).trim.split("\\s+")(0).toLong / (1024 * 1024))
+        .getOrElse(fail(s"no MaxNewSize for $opts"))
+    assertEquals(youngMiB("-Xmx48m"), 16L)
+    assertEquals(youngMiB("-Xmx48m -Xmn20m"), 20L)
+    assertEquals(youngMiB(""), 128L)
     // The launcher's list of data jobs is JvmOptions' (the tests' spawned jobs take the options from there).
     val listed = os.read.lines(launcher).map(_.trim).find(_.startsWith("case \"${1:-}\" in inspect")).getOrElse(fail("no data jobs in ./bankops"))
       .stripPrefix("case \"${1:-}\" in ").takeWhile(_ != ')').split('|').map(_.trim).toList
@@ -136,8 +146,8 @@ class LauncherSuite extends munit.FunSuite {
 
   test("JVM warnings go to stderr, never into stdout") {
     launcherBuilt()
-    // A heap smaller than project.scala's young generation makes the JVM warn at start.
-    val r = run(Seq("config", "show", "-o", "json"), Map("BANKOPS_JAVA_OPTS" -> "-Xmx128m", "BANKOPS_CDS" -> "off"))
+    // A heap smaller than the young generation asked with it makes the JVM warn at start.
+    val r = run(Seq("config", "show", "-o", "json"), Map("BANKOPS_JAVA_OPTS" -> "-Xmx128m -Xmn256m", "BANKOPS_CDS" -> "off"))
     assertEquals(r.exitCode, 0, r.err.text())
     assert(r.err.text().contains("[warning]"), r.err.text())
     r.out.lines().filter(_.nonEmpty).foreach(l => assert(io.circe.parser.parse(l).isRight, l))

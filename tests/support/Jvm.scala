@@ -42,8 +42,16 @@ object Jvm {
       if (args.headOption.contains("handler")) cli ++ JvmOptions.Handler
       else if (args.headOption.exists(JvmOptions.DataJobNames.contains)) cli ++ JvmOptions.DataJobs
       else cli
-    List("java") ++ options ++ TestOnly ++ jvm ++ archive ++ List("-cp", classpath, s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
+    List("java") ++ sized(options, jvm) ++ TestOnly ++ jvm ++ archive ++
+      List("-cp", classpath, s"-Dbankops.home=${Repo.root}", "bankops.Main") ++ args
   }
+
+  /** As the launcher: a heap the caller sizes with no young generation of its own drops the fixed -Xmn. */
+  private def sized(options: List[String], caller: List[String]): List[String] =
+    if (caller.exists(o => o.startsWith("-Xmx") || o.startsWith("-XX:MaxHeapSize=")) &&
+      !caller.exists(o => List("-Xmn", "-XX:NewSize=", "-XX:MaxNewSize=", "-XX:NewRatio=").exists(o.startsWith)))
+      options.filterNot(_.startsWith("-Xmn"))
+    else options
 
   private val classpath = System.getProperty("java.class.path")
 
