@@ -30,6 +30,9 @@ final class RegistryClient private (baseUrl: String, makeHttp: String => Registr
     * asked when the release was built, it was always "no", and no client was ever closed (its threads stayed on).
     */
   private def close: IO[Unit] = IO.defer(if (made) http.close else IO.unit)
+
+  /** The HTTP client's selector thread, once a request made the client (for a test). */
+  private[registry] def selector: Option[Thread] = if (made) http.selector else None
   private val headers = List("Accept" -> "application/vnd.schemaregistry.v1+json, application/json") ++
     userInfo.map { ui =>
       val (user, password) = ui.span(_ != ':')

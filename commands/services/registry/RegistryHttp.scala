@@ -44,6 +44,9 @@ private[registry] final class RegistryHttp(client: HttpClient, threads: Executor
     }
   }
 
+  /** This client's selector thread while it runs (JDK 17), for a test that it ends on close. */
+  private[registry] def selector: Option[Thread] = RegistryHttp.selectorThread(client)
+
   def close: IO[Unit] = IO.blocking {
     threads.shutdownNow()
     client match {
