@@ -37,6 +37,26 @@ private[capture] object ArchiveParts {
   /** The entry that holds a file of JSON lines as a zstd frame (archive version 3). */
   def compressed(name: String): String = s"$name.zst"
 
+  /** A zstd stream `open`ed for `doing`: zstd-jni unpacks its native library into java.io.tmpdir at first use, and where
+    * it cannot load there the line says what needed it and the way out.
+    */
+  def zstd[A](doing: String)(open: => A): A =
+    try open
+    catch {
+      case e: LinkageError =>
+        throw bankops.base.Failure.Unavailable(s"$doing, and zstd's native library does not load here (${e.getMessage}): " +
+          "give the JVM a temporary directory it may load libraries from (BANKOPS_JAVA_OPTS=-Djava.io.tmpdir=DIR)")
+    }
+
+  /** An input stream read in blocks: its single-byte read is one of them. */
+  abstract class BlockInput(in: java.io.InputStream) extends java.io.FilterInputStream(in) {
+    override def read(b: Array[Byte], off: Int, len: Int): Int
+    final override def read(): Int = {
+      val b = new Array[Byte](1)
+      if (read(b, 0, 1) < 0) -1 else b(0) & 0xff
+    }
+  }
+
   implicit val schemaCodec: Codec.AsObject[CapturedSchema] = deriveCodec
   implicit val offsetCodec: Codec.AsObject[CapturedOffset] = deriveCodec
   implicit val partitionCodec: Codec.AsObject[CapturedPartition] = deriveCodec

@@ -163,19 +163,10 @@ private[capture] object ArchiveReader {
     * here, at the first frame: where it cannot, the line says so.
     */
   private def unzstd(path: os.Path, name: String, stored: InputStream, size: Long): InputStream = {
-    val frame = try new com.github.luben.zstd.ZstdInputStream(stored)
-    catch {
-      case e: LinkageError =>
-        throw Failure.Unavailable(s"$path: $name is a zstd frame (archive version 3), and zstd's native library does not load here " +
-          s"(${e.getMessage}): give the JVM a temporary directory it may load libraries from (BANKOPS_JAVA_OPTS=-Djava.io.tmpdir=DIR)")
-    }
+    val frame = ArchiveParts.zstd(s"$path: $name is a zstd frame (archive version 3)")(new com.github.luben.zstd.ZstdInputStream(stored))
     val limit = (MaxRatio * (size max 1)) max RatioFrom
-    new java.io.FilterInputStream(frame) {
+    new ArchiveParts.BlockInput(frame) {
       private var total = 0L
-      override def read(): Int = {
-        val b = new Array[Byte](1)
-        if (read(b, 0, 1) < 0) -1 else b(0) & 0xff
-      }
       override def read(b: Array[Byte], off: Int, len: Int): Int = {
         val n = in.read(b, off, len)
         if (n > 0) total += n
@@ -193,14 +184,9 @@ private[capture] object ArchiveReader {
   /** A file's bytes as they are read, counted and digested, never past `limit` (the manifest's size and one more byte, to
     * tell a longer file). Interruptible: a large file is seconds of reading.
     */
-  private final class Digesting(in: InputStream, limit: Long) extends java.io.FilterInputStream(in) {
+  private final class Digesting(in: InputStream, limit: Long) extends ArchiveParts.BlockInput(in) {
     private val digest = MessageDigest.getInstance("SHA-256")
     var total = 0L
-
-    override def read(): Int = {
-      val b = new Array[Byte](1)
-      if (read(b, 0, 1) < 0) -1 else b(0) & 0xff
-    }
 
     override def read(b: Array[Byte], off: Int, len: Int): Int =
       if (total >= limit) -1

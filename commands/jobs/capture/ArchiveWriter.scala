@@ -6,8 +6,6 @@ import java.io.{FilterOutputStream, OutputStream}
 import java.security.MessageDigest
 import java.util.zip.{Deflater, ZipEntry, ZipOutputStream}
 
-import bankops.base.Failure
-
 /** Writes an archive's files one after another into a ZIP stream, each one's size and SHA-256 taken as it is written. */
 private[capture] final class ArchiveWriter(out: OutputStream) {
   // The fastest deflate: JSON lines shrink about as much (they are mostly base64 and names), at a fraction of the CPU.
@@ -37,13 +35,8 @@ private[capture] final class ArchiveWriter(out: OutputStream) {
     */
   def lines[A](name: String)(body: OutputStream => IO[A]): IO[A] =
     file(ArchiveParts.compressed(name), Deflater.NO_COMPRESSION)(entry =>
-      Resource.make(IO.blocking(
-          try new com.github.luben.zstd.ZstdOutputStream(entry, 1)
-          catch {
-            case e: LinkageError =>
-              throw Failure.Unavailable(s"capture writes its records as zstd frames, and zstd's native library does not load here " +
-                s"(${e.getMessage}): give the JVM a temporary directory it may load libraries from (BANKOPS_JAVA_OPTS=-Djava.io.tmpdir=DIR)")
-          }))(z => IO.blocking(z.close())).use(body))
+      Resource.make(IO.blocking(ArchiveParts.zstd("capture writes its records as zstd frames")(
+            new com.github.luben.zstd.ZstdOutputStream(entry, 1))))(z => IO.blocking(z.close())).use(body))
 
   def text(name: String, content: String): IO[Unit] = file(name)(s => IO.blocking(s.write(content.getBytes("UTF-8"))))
 

@@ -1,9 +1,13 @@
 package bankops.jobs.capture
 
 import cats.effect.IO
+import cats.syntax.all._
 import io.circe.syntax._
 
+import scala.concurrent.duration._
+
 import bankops.base.Failure
+import bankops.support.BareProcess
 
 /** Version 3's records files, written and read without a cluster: lines back as written, a changed frame named by its
   * checksum, and a frame that would inflate past the bound refused as it is read.
@@ -13,7 +17,7 @@ class ArchiveReaderSuite extends munit.CatsEffectSuite {
   private val name = ArchiveParts.records("t")
 
   /** An archive of one records file, `lines`, and its manifest (counts made up: the reader does not compare them). */
-  private def archive(file: String, lines: Iterator[String]): IO[os.Path] = {
+  private def archive(file: String, lines: Iterator[String], more: List[(String, String)] = Nil): IO[os.Path] = {
     val path = dir / file
     IO.blocking(os.write.outputStream(path)).bracket { out =>
       val w = new ArchiveWriter(out)
@@ -24,6 +28,7 @@ class ArchiveReaderSuite extends munit.CatsEffectSuite {
           List(TopicSpan("t", List(PartitionSpan(0, 1, Some(0L), Some(0L), None, None)))),
           w.files)
         _ <- w.text(ArchiveParts.ManifestFile, manifest.asJson(ArchiveManifest.codec).spaces2)
+        _ <- more.traverse_ { case (n, content) => w.text(n, content) }
         _ <- w.finish()
       } yield path
     }(out => IO.blocking(out.close()))
@@ -67,6 +72,24 @@ class ArchiveReaderSuite extends munit.CatsEffectSuite {
       assert(tampered.left.exists(e => e.getMessage.contains(s"$name.zst does not match its checksum in the manifest")), tampered)
       assert(exploded.left.exists(e => e.getMessage.contains(s"$name would inflate from") && e.getMessage.contains("more than 100 times")),
         exploded)
+    }
+  }
+
+  test("a JVM where zstd's native library cannot load says so in one line, exit 3, and prints no record") {
+    // A temporary directory that is a file: zstd-jni cannot unpack its library there.
+    val notADir = os.temp(dir = dir, prefix = "tmpdir")
+    for {
+      path <- archive("native.zip", Iterator.tabulate(10)(i => s"""{"offset":$i}"""), List(ArchiveParts.Schemas -> "[]"))
+      p <- BareProcess.spawn(Map.empty, List("capture", "show", "--records", path.toString), List(s"-Djava.io.tmpdir=$notADir"))
+      code <- p.exited(60.seconds)
+    } yield {
+      val err = os.read.lines(p.err)
+      assertEquals(code, 3, err.mkString("\n"))
+      assertEquals(err.size, 1, err.mkString("\n"))
+      assert(err.head.startsWith(s"bankops: $path: $name is a zstd frame (archive version 3), and zstd's native library does not load here"),
+        err.head)
+      assert(err.head.endsWith("(BANKOPS_JAVA_OPTS=-Djava.io.tmpdir=DIR)"), err.head)
+      assertEquals(os.read(p.out), "")
     }
   }
 }
