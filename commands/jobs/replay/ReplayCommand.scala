@@ -270,19 +270,26 @@ object ReplayCommand {
                      sourceSchemas: SchemaResolver, shell: Shell): IO[ExitCode] = from match {
     case FromFile(_) => IO.raiseError(fileToFile) // refused while parsing
     case FromTopic(spec, filter) =>
-      val decoder = new RecordDecoder(sourceSchemas)
+      // Values written from their data, as inspect writes them: a tree per value only where --where reads one.
+      val decoder = new RecordDecoder(sourceSchemas, plainValues = filter.where.nonEmpty)
       TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>
-        val lines = records.chunks.evalMap(c =>
-          decoder.decodeChunk(c).map(_.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
-            (RecordLine.text(d.envelope.copy(raw = Option(r.value)), d.envelope.value), r)
-          })).flatMap(Stream.chunk)
+        // Decoded and rendered to UTF-8 two chunks at a time; limited, checked and written in order.
+        val lines = records.chunks.parEvalMap(2)(c =>
+          decoder.decodeChunk(c).map { decoded =>
+            val sb = new java.lang.StringBuilder(512)
+            decoded.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
+              sb.setLength(0)
+              RecordLine.writeDecoded(d.copy(envelope = d.envelope.copy(raw = Option(r.value))), sb)
+              (sb.toString.getBytes(java.nio.charset.StandardCharsets.UTF_8), r)
+            }
+          }).flatMap(Stream.chunk)
         // A line --from-file could not read back is refused here, not found there (the partial file is removed); checked
         // after --limit, so a record the run would not write cannot end it.
         val limited = limit.fold(lines)(lines.take).chunks.evalMap(c =>
           IO(c.map { case (line, r) =>
-            LineReader.overLimit(line).foreach(n =>
-              throw Failure.BadInput(LineReader.refusal(s"${r.topic}-${r.partition}@${r.offset}", n, "a line") +
-                s"; nothing written to $file (--to before it, or leave it out)"))
+            if (line.length > LineReader.MaxLineBytes)
+              throw Failure.BadInput(LineReader.refusal(s"${r.topic}-${r.partition}@${r.offset}", line.length.toLong, "a line") +
+                s"; nothing written to $file (--to before it, or leave it out)")
             line
           }))
         def summary(headline: String, n: Long) = StepSummary.write(shell,
@@ -292,8 +299,8 @@ object ReplayCommand {
           shell.info(s"replay: dry run: $n records read; nothing written") >>
             summary(s"dry run: $n records read; nothing written", n)).as(Exit.Ok)
         else {
-          val writing = OutputFile.write("--to-file", file, overwrite)(w =>
-            limited.evalMap(c => IO.blocking { c.foreach { l => w.write(l); w.write('\n') }; c.size.toLong }).compile.foldMonoid)
+          val writing = OutputFile.writeStream("--to-file", file, overwrite)(out =>
+            limited.evalMap(c => IO.blocking { c.foreach { l => out.write(l); out.write('\n') }; c.size.toLong }).compile.foldMonoid)
           // Ctrl-C cancels the writing, which removes the partial file: a file that is there is whole.
           Interrupt.onCtrlC.use(ctrlC => IO.race(ctrlC, writing)).flatMap {
             case Left(_) =>
