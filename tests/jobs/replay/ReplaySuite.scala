@@ -1,6 +1,7 @@
 package bankops.jobs.replay
 
 import cats.effect.{IO, Resource}
+import cats.syntax.all._
 import io.circe.Json
 import io.circe.parser.parse
 
@@ -9,6 +10,7 @@ import java.time.temporal.ChronoUnit
 import scala.concurrent.duration._
 
 import bankops.jobs.sandbox.Artifacts
+import bankops.services.kafka.{ChunkProducer, KafkaClients}
 import bankops.support.{Children, CliProcess, IOSuite, Jvm, PythonClients, SandboxFixture, TestShell, TopologyFixture}
 import bankops.support.OnSandbox
 
@@ -262,5 +264,37 @@ class ReplaySuite extends IOSuite with OnSandbox {
         assert(r.err.contains("target topic no-such-replay-target does not exist (--create-topic"), r.err)
         assert(!r.err.contains("acknowledged"), r.err)
       }
+  }
+
+  test("a record whose line would pass 32 MiB: --to-file and capture refuse it by name, exit 2, nothing written; --limit before it writes") {
+    val topic = TopologyFixture.unique("huge")
+    val dir = os.temp.dir(prefix = "huge")
+    // 25 MiB that are not in the wire format: the line carries them as base64, 33.3 MiB.
+    val huge = Array.fill(25 * 1024 * 1024)('A'.toByte)
+    for {
+      settings <- SandboxFixture.settings
+      _ <- KafkaClients.javaAdmin(settings.kafka).use(a =>
+        KafkaClients.await(a.createTopics(java.util.List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, 3.toShort)
+                .configs(java.util.Map.of("max.message.bytes", (30 * 1024 * 1024).toString)))).all()))
+      _ <- ChunkProducer.resource(settings.kafka, 60.seconds, _.withProperty("max.request.size", (30 * 1024 * 1024).toString)).use(p =>
+        List("small".getBytes("UTF-8"), huge).traverse_(v =>
+          p.send(fs2.Chunk.singleton(new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](topic, 0, null, v)))((_, _, e) =>
+            if (e != null) throw e).flatten))
+      toFile <- SandboxFixture.cli("replay", "--from-topic", topic, "--to-file", (dir / "all.jsonl").toString)
+      limited <- SandboxFixture.cli("replay", "--from-topic", topic, "--to-file", (dir / "first.jsonl").toString, "--limit", "1")
+      captured <- SandboxFixture.cli("capture", "--topic", topic, "--out", (dir / "all.zip").toString)
+    } yield {
+      assertEquals(toFile.code, 2, toFile.err)
+      assert(
+        toFile.err.contains(s"the record at $topic-0@1 takes 34 MiB as a line, over the 32 MiB a line can hold; nothing written to " +
+          s"${dir / "all.jsonl"}"), toFile.err)
+      assertEquals(limited.code, 0, limited.err)
+      assertEquals(os.read.lines(dir / "first.jsonl").size, 1)
+      assertEquals(captured.code, 2, captured.err)
+      assert(captured.err.contains(s"the record at $topic-0@1 takes 34 MiB as an archive line, over the 32 MiB a line can hold; nothing captured"),
+        captured.err)
+      // Neither the refused file nor the archive, nor a partial of either.
+      assertEquals(os.list(dir).map(_.last).toList, List("first.jsonl"))
+    }
   }
 }
