@@ -15,7 +15,7 @@ class ClientSettingsSuite extends munit.FunSuite {
       List(Some("1048576"), Some("4194304"), Some("500")))
     val defaults = KafkaClients.consumerSettings(kafka(), 30.seconds).properties
     assertEquals(List("max.partition.fetch.bytes", "max.poll.records", "fetch.min.bytes", "fetch.max.wait.ms").map(defaults.get),
-      List(Some("4194304"), Some("10000"), Some("65536"), Some("100")))
+      List(Some("4194304"), Some("2000"), Some("65536"), Some("100")))
   }
 
   test("what a read means and how long a fetch waits are not the file's: read_committed, no commits, no reset, 100 ms") {
