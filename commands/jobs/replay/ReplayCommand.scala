@@ -270,8 +270,9 @@ object ReplayCommand {
                      sourceSchemas: SchemaResolver, shell: Shell): IO[ExitCode] = from match {
     case FromFile(_) => IO.raiseError(fileToFile) // refused while parsing
     case FromTopic(spec, filter) =>
-      // Values written from their data, as inspect writes them: a tree per value only where --where reads one.
-      val decoder = new RecordDecoder(sourceSchemas, plainValues = filter.where.nonEmpty)
+      // Each value as a tree, printed by circe as it always was: inspect's direct writer escapes a few control
+      // characters otherwise (\b, \f, U+007F to U+009F), and the file's bytes stay what they were.
+      val decoder = new RecordDecoder(sourceSchemas)
       TopicReader.open(source.kafka, spec, timeout).use { case (_, records) =>
         // Decoded and rendered to UTF-8 two chunks at a time; limited, checked and written in order.
         val lines = records.chunks.parEvalMap(2)(c =>
@@ -279,7 +280,7 @@ object ReplayCommand {
             val sb = new java.lang.StringBuilder(512)
             decoded.zip(c).filter(p => filter.selects(p._1.envelope)).map { case (d, r) =>
               sb.setLength(0)
-              RecordLine.writeDecoded(d.copy(envelope = d.envelope.copy(raw = Option(r.value))), sb)
+              RecordLine.write(d.envelope.copy(raw = Option(r.value)), d.envelope.value, sb)
               (sb.toString.getBytes(java.nio.charset.StandardCharsets.UTF_8), r)
             }
           }).flatMap(Stream.chunk)

@@ -52,13 +52,11 @@ object RecordLine {
     sb.append('}')
   }
 
-  /** The line of a decoded record as `inspect -o json` prints it: a decoded value written straight from its datum (or
-    * its tree, where the decoder made one).
-    */
+  /** The line of a decoded record as `inspect -o json` prints it: a decoded value written straight from its datum. */
   def writeDecoded(d: Decoded, sb: java.lang.StringBuilder): Unit =
     if (d.envelope.value.isEmpty && d.datum.isDefined)
       write(d.envelope, None, sb, Some(out => bankops.services.avro.AvroJson.writePlain(d.datum.get, d.schema.get, out)))
-    else write(d.envelope, d.envelope.value, sb)
+    else write(d.envelope, None, sb)
 
   /** The line of `e` as a string, without the newline. */
   def text(e: Envelope, value: Option[Json]): String = {
