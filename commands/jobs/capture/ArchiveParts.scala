@@ -48,9 +48,8 @@ private[capture] object ArchiveParts {
           "give the JVM a temporary directory it may load libraries from (BANKOPS_JAVA_OPTS=-Djava.io.tmpdir=DIR)")
     }
 
-  /** An input stream read in blocks: its single-byte read is one of them. */
+  /** An input stream read in blocks (a subclass overrides the block read): its single-byte read is one of them. */
   abstract class BlockInput(in: java.io.InputStream) extends java.io.FilterInputStream(in) {
-    override def read(b: Array[Byte], off: Int, len: Int): Int
     final override def read(): Int = {
       val b = new Array[Byte](1)
       if (read(b, 0, 1) < 0) -1 else b(0) & 0xff

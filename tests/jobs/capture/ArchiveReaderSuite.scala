@@ -76,11 +76,14 @@ class ArchiveReaderSuite extends munit.CatsEffectSuite {
   }
 
   test("a JVM where zstd's native library cannot load says so in one line, exit 3, and prints no record") {
-    // A temporary directory that is a file: zstd-jni cannot unpack its library there.
+    // A temporary directory that is a file: zstd-jni cannot unpack its library there; and no library path it could load
+    // an installed copy from (a host with libzstd-jni would load it).
     val notADir = os.temp(dir = dir, prefix = "tmpdir")
+    val noLibraries = os.temp.dir(dir = dir, prefix = "lib")
     for {
       path <- archive("native.zip", Iterator.tabulate(10)(i => s"""{"offset":$i}"""), List(ArchiveParts.Schemas -> "[]"))
-      p <- BareProcess.spawn(Map.empty, List("capture", "show", "--records", path.toString), List(s"-Djava.io.tmpdir=$notADir"))
+      p <- BareProcess.spawn(Map.empty, List("capture", "show", "--records", path.toString),
+        List(s"-Djava.io.tmpdir=$notADir", s"-Djava.library.path=$noLibraries"))
       code <- p.exited(60.seconds)
     } yield {
       val err = os.read.lines(p.err)
