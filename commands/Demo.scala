@@ -30,7 +30,8 @@ import bankops.services.registry.{RegistryClient, SchemaResolver}
   * commands are then answered from what the bank remembers). Top layer: it runs other jobs, through their typed entry points.
   */
 object Demo {
-  final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path], latency: Boolean)
+  final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path], latency: Boolean,
+                           stepDuration: FiniteDuration = 10.seconds)
 
   private val opts: Opts[Options] = (
     ConnectionOpts.sandboxDir,
@@ -40,10 +41,14 @@ object Demo {
     Opts.option[String]("chart", "Where the short latency run's chart goes (default latency.png beside the sandbox's directory).",
       metavar = "FILE").map(os.Path(_,
         os.pwd)).orNone,
-    Opts.flag("no-latency", "Skip the short latency run (about a minute): the fixtures, the load and the balances only.").orFalse
-  ).tupled.mapValidated { case (dir, load, rate, timeout, chart, skip) =>
+    Opts.flag("no-latency", "Skip the short latency run (about a minute): the fixtures, the load and the balances only.").orFalse,
+    Flags.duration("step-duration",
+      "How long each of the latency run's four steps lasts (two of Kafka's floor, two of the handler): shorter for a quicker " +
+        "demo, longer for steadier figures (default 10s).").orNone
+  ).tupled.mapValidated { case (dir, load, rate, timeout, chart, skip, step) =>
     if (skip && chart.isDefined) "--chart: --no-latency makes no chart".invalidNel
-    else Options(dir, load, rate, timeout, chart, latency = !skip).validNel
+    else if (skip && step.isDefined) "--step-duration: --no-latency has no latency steps".invalidNel
+    else Options(dir, load, rate, timeout, chart, latency = !skip, stepDuration = step.getOrElse(10.seconds)).validNel
   }
 
   private def fail(step: String, detail: String) = IO.raiseError[Nothing](Failure.Difference(s"demo: $step: $detail"))
@@ -206,14 +211,14 @@ object Demo {
     val chart = o.chart.getOrElse(layout.dir / os.up / "latency.png")
     // The demo's chart is its own: each run replaces the last one's (never a directory, link or device).
     // Warm figures only when measured warm: probes first (reported apart) until two windows of them agree, at most
-    // 30 s, for the JIT and the brokers; the line says which it was. Then a probe every 100 ms, 100 a step, so a p99
-    // is not simply the slowest of five. Of the probes, 50 may time out: the probes of 5 s. A machine busy elsewhere
+    // 30 s, for the JIT and the brokers; the line says which it was. Then a probe every 100 ms, 100 a 10 s step, so a
+    // p99 is not simply the slowest of five. Of the probes, 50 may time out: the probes of 5 s. A machine busy elsewhere
     // delays commands for seconds, timing out every probe sent meanwhile (a limit of ten ended two of the test suite's
     // runs); a handler that is gone answers none and still ends the run within 10 s. Kafka's own exactly-once floor is
     // measured first on the same cluster, so the figures read as a ratio, not only absolutes on a small machine.
     // As the operator: the floor creates its scratch topics and runs a transactional relay, which no service identity may.
     val latencyOptions = LatencyOptions.defaults(operator).copy(
-      schedule = LatencySchedule(steps = List(0, 500), stepDuration = 10.seconds, interval = 100.millis, timeout = 5.seconds, maxTimeouts = 50,
+      schedule = LatencySchedule(steps = List(0, 500), stepDuration = o.stepDuration, interval = 100.millis, timeout = 5.seconds, maxTimeouts = 50,
         warmUp = 30.seconds, settle = true),
       reporting = LatencyReporting(Some(OutputFormat.Table), Some(chart), overwrite = true, slos = Nil), floor = true)
     step("latency")(Shell.captured(shell)(LatencyCommand.measure(latencyOptions, _))).flatMap { latency =>
