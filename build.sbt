@@ -13,11 +13,13 @@ def module(d: Dependency): ModuleID =
 
 lazy val writeClasspath = taskKey[File]("Writes the runtime classpath for the ./bankops launcher")
 lazy val dist = taskKey[File]("Packs bankops as bankops-VERSION.tar.gz under target/dist (./bankops dist)")
+lazy val buildProperties = settingKey[File]("The jar's bankops/build.properties: the commit and time of the build")
 
 lazy val root = (project in file("."))
   .settings(
     name := "bankops",
-    version := Distribution.version(baseDirectory.value),
+    // The version the sources declare (the meta-build compiles commands/base/Version.scala), so the CLI and the build never disagree.
+    version := bankops.base.Version.current,
     scalaVersion := directives.scalaVersion,
     libraryDependencies ++= directives.dependencies.map(module) ++ directives.testDependencies.map(module(_) % Test),
     scalacOptions ++= directives.scalacOptions,
@@ -28,10 +30,10 @@ lazy val root = (project in file("."))
     Compile / unmanagedSourceDirectories := Seq(baseDirectory.value / "commands"),
     Test / unmanagedSourceDirectories := Seq(baseDirectory.value / "tests"),
     Compile / unmanagedResourceDirectories := Nil,
+    buildProperties := (Compile / resourceManaged).value / "bankops" / "build.properties",
     // `bankops --version`: the commit and time of the build (project/Distribution.scala).
     Compile / resourceGenerators += Def.task {
-      Seq(Distribution.buildInfo(baseDirectory.value, (Compile / resourceManaged).value / "bankops" / "build.properties",
-          sys.env.get("BANKOPS_SOURCE_STAMP")))
+      Seq(Distribution.buildInfo(baseDirectory.value, buildProperties.value, sys.env.get("BANKOPS_SOURCE_STAMP")))
     }.taskValue,
     Test / unmanagedResourceDirectories := Nil,
     testFrameworks := Seq(new TestFramework("munit.Framework")),
@@ -100,12 +102,15 @@ lazy val root = (project in file("."))
       IO.write(dir / "handler-java-options", JvmOptions.Handler.map(_ + "\n").mkString)
       // The data jobs' own (a bounded heap), added after project.scala's.
       IO.write(dir / "data-java-options", JvmOptions.DataJobs.map(_ + "\n").mkString)
+      // What `--version` prints, for the launcher to print without a JVM (the jar's build.properties, made by now).
+      IO.write(dir / "version", Distribution.versionLine(buildProperties.value) + "\n")
       // The launcher hashes the sources before sbt starts; the stamp says which sources this classpath holds.
       sys.env.get("BANKOPS_SOURCE_STAMP").foreach(stamp => IO.write(dir / "stamp", stamp))
       dir / "classpath"
     },
     dist := Distribution.pack(baseDirectory.value, target.value / "dist", version.value,
-      (Runtime / fullClasspath).value.map(_.data), directives.javaOptions, JvmOptions.Handler, JvmOptions.DataJobs,
+      (Runtime / fullClasspath).value.map(_.data), Distribution.versionLine(buildProperties.value), directives.javaOptions,
+      JvmOptions.Handler, JvmOptions.DataJobs,
       sys.env.getOrElse("BANKOPS_SOURCE_STAMP", ""), sys.env.get("BANKOPS_DIST_AOT_JDK").filter(_.nonEmpty).map(file),
       streams.value.log.info(_))
   )

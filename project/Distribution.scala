@@ -13,13 +13,6 @@ import sbt.io.IO
   */
 object Distribution {
 
-  /** The version the sources declare (commands/base/Version.scala), so the CLI and the build never disagree. */
-  def version(base: File): String = {
-    val declared = """val current: String = "([^"]+)"""".r
-    declared.findFirstMatchIn(IO.read(new File(base, "commands/base/Version.scala"))).map(_.group(1))
-      .getOrElse(sys.error("commands/base/Version.scala declares no `val current`"))
-  }
-
   /** `bankops/build.properties` for `--version`: the commit built from and when. Written once per source stamp, so an
     * unchanged build leaves the jar (and the class-data archives made against it) as they were.
     */
@@ -34,8 +27,12 @@ object Distribution {
     out
   }
 
+  /** What `bankops --version` prints for the build `buildInfo` wrote (the JVM prints the same line). */
+  def versionLine(buildProperties: File): String =
+    bankops.base.Version.lineOf(Some(bankops.base.Version.Build.read(new java.io.FileInputStream(buildProperties))))
+
   /** Lays out `dir/bankops-VERSION/` and packs it as `dir/bankops-VERSION.tar.gz`; returns the tarball. */
-  def pack(base: File, dir: File, version: String, jars: Seq[File], javaOptions: Seq[String], handlerOptions: Seq[String],
+  def pack(base: File, dir: File, version: String, jars: Seq[File], versionLine: String, javaOptions: Seq[String], handlerOptions: Seq[String],
            dataOptions: Seq[String], stamp: String, aotJdk: Option[File], log: String => Unit): File = {
     val name = s"bankops-$version"
     val root = new File(dir, name)
@@ -51,6 +48,7 @@ object Distribution {
     IO.write(new File(lib, "handler-java-options"), handlerOptions.map(_ + "\n").mkString)
     IO.write(new File(lib, "data-java-options"), dataOptions.map(_ + "\n").mkString)
     IO.write(new File(lib, "stamp"), stamp)
+    IO.write(new File(lib, "version"), versionLine + "\n")
     val launcher = new File(root, "bin/bankops")
     IO.copyFile(new File(base, "bankops"), launcher)
     launcher.setExecutable(true, false)

@@ -144,6 +144,17 @@ class LauncherSuite extends munit.FunSuite {
     assertEquals(third.out.text(), first.out.text())
   }
 
+  test("--version is answered without a JVM, with the line the JVM prints") {
+    launcherBuilt()
+    // A JVM started with -XX:+PrintFlagsFinal prints its flags on stdout first: one line alone means none started.
+    val r = run(Seq("--version"), Map("BANKOPS_JAVA_OPTS" -> "-XX:+PrintFlagsFinal"))
+    assertEquals((r.exitCode, r.out.text()), (0, Version.line + "\n"))
+    assert(Version.build.isDefined, "the tests' classes carry no build.properties")
+    // Anything beside it is the JVM's to parse, as before.
+    val other = run(Seq("--version", "--no-such-flag"), Map("BANKOPS_CDS" -> "off"))
+    assertEquals(other.exitCode, 2, other.err.text())
+  }
+
   test("JVM warnings go to stderr, never into stdout") {
     launcherBuilt()
     // A heap smaller than the young generation asked with it makes the JVM warn at start.
