@@ -377,8 +377,13 @@ class WorkflowsSuite extends IOSuite with OnSandbox {
       // machine is, but its probes go to the sandbox's bank too, where DemoSuite counts every answer. Side by side, not
       // one after the other: the second adds ten probes a second to the first's load, and its turn alone is halved.
       runs <- aloneFor("the latency workflow")(
-        (run("latency", inputs = Map("load" -> "0,100", "step-duration" -> "3s", "slo" -> "p99<4s max<5s", "group" -> "bankops-command-handler")),
-          run("latency", inputs = Map("load" -> "0", "step-duration" -> "2s", "slo" -> "p50<1ms", "group" -> "bankops-command-handler"))).parTupled)
+        // A second's warm-up: the suite's handler is warm, and the workflow passes its input on (checked below).
+        (run("latency",
+            inputs = Map("load" -> "0,100", "step-duration" -> "3s", "warm-up" -> "1s", "slo" -> "p99<4s max<5s",
+              "group" -> "bankops-command-handler")),
+          run("latency",
+            inputs = Map("load" -> "0", "step-duration" -> "2s", "warm-up" -> "1s", "slo" -> "p50<1ms",
+              "group" -> "bankops-command-handler"))).parTupled)
       (ok, broken) = runs
     } yield {
       val j = ok.job("latency").head
@@ -393,6 +398,10 @@ class WorkflowsSuite extends IOSuite with OnSandbox {
       val dir = j.artifacts("latency")
       assertEquals(os.read.bytes(dir / "latency.png").take(4).toList, List(0x89, 'P', 'N', 'G').map(_.toByte))
       assert(os.read.lines(dir / "latency.jsonl").count(_.contains("\"type\":\"step\"")) == 2, os.read(dir / "latency.jsonl"))
+      // The warm-up input reached the job: a probe a second for 1 s, not the default 5 s's five.
+      val warmUp = os.read.lines(dir / "latency.jsonl").flatMap(io.circe.parser.parse(_).toOption)
+        .filter(_.hcursor.get[String]("type").contains("warm-up")).flatMap(_.hcursor.get[Int]("probes").toOption)
+      assert(warmUp.size == 1 && warmUp.head <= 2, os.read(dir / "latency.jsonl"))
       val b = broken.job("latency").head
       assertEquals(b.code, 1, broken.log)
       validMarkdown(b, broken.log)
