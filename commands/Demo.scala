@@ -31,7 +31,9 @@ import bankops.services.registry.{RegistryClient, SchemaResolver}
   */
 object Demo {
   final case class Options(dir: Option[os.Path], load: Int, rate: Int, timeout: FiniteDuration, chart: Option[os.Path], latency: Boolean,
-                           stepDuration: FiniteDuration = 10.seconds)
+                           stepDuration: FiniteDuration)
+
+  private val DefaultStep = 10.seconds
 
   private val opts: Opts[Options] = (
     ConnectionOpts.sandboxDir,
@@ -48,7 +50,7 @@ object Demo {
   ).tupled.mapValidated { case (dir, load, rate, timeout, chart, skip, step) =>
     if (skip && chart.isDefined) "--chart: --no-latency makes no chart".invalidNel
     else if (skip && step.isDefined) "--step-duration: --no-latency has no latency steps".invalidNel
-    else Options(dir, load, rate, timeout, chart, latency = !skip, stepDuration = step.getOrElse(10.seconds)).validNel
+    else Options(dir, load, rate, timeout, chart, latency = !skip, stepDuration = step.getOrElse(DefaultStep)).validNel
   }
 
   private def fail(step: String, detail: String) = IO.raiseError[Nothing](Failure.Difference(s"demo: $step: $detail"))
