@@ -1,7 +1,7 @@
 // sbt build of the same sources scala-cli runs. Scala version, dependencies
 // and options all come from project.scala; nothing is listed here twice.
 import bankops.base.{Dependency, JvmOptions, ProjectDirectives}
-import bankops.build.TestSetup
+import bankops.build.TestPrerequisites
 
 lazy val directives: ProjectDirectives =
   ProjectDirectives.parse(IO.read(file("project.scala"))) match {
@@ -14,7 +14,7 @@ def module(d: Dependency): ModuleID =
 
 lazy val writeClasspath = taskKey[File]("Writes the runtime classpath for the ./bankops launcher")
 lazy val dist = taskKey[File]("Packs bankops as bankops-VERSION.tar.gz under target/dist (./bankops dist)")
-lazy val awaitTestSetup = taskKey[Unit]("Waits for what ./bankops test installs while sbt compiles (project/TestSetup.scala)")
+lazy val awaitTestPrerequisites = taskKey[Unit]("Waits for what ./bankops test installs while sbt compiles (project/TestPrerequisites.scala)")
 lazy val buildProperties = settingKey[File]("The jar's bankops/build.properties: the commit and time of the build")
 
 lazy val root = (project in file("."))
@@ -31,8 +31,8 @@ lazy val root = (project in file("."))
     exportJars := true,
     Compile / unmanagedSourceDirectories := Seq(baseDirectory.value / "commands"),
     Test / unmanagedSourceDirectories := Seq(baseDirectory.value / "tests"),
-    // The build's own wait for the tests' set-up, tested as the rest is (tests/base/TestSetupSuite.scala).
-    Test / unmanagedSources += baseDirectory.value / "project" / "TestSetup.scala",
+    // The build's own wait for the tests' set-up, tested as the rest is (tests/base/TestPrerequisitesSuite.scala).
+    Test / unmanagedSources += baseDirectory.value / "project" / "TestPrerequisites.scala",
     Compile / unmanagedResourceDirectories := Nil,
     buildProperties := (Compile / resourceManaged).value / "bankops" / "build.properties",
     // `bankops --version`: the commit and time of the build (project/Distribution.scala).
@@ -112,10 +112,10 @@ lazy val root = (project in file("."))
       sys.env.get("BANKOPS_SOURCE_STAMP").foreach(stamp => IO.write(dir / "stamp", stamp))
       dir / "classpath"
     },
-    awaitTestSetup := {
+    awaitTestPrerequisites := {
       // sLog, not streams: sbt 1.11 printed no message for a task that failed after using its streams.
       val log = sLog.value
-      sys.env.get("BANKOPS_TEST_SETUP").flatMap(TestSetup.await(_, log.info(_))).foreach(why => throw new MessageOnlyException(why))
+      sys.env.get("BANKOPS_TEST_SETUP").flatMap(TestPrerequisites.await(_, log.info(_))).foreach(why => throw new MessageOnlyException(why))
     },
     dist := Distribution.pack(baseDirectory.value, target.value / "dist", version.value,
       (Runtime / fullClasspath).value.map(_.data), Distribution.versionLine(buildProperties.value), directives.javaOptions,

@@ -8,10 +8,10 @@ import java.util.concurrent.{TimeUnit, TimeoutException}
 import scala.concurrent.duration._
 
 /** `./bankops test` installs what the tests need besides the build (confluent-kafka for Python, zsh, fish) in a process
-  * of its own while sbt compiles; build.sbt's `awaitTestSetup` holds the tests until it has ended. BANKOPS_TEST_SETUP is
+  * of its own while sbt compiles; build.sbt's `awaitTestPrerequisites` holds the tests until it has ended. BANKOPS_TEST_SETUP is
   * `PID:FILE`: that process, and the file it writes its exit status to as it ends.
   */
-object TestSetup {
+object TestPrerequisites {
   /** pip and apt-get, each bounded by the network; a set-up still running after this is stuck (a held dpkg lock, say). */
   val Bound: FiniteDuration = 15.minutes
 
