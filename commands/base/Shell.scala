@@ -1,11 +1,11 @@
 package bankops.base
 
-import cats.effect.IO
+import cats.effect.{IO, Resource}
 
 import java.io.PrintStream
 
 /** What a command may touch of the outside world besides services: the
-  * environment, the two output streams and whether a person is watching.
+  * environment, the two output streams, whether a person is watching and how a service is asked to stop.
   * Tests build one over buffers; the CLI builds it over the process.
   */
 final case class Shell(
@@ -21,7 +21,10 @@ final case class Shell(
     stdinIsTerminal: Boolean = false,
     // Where the sandbox and the demo's chart live: `home/.bankops` in a checkout; an installed bankops's launcher
     // names XDG's data directory.
-    dataDir: Option[os.Path] = None
+    dataDir: Option[os.Path] = None,
+    // How a service hears it is asked to stop (it is told the request's name): the process's SIGINT and SIGTERM; a
+    // test that runs a service in its own JVM holds a switch instead, and its JVM's signals stay its own.
+    stops: (String => Unit) => Resource[IO, () => Boolean] = Interrupt.onStop
 ) {
   def data: os.Path = dataDir.getOrElse(home / ".bankops")
 

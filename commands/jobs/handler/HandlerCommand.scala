@@ -7,7 +7,7 @@ import io.circe.Json
 
 import scala.concurrent.duration._
 
-import bankops.base.{Exit, Failure, Flags, Interrupt, Job, OutputFormat, ReadyFile, Shell, Shown}
+import bankops.base.{Exit, Failure, Flags, Job, OutputFormat, ReadyFile, Shell, Shown}
 import bankops.flags.{BankTopicFlags, ConnectionOpts, TopicFlags, TopologyFlags}
 import bankops.services.bank.BankNames
 import bankops.services.config.{ConnectionFlags, ConnectionSettings, Connections, Database}
@@ -99,7 +99,7 @@ object HandlerCommand {
       transactionalId = s"${o.group}-$instance"
       applying = Doing.writingTransactionally(transactionalId, o.topics.written, Some(o.group))
       polling = Doing.readingInGroup(o.group, List(o.topics.commands)).copy(transactionalId = Some(transactionalId))
-      code <- (instanceLock(o, settings) >> Interrupt.onStop(heard(shell)),
+      code <- (instanceLock(o, settings) >> shell.stops(heard(shell)),
         KafkaClients.groupConsumer(settings.kafka, o.group, o.instance.map(i => s"${o.group}-$i"), o.timeout, o.maxBatch),
         KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1)),
         KafkaClients.javaConsumer(settings.kafka, o.timeout, few = Some(1), uncommitted = true)).tupled.use {
