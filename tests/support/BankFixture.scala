@@ -11,7 +11,8 @@ import scala.concurrent.duration._
 import bankops.services.bank.BankTables
 
 /** A bank of a test's own on the sandbox: its commands, feedback and balance topics, its own copy of `balancedb`
-  * (so validation sees only its accounts), and command handlers run as real processes (to be killed for real).
+  * (so validation sees only its accounts), and command handlers: real processes where a test kills or signals them, else
+  * in the test JVM ([[InProcessHandler]]).
   */
 final case class BankFixture(commands: String, feedback: String, balance: String, dbUrl: String, group: String) {
   /** The handler's dead-letter topic (its default name). */
@@ -22,6 +23,7 @@ final case class BankFixture(commands: String, feedback: String, balance: String
 
   // What a test started on this bank, for [[cleanUp]].
   private val spawned = new java.util.concurrent.ConcurrentLinkedQueue[os.SubProcess]()
+  private val inProcess = new java.util.concurrent.ConcurrentLinkedQueue[InProcessHandler]()
   private val loads = new java.util.concurrent.ConcurrentLinkedQueue[BankFixture.Load]()
 
   /** `bankops handler` in a JVM of its own, stdout and stderr appended to `log`; `dynamic`: a dynamic member, else
@@ -32,17 +34,31 @@ final case class BankFixture(commands: String, feedback: String, balance: String
   def spawnHandler(instance: String, log: os.Path, crash: Option[String] = None, env: Map[String, String] = Map.empty,
                    args: List[String] = Nil, dynamic: Boolean = false, patient: Boolean = false): os.SubProcess = {
     val environment = SandboxFixture.env ++ crash.map("BANKOPS_HANDLER_CRASH" -> _) ++ env
+    val handlerProcess =
+      Children.spawn(os.proc(Jvm.bankops(handlerCommand(instance, log, args, dynamic, patient))), env = environment,
+        stdout = os.PathAppendRedirect(log), stderr = os.PathAppendRedirect(log))
+    spawned.add(handlerProcess)
+    handlerProcess
+  }
+
+  /** As [[spawnHandler]], in the test JVM ([[InProcessHandler]]): for a test that only starts it and asks it to stop
+    * (no crash point, no kill, no signal of its own), it skips a JVM's start and warm-up.
+    */
+  def runHandler(instance: String, log: os.Path, env: Map[String, String] = Map.empty, args: List[String] = Nil,
+                 patient: Boolean = false): IO[InProcessHandler] =
+    InProcessHandler.start(handlerCommand(instance, log, args, dynamic = false, patient), SandboxFixture.env ++ env, log)
+      .flatTap(h => IO(inProcess.add(h)))
+
+  /** `handler …` for this bank as `--instance instance` (or a dynamic member) and the sandbox's handler identity, its
+    * status as JSON lines every second and its ready file beside `log`; `args` after (a later one wins).
+    */
+  private def handlerCommand(instance: String, log: os.Path, args: List[String], dynamic: Boolean, patient: Boolean): List[String] = {
     val member = if (dynamic) Nil else List("--instance", instance)
     // As the sandbox's handler identity, which the fixture's topology grants exactly what a handler of this bank needs.
     val handler = BankFixture.handlerIdentity
     val identity = List("--command-config",
       (if (patient) os.temp(os.read(handler) + "\ntransaction.timeout.ms=60000\n", suffix = ".properties") else handler).toString)
-    val handlerProcess =
-      Children.spawn(os.proc(Jvm.bankops(handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file",
-            BankFixture.readyFile(log).toString) ++ args)), env = environment, stdout = os.PathAppendRedirect(log),
-        stderr = os.PathAppendRedirect(log))
-    spawned.add(handlerProcess)
-    handlerProcess
+    handlerArgs ++ member ++ identity ++ List("--status-every", "1s", "-o", "json", "--ready-file", BankFixture.readyFile(log).toString) ++ args
   }
 
   /** Its topics and database, now: for a bank made outside any suite, which no suite's end removes ([[Leftovers]]). */
@@ -58,6 +74,7 @@ final case class BankFixture(commands: String, feedback: String, balance: String
     import scala.jdk.CollectionConverters._
     loads.asScala.toList.traverse_(_.halt) >>
       IO.blocking(spawned.asScala.filter(_.isAlive()).foreach { p => p.wrapped.destroyForcibly(); p.wrapped.waitFor() }) >>
+      inProcess.asScala.toList.parTraverse_(_.end) >>
       rollbackPrepared
   }
 
@@ -297,6 +314,10 @@ object BankFixture {
 
   def hold(point: String): Hold = new Hold(point)
 
+  /** Stops an in-process handler as SIGTERM would (finish the batch, exit 0): its exit code. */
+  def signal(h: InProcessHandler, name: String): IO[Int] =
+    if (name == "TERM") h.stop else IO.raiseError(new IllegalArgumentException(s"an in-process handler takes no SIG$name: spawn it"))
+
   /** Stops a spawned handler: SIGTERM (finish the batch, exit 0) or SIGKILL. */
   def signal(p: os.SubProcess, name: String): IO[Int] =
     IO.blocking(os.proc("kill", s"-$name", p.wrapped.pid().toString).call(check = false)) >> IO.blocking { p.waitFor(60000); p.exitCode() }
@@ -318,15 +339,22 @@ object BankFixture {
   /** Waits until `handler` declares it consumes: its ready file names its pid (one a crashed handler left names
     * another). Fails at once, with the log, when it ended before that.
     */
-  def awaitReady(handler: os.SubProcess, log: os.Path, within: FiniteDuration = 90.seconds): IO[Unit] = {
-    val pid = handler.wrapped.pid()
+  def awaitReady(handler: os.SubProcess, log: os.Path, within: FiniteDuration = 90.seconds): IO[Unit] =
+    awaitReady(handler.wrapped.pid(), IO.blocking(handler.isAlive()), IO.blocking(handler.exitCode()), log, within)
+
+  /** As above, for a handler in this JVM: its ready file names this JVM's pid. */
+  def awaitReady(handler: InProcessHandler, log: os.Path): IO[Unit] =
+    awaitReady(ProcessHandle.current.pid, handler.isAlive, handler.exited(1.second), log, 90.seconds)
+
+  private def awaitReady(pid: Long, alive: IO[Boolean], exitCode: IO[Int], log: os.Path, within: FiniteDuration): IO[Unit] = {
     val file = readyFile(log)
-    val ready = IO.blocking {
-      val mine = os.isFile(file) && parse(os.read(file)).toOption.flatMap(_.hcursor.get[Long]("pid").toOption).contains(pid)
-      if (!mine && !handler.isAlive())
-        throw new AssertionError(s"handler $pid ended (exit ${handler.exitCode()}) before it was consuming:\n${tail(log)}")
-      mine
-    }
+    val ready = IO.blocking(os.isFile(file) && parse(os.read(file)).toOption.flatMap(_.hcursor.get[Long]("pid").toOption).contains(pid))
+      .flatMap { mine =>
+        if (mine) IO.pure(true)
+        else alive.ifM(IO.pure(false),
+          exitCode.flatMap(code =>
+            IO.raiseError(new AssertionError(s"handler $pid ended (exit $code) before it was consuming:\n${tail(log)}"))))
+      }
     (IO.sleep(100.millis) >> ready).iterateUntil(identity).timeoutTo(within,
       IO.raiseError(new AssertionError(s"handler $pid not consuming within $within:\n${tail(log)}"))).void
   }

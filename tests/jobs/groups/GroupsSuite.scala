@@ -42,14 +42,13 @@ class GroupsSuite extends IOSuite with OnSandbox {
   private def ends(topic: String): IO[Map[Int, Long]] = SandboxFixture.settings.flatMap(s =>
     KafkaClients.javaAdmin(s.kafka, 30.seconds).use(EndOffsets.of(_, topic)).map(_.map { case (tp, o) => tp.partition -> o }))
 
-  /** `body` with a handler running; it must then stop as asked (SIGTERM: exit 0). A failure shows the handler's log. */
+  /** `body` with a handler running (in this JVM); it must then stop as asked (exit 0). A failure shows the handler's log. */
   private def withHandler[A](bank: BankFixture, instance: String)(body: os.Path => IO[A]): IO[A] = {
     val log = os.temp(prefix = s"groups-handler-$instance", suffix = ".log")
-    IO.blocking(bank.spawnHandler(instance, log)).bracket { h =>
-      body(log).flatMap(a =>
-        BankFixture.signal(h, "TERM").flatMap(code => IO.raiseUnless(code == 0)(new AssertionError(s"exit $code on SIGTERM")).as(a)))
+    bank.runHandler(instance, log).bracket { h =>
+      body(log).flatMap(a => h.stop.flatMap(code => IO.raiseUnless(code == 0)(new AssertionError(s"exit $code when asked to stop")).as(a)))
         .adaptError { case e: AssertionError => new AssertionError(s"${e.getMessage}\nhandler $instance's log:\n${BankFixture.tail(log)}", e) }
-    }(h => IO.blocking(h.isAlive()).ifM(BankFixture.signal(h, "TERM").void, IO.unit))
+    }(h => h.isAlive.ifM(h.stop.void, IO.unit))
   }
 
   private def rows(r: TestShell.Result): List[Json] = r.outLines.map(json)

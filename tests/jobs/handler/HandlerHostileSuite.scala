@@ -158,7 +158,7 @@ class HandlerHostileSuite extends IOSuite with OnSandbox {
       val held = new HeldAccount(bank, 6)
       import held.{a, b, gid, heldDeposit, others, release}
       (for {
-        h <- IO.blocking(bank.spawnHandler("h", log))
+        h <- bank.runHandler("h", log)
         ibans <- held.start
         _ <- bank.send(others.map(i => transfer(i, "x", 10, "cash", ibans(b)._1, i)))
         during <- bank.awaitFeedback(others.toSet, 60.seconds)
@@ -196,7 +196,7 @@ class HandlerHostileSuite extends IOSuite with OnSandbox {
         _ <- BankFixture.awaitLog(log1, held)
         // A second member joins (the group rebalances) and the first dies without a word: its partitions, the held one
         // among them, reach the second once its session times out, with nothing of the held one committed.
-        h2 <- IO.blocking(bank.spawnHandler("k2", log2))
+        h2 <- bank.runHandler("k2", log2)
         _ <- BankFixture.awaitReady(h2, log2)
         killed <- BankFixture.signal(h1, "KILL")
         _ <- BankFixture.awaitLog(log2, held)
@@ -227,7 +227,7 @@ class HandlerHostileSuite extends IOSuite with OnSandbox {
       val log = os.temp(prefix = "purged", suffix = ".log")
       val (account, after) = (id(), id())
       for {
-        h <- IO.blocking(bank.spawnHandler("p", log))
+        h <- bank.runHandler("p", log)
         _ <- bank.send(List(creation(account)))
         iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
         _ <- BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"DELETE FROM cac WHERE uuid = '$account'"))

@@ -27,7 +27,8 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
       val (logA, logB) = (os.temp(prefix = "twice-a", suffix = ".log"), os.temp(prefix = "twice-b", suffix = ".log"))
       val account = id()
       for {
-        a <- IO.blocking(bank.spawnHandler("same", logA))
+        // B, the one refused, is a process; A runs on in this JVM.
+        a <- bank.runHandler("same", logA)
         _ <- BankFixture.awaitReady(a, logA)
         b <- IO.blocking(bank.spawnHandler("same", logB))
         code <- exit(b, 60.seconds)
@@ -70,7 +71,7 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
       val log = os.temp(prefix = "reuse", suffix = ".log")
       val (account, deposit) = (id(), id())
       for {
-        h <- IO.blocking(bank.spawnHandler("r", log))
+        h <- bank.runHandler("r", log)
         _ <- bank.send(List(creation(account)))
         iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
         _ <- bank.send(List(transfer(deposit, "x", 50, "cash", iban, deposit)))
@@ -135,7 +136,7 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
       val poison = io.circe.Json.obj("topic" -> io.circe.Json.fromString(bank.commands), "key" -> io.circe.Json.fromString("poison"),
         "rawHex" -> io.circe.Json.fromString("78" * fourMiB)).noSpaces
       for {
-        h <- IO.blocking(bank.spawnHandler("h", log))
+        h <- bank.runHandler("h", log)
         _ <- bank.send(List(creation(account)))
         iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
         _ <- bankops.support.PythonClients.produce(List(line("ConfirmMoneyTransfer", big, deposit(big, iban, "d" * fourMiB)), poison), Some("zstd"))
@@ -207,14 +208,14 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
           IO.blocking(admin.describeTransactions(java.util.List.of(txnId)).all().get().get(txnId).state)
         }).map(state => Set(TransactionState.COMPLETE_ABORT, TransactionState.EMPTY).contains(state))
       for {
-        h <- IO.blocking(bank.spawnHandler("o", log, env = held.env))
+        h <- bank.runHandler("o", log, env = held.env)
         _ <- BankFixture.awaitReady(h, log)
         _ <- bank.send(List(creation(account)))
         _ <- BankFixture.awaitLog(log, "pausing after-prepare")
         _ <- (IO.sleep(1.second) >> aborted).iterateUntil(identity).timeoutTo(90.seconds,
           IO.raiseError(new AssertionError(s"the coordinator did not abort $txnId within 90 s:\n${BankFixture.tail(log)}"))).guarantee(held.release)
         feedback <- bank.awaitFeedback(Set(account), 90.seconds)
-        alive <- IO.blocking(h.isAlive())
+        alive <- h.isAlive
         _ <- BankFixture.signal(h, "TERM")
         rows <- bank.query("SELECT count(*) FROM cac")(_.getLong(1))
         left <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))

@@ -64,8 +64,8 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
   private def logs(files: os.Path*): String = files.map(BankFixture.tail).mkString("\n---\n")
 
   /** An account made by the handler, then a deposit into it and a transfer out of it: the commands of each test. */
-  private def scenario(bank: BankFixture, start: IO[os.SubProcess], log: os.Path, more: => IO[Unit] = IO.unit,
-                       sent: => IO[Unit] = IO.unit): IO[(os.SubProcess, Map[String, (String, Json)])] = {
+  private def scenario[H](bank: BankFixture, start: IO[H], log: os.Path, more: => IO[Unit] = IO.unit,
+                          sent: => IO[Unit] = IO.unit): IO[(H, Map[String, (String, Json)])] = {
     val (account, deposit, move) = (id(), id(), id())
     for {
       h <- start
@@ -94,11 +94,11 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       // A is held after PREPARE until B, started meanwhile, says it waits for Kafka's outcome of A's batch; A's
       // transaction is given 60 s before the coordinator aborts it.
       val held = BankFixture.hold("after-prepare")
-      val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> IO.blocking(bank.spawnHandler("b", logB)).flatMap(_ =>
+      val secondStarts = BankFixture.awaitLog(logA, "pausing after-prepare") >> bank.runHandler("b", logB).flatMap(_ =>
         BankFixture.awaitLog(logB, "still open on Kafka")).guarantee(held.release)
       // Both handlers are ended by BankFixture.using.
       for {
-        a <- IO.blocking(bank.spawnHandler("a", logA, env = held.env, patient = true))
+        a <- bank.runHandler("a", logA, env = held.env, patient = true)
         _ <- BankFixture.awaitReady(a, logA)
         _ <- secondStarts.start
         _ <- scenario(bank, IO.pure(a), logA)
@@ -115,7 +115,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       test(s"Kafka's answer to the commit lost ($point): the handler's own recovery finds the batch $settled, every command once") {
         BankFixture.using("lost") { bank =>
           val log = os.temp(prefix = "lost", suffix = ".log")
-          scenario(bank, IO.blocking(bank.spawnHandler("lost", log, env = Map("BANKOPS_HANDLER_LOSE" -> point))), log).flatMap { case (h, _) =>
+          scenario(bank, bank.runHandler("lost", log, env = Map("BANKOPS_HANDLER_LOSE" -> point)), log).flatMap { case (h, _) =>
             BankFixture.signal(h, "TERM").map { _ =>
               val text = os.read(log)
               assert(text.contains(s"losing Kafka's answer $point"), text)
@@ -132,7 +132,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       val log = os.temp(prefix = "committer", suffix = ".log")
       // The creating batch's COMMIT PREPARED is held until the batch with the deposit and the transfer waits for its rows.
       val held = BankFixture.hold("before-commit-prepared")
-      scenario(bank, IO.blocking(bank.spawnHandler("c", log, env = held.env)), log, sent = bank.awaitLockWaiter().guarantee(held.release)).flatMap {
+      scenario(bank, bank.runHandler("c", log, env = held.env), log, sent = bank.awaitLockWaiter().guarantee(held.release)).flatMap {
         case (h, _) =>
           BankFixture.signal(h, "TERM").map { _ =>
             val text = os.read(log)
@@ -152,7 +152,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         _ <- bank.send(List(creation(account)))
         code <- halted(crashing)
         prepared <- bank.query(preparedSql)(_.getLong(1))
-        h <- IO.blocking(bank.spawnHandler("k", log))
+        h <- bank.runHandler("k", log)
         _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
         checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
       } yield {
@@ -178,7 +178,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       // The batch is published; its COMMIT PREPARED waits here until the database is out of reach.
       val held = BankFixture.hold("before-commit-prepared")
       (for {
-        h <- IO.blocking(bank.spawnHandler("l", log, env = held.env))
+        h <- bank.runHandler("l", log, env = held.env)
         _ <- BankFixture.awaitReady(h, log)
         _ <- bank.send(List(creation(account)))
         _ <- BankFixture.awaitLog(log, "pausing before-commit-prepared")
@@ -191,7 +191,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         }
         _ <- connections(allow = true)
         stopped = os.read(log)
-        again <- IO.blocking(bank.spawnHandler("l", log))
+        again <- bank.runHandler("l", log)
         _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
         checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(again, "TERM").void)
       } yield {
@@ -219,7 +219,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         _ <- bank.send(List(creation(account)))
         code <- halted(crashing)
         prepared <- bank.query(preparedSql)(_.getLong(1))
-        h <- IO.blocking(bank.spawnHandler("u", log))
+        h <- bank.runHandler("u", log)
         checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
       } yield {
         assertEquals(code, 137, logs(log))
@@ -239,7 +239,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         first <- halted(first)
         second <- IO.blocking(bank.spawnHandler("r", log, crash = Some("during-recovery"))).flatMap(halted)
         prepared <- bank.query(preparedSql)(_.getLong(1))
-        h <- IO.blocking(bank.spawnHandler("r", log))
+        h <- bank.runHandler("r", log)
         _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
         checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
       } yield {
@@ -268,7 +268,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         _ <- deleteGroup.attempt.iterateUntil(_.isRight).timeout(60.seconds)
         created <- bank.awaitFeedback(Set(account))
         iban = bank.accounts(created)(account)._1
-        h <- IO.blocking(bank.spawnHandler("d", log))
+        h <- bank.runHandler("d", log)
         _ <- bank.send(List(transfer(deposit, "x", 300, "cash", iban, deposit)))
         checked <- consistent(bank, Set(account, deposit), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
@@ -289,9 +289,9 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       val held = BankFixture.hold("after-kafka-commit")
       for {
         _ <- secondCommandsTopic(bank, other)
-        a <- IO.blocking(bank.spawnHandler("a", logA, env = held.env))
+        a <- bank.runHandler("a", logA, env = held.env)
         // Another handler of the same bank (same database and outputs), reading another commands topic.
-        b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
+        b <- bank.runHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2"))
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         answered <- (for {
           _ <- bank.send(List(creation(account)))
@@ -326,7 +326,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       val held = BankFixture.hold("before-commit-prepared")
       val env = Map("BANKOPS_HANDLER_DRAWS" -> "424242424,424242424") ++ held.env
       for {
-        h <- IO.blocking(bank.spawnHandler("x", log, env = env, args = List("--max-batch", "1")))
+        h <- bank.runHandler("x", log, env = env, args = List("--max-batch", "1"))
         _ <- BankFixture.awaitReady(h, log)
         checked <-
           // The lock waiter is asked for from before the send, connected: it is released well within the lock timeout.
@@ -361,7 +361,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       (for {
         _ <- prepareForeign
         status <- SandboxFixture.cli("sandbox", "status", "-o", "json")
-        h <- IO.blocking(bank.spawnHandler("f", log))
+        h <- bank.runHandler("f", log)
         // Ready first: the answers' time is then the batch's alone (a handler waiting for the foreign one never answers).
         answered = BankFixture.awaitReady(h, log) >>
           bank.send(List(transfer(between, "x", 100, a, b, between), transfer(deposit, "x", 100, "cash", a, deposit))) >>
@@ -393,7 +393,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       def prepare(row: String, gid: String) =
         BankFixture.withDb(bank.dbUrl)(BankFixture.prepare(_, gid)(s"INSERT INTO cmt (uuid, reason) VALUES ('$row', 'not this batch')"))
       (for {
-        first <- IO.blocking(bank.spawnHandler("i", log))
+        first <- bank.runHandler("i", log)
         _ <- bank.send(List(creation(account)))
         created <- bank.awaitFeedback(Set(account))
         iban = bank.accounts(created)(account)._1
@@ -403,7 +403,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         (partition, offset) = (marker.get[Int]("partition").toOption.get, marker.get[Long]("offset").toOption.get)
         (anotherGid, noneGid) = (s"$prefix$partition@$offset:0123456789abcdef", s"$prefix$partition@${offset + 1}:fedcba9876543210")
         _ <- prepare(other, anotherGid) >> prepare(none, noneGid)
-        h <- IO.blocking(bank.spawnHandler("i", log))
+        h <- bank.runHandler("i", log)
         _ <- bank.send(List(transfer(deposit, "x", 500, "cash", iban, deposit)))
         feedback <- bank.awaitFeedback(Set(deposit)).guarantee(BankFixture.signal(h, "TERM").void)
         left <- bank.query("SELECT gid FROM pg_prepared_xacts WHERE database = current_database() ORDER BY gid")(_.getString(1))
@@ -431,8 +431,8 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       val held = BankFixture.hold("before-commit-prepared")
       for {
         _ <- secondCommandsTopic(bank, other)
-        a <- IO.blocking(bank.spawnHandler("a", logA, env = held.env))
-        b <- IO.blocking(bank.spawnHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2")))
+        a <- bank.runHandler("a", logA, env = held.env)
+        b <- bank.runHandler("b", logB, args = List("--topic", other, "--group", s"${bank.group}-2"))
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
         _ <- bank.send(List(creation(shared)))
         _ <- BankFixture.awaitLog(logA, "pausing before-commit-prepared")
@@ -468,10 +468,10 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
             "PERFORM pg_sleep(12); END IF; RETURN NULL; END $$")
         c.createStatement().execute("CREATE TRIGGER stall_once AFTER INSERT ON cmt FOR EACH STATEMENT EXECUTE FUNCTION stall_once()")
       }.void
-      scenario(bank, IO.blocking(bank.spawnHandler("s", log)), log, more = stallOnce).flatMap { case (h, _) =>
+      scenario(bank, bank.runHandler("s", log), log, more = stallOnce).flatMap { case (h, _) =>
         for {
           stalled <- bank.query("SELECT last_value FROM stall_once")(_.getLong(1))
-          alive <- IO.blocking(h.isAlive())
+          alive <- h.isAlive
           _ <- BankFixture.signal(h, "TERM")
         } yield {
           val text = os.read(log)
@@ -495,7 +495,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         val url = new java.net.URI(s.registry.url.value)
         TcpRelay.resource(url.getHost, url.getPort).use { relay =>
           for {
-            h <- IO.blocking(bank.spawnHandler("r", log, args = List("--registry-url", s"http://127.0.0.1:${relay.port}${url.getPath}")))
+            h <- bank.runHandler("r", log, args = List("--registry-url", s"http://127.0.0.1:${relay.port}${url.getPath}"))
             _ <- bank.send(List(creation(account)))
             iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
             registry <- SandboxFixture.registry
@@ -512,7 +512,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
             // The outage lasts until the handler has said three failed tries, each with its backoff.
             tries = IO.blocking(os.read.lines(log).count(_.contains("RegistryUnreachable")))
             failures <- (IO.sleep(200.millis) >> tries).iterateUntil(_ >= 3).timeoutTo(90.seconds, tries)
-            alive <- IO.blocking(h.isAlive())
+            alive <- h.isAlive
             _ <- IO(relay.restore())
             checked <- consistent(bank, Set(account, late) ++ deposits, logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
             amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
@@ -536,8 +536,8 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       }
       for {
         c <- config
-        h <- IO.blocking(bank.spawnHandler("o", log, args = List("--command-config", c.toString)))
-        code <- IO.blocking { h.waitFor(60000); h.exitCode() }
+        h <- bank.runHandler("o", log, args = List("--command-config", c.toString))
+        code <- h.exited(60.seconds)
       } yield {
         val lines = os.read.lines(log).filterNot(_.startsWith("{"))
         assertEquals(code, 2, logs(log))

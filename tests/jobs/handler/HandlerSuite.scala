@@ -12,7 +12,7 @@ import scala.concurrent.duration._
 import bankops.services.avro.WireFormat
 import bankops.services.bank.{BankRules, ConfirmMoneyTransfer, Heartbeat}
 import bankops.services.kafka.ChunkProducer
-import bankops.support.{BankFixture, IOSuite, SandboxFixture, Setup}
+import bankops.support.{BankFixture, InProcessHandler, IOSuite, SandboxFixture, Setup}
 import bankops.support.BankFixture.{creation, id, transfer}
 import bankops.support.OnSandbox
 
@@ -22,9 +22,10 @@ class HandlerSuite extends IOSuite with OnSandbox {
   private def value(j: Json, field: String) = j.hcursor.get[String](field).toOption.get
   private def long(j: Json, field: String) = j.hcursor.get[Long](field).toOption.get
 
-  private def withHandler[A](bank: BankFixture, instance: String)(body: (os.SubProcess, os.Path) => IO[A]): IO[A] = {
+  // In this JVM: these tests neither kill their handler nor signal it.
+  private def withHandler[A](bank: BankFixture, instance: String)(body: (InProcessHandler, os.Path) => IO[A]): IO[A] = {
     val log = os.temp(prefix = s"handler-$instance", suffix = ".log")
-    IO.blocking(bank.spawnHandler(instance, log)).bracket(h => body(h, log))(h => BankFixture.signal(h, "TERM").void)
+    bank.runHandler(instance, log).bracket(h => body(h, log))(_.stop.void)
   }
 
   test("each rule and reason: feedback, database and balance changes as the original handler's; the same commands again change nothing") {
@@ -186,7 +187,8 @@ class HandlerSuite extends IOSuite with OnSandbox {
     BankFixture.using("pair") { bank =>
       val (logA, logB) = (os.temp(prefix = "handler-a", suffix = ".log"), os.temp(prefix = "handler-b", suffix = ".log"))
       for {
-        a <- IO.blocking(bank.spawnHandler("a", logA))
+        // A runs on in this JVM; B, the one stopped, is a process stopped by a real SIGTERM.
+        a <- bank.runHandler("a", logA)
         b <- IO.blocking(bank.spawnHandler("b", logB))
         loaded <- load(bank, 36000, 2)
         (accounts, transfers) = loaded
@@ -199,7 +201,7 @@ class HandlerSuite extends IOSuite with OnSandbox {
         stopped <- BankFixture.signal(b, "TERM")
         sent <- sending.whileApplying(300) >> sending.stop
         _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
-          .guarantee(BankFixture.signal(a, "TERM").void)
+          .guarantee(a.stop.void)
         total <- bank.answered
       } yield {
         assertEquals(stopped, 0, BankFixture.tail(logB))
@@ -219,8 +221,9 @@ class HandlerSuite extends IOSuite with OnSandbox {
     BankFixture.using("broker") { bank =>
       val (logA, logB) = (os.temp(prefix = "broker-a", suffix = ".log"), os.temp(prefix = "broker-b", suffix = ".log"))
       BankFixture.explained(logA, logB)(for {
+        // A, the one killed, is a process; B runs on in this JVM.
         a <- IO.blocking(bank.spawnHandler("a", logA))
-        b <- IO.blocking(bank.spawnHandler("b", logB))
+        b <- bank.runHandler("b", logB)
         loaded <- load(bank, 27000, 4)
         (accounts, transfers) = loaded
         _ <- BankFixture.awaitReady(a, logA) >> BankFixture.awaitReady(b, logB)
@@ -239,7 +242,7 @@ class HandlerSuite extends IOSuite with OnSandbox {
         } yield (atStop, atKill, loadOn, killed, sent)).guarantee(SandboxFixture.cli("sandbox", "start", "kafka-3") >> SandboxFixture.inSync))
         (atStop, atKill, loadOn, killed, sent) = stopped
         _ <- checkExactlyOnce(bank, accounts, transfers.take(sent), BankFixture.tail(logA) + BankFixture.tail(logB))
-          .guarantee(BankFixture.signal(b, "TERM").void)
+          .guarantee(b.stop.void)
         total <- bank.answered
       } yield {
         assertEquals(killed, 137)
@@ -283,20 +286,21 @@ class HandlerSuite extends IOSuite with OnSandbox {
         val log = os.temp(prefix = "handler-halt", suffix = ".log")
         val (a, deposit, move) = (id(), id(), id())
         for {
-          h <- IO.blocking(bank.spawnHandler("halt", log))
+          // Only the crashing handler is a process (the crash halts its JVM); the others run in this one.
+          h <- bank.runHandler("halt", log)
           _ <- bank.send(List(creation(a)))
           accounts <- bank.awaitFeedback(Set(a)).map(bank.accounts)
-          _ <- BankFixture.signal(h, "TERM")
+          _ <- h.stop
           crashing <- IO.blocking(bank.spawnHandler("halt", log, crash = Some(point)))
           _ <- bank.send(List(transfer(deposit, "x", 700, "cash", accounts(a)._1, deposit),
               transfer(move, accounts(a)._2, 200, accounts(a)._1, BankRules.SeededIban, move)))
           code <- IO.blocking { crashing.waitFor(60000); crashing.exitCode() }
           prepared <-
             bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'bankops-handler:%' AND database = current_database()")(_.getLong(1))
-          restarted <- IO.blocking(bank.spawnHandler("halt", log))
+          restarted <- bank.runHandler("halt", log)
           _ <- (IO.sleep(200.millis) >> IO.blocking(os.read(log))).iterateUntil(_.contains("handler: recovered")).timeout(90.seconds)
           feedback <- bank.awaitFeedback(Set(deposit, move)).guarantee(IO.sleep(2.seconds))
-          _ <- BankFixture.signal(restarted, "TERM")
+          _ <- restarted.stop
           changes <- bank.balanceChanges
           amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '${accounts(a)._1}'")(_.getLong(1))
           left <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
@@ -374,6 +378,7 @@ class HandlerSuite extends IOSuite with OnSandbox {
           amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
           validated <- bank.validate
           text <- IO.blocking(os.read(log))
+          alive <- h.isAlive
         } yield {
           assertEquals(dead.size, 4, dead.map(_.noSpaces).mkString("\n"))
           val reasons = dead.map(d => header(d, "bankops.dlq.reason").getOrElse(""))
@@ -400,7 +405,7 @@ class HandlerSuite extends IOSuite with OnSandbox {
           val warnings = text.linesIterator.filter(_.startsWith(s"warning: dead-lettered ${bank.commands}-")).toList
           assertEquals(warnings.size, 4 + 3 + 6, text)
           assert(text.contains("\"deadLettered\":13"), text)
-          assert(h.isAlive())
+          assert(alive)
         }
       }
     }

@@ -9,7 +9,7 @@ import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import bankops.services.kafka.{ClusterTopics, KafkaClients}
-import bankops.support.{BankFixture, CliProcess, IOSuite, SandboxFixture, TestShell}
+import bankops.support.{BankFixture, CliProcess, InProcessHandler, IOSuite, SandboxFixture, TestShell}
 import bankops.support.BankFixture.{creation, id}
 import bankops.support.OnSandbox
 
@@ -24,13 +24,20 @@ class LatencySuite extends IOSuite with OnSandbox {
     List("latency", "--commands-topic", bank.commands, "--feedback-topic", bank.feedback, "--balance-topic", bank.balance,
       "--db-url", bank.dbUrl, "--group", bank.group)
 
-  /** A handler process, consuming once this returns; stopped (SIGTERM) afterwards. */
-  private def withHandler[A](bank: BankFixture)(body: os.SubProcess => IO[A]): IO[A] = {
+  /** A handler process, consuming once this returns; stopped (SIGTERM) afterwards: for a run that watches its pid. */
+  private def withHandlerProcess[A](bank: BankFixture)(body: os.SubProcess => IO[A]): IO[A] = {
     val log = os.temp(prefix = "latency-handler", suffix = ".log")
     // Until it holds its partitions, not only until it is ready: a CI run's probe account, sent while the group was
     // still assigning them, was not answered within the 5 s `latency` gives it.
     IO.blocking(bank.spawnHandler("latency", log)).flatTap(h => BankFixture.awaitReady(h, log) >> BankFixture.awaitLog(log, "holds partitions"))
       .bracket(body)(h => BankFixture.signal(h, "TERM").void)
+  }
+
+  /** As [[withHandlerProcess]], the handler in this JVM. */
+  private def withHandler[A](bank: BankFixture)(body: InProcessHandler => IO[A]): IO[A] = {
+    val log = os.temp(prefix = "latency-handler", suffix = ".log")
+    bank.runHandler("latency", log).flatTap(h => BankFixture.awaitReady(h, log) >> BankFixture.awaitLog(log, "holds partitions"))
+      .bracket(body)(_.stop.void)
   }
 
   private def lines(r: TestShell.Result, kind: String): List[Json] =
@@ -40,7 +47,7 @@ class LatencySuite extends IOSuite with OnSandbox {
 
   test("two small load steps: probes with three latencies each in a plausible order, two steps, an SVG chart with the series") {
     BankFixture.create("latency").flatMap { bank =>
-      withHandler(bank) { handler =>
+      withHandlerProcess(bank) { handler =>
         val chart = os.temp.dir() / "latency.svg"
         for {
           // An SLO above the probes' 5 s timeout: any answered probe meets it, so a slow machine cannot break it (a
