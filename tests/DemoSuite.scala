@@ -153,15 +153,15 @@ class DemoSuite extends IOSuite with OnSandbox {
       // It sends the fixtures' commands again (the test before sent them): a bank that remembers them answers each as the
       // first time.
       // Its load and steps short: the test before ran the load, and this one's turn alone is the whole run's wait.
-      run <- SandboxFixture.cli("demo", "--load", "200", "--step-duration", "4s", "--chart", chart.toString)
+      run <- SandboxFixture.cli("demo", "--load", "200", "--step-duration", "2s", "--chart", chart.toString)
       said <- sandboxSaid
     } yield {
       assertEquals(run.code, 0, run.err + said)
       fixturesHeld(run, said)
       assertEquals(os.read.bytes(chart).take(4).toList, List(0x89, 'P', 'N', 'G').map(_.toByte))
       // Warm or cold as measured, and Kafka's floor beside the handler's figures.
-      // A probe every 100 ms for 4 s a step: 40, less a few the machine delays.
-      val line = """demo: latency \((warm: settled after|cold: not settled within) \d+\.\d s of probes, ([2-5]\d) probes a step\): """ +
+      // A probe every 100 ms for 2 s a step: 20, less a few the machine delays.
+      val line = """demo: latency \((warm: settled after|cold: not settled within) \d+\.\d s of probes, (1\d|20) probes a step\): """ +
         """feedback p99 \d+ ms at 0/s, \d+ ms at 500/s of extra load; Kafka's exactly-once floor p99 \d+ ms, \d+ ms \(the handler at [\d.]+x, [\d.]+x\)"""
       assert(line.r.findFirstIn(run.err).isDefined && run.err.contains(s"chart $chart"), run.err)
     }
