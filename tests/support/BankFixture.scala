@@ -314,10 +314,6 @@ object BankFixture {
 
   def hold(point: String): Hold = new Hold(point)
 
-  /** Stops an in-process handler as SIGTERM would (finish the batch, exit 0): its exit code. */
-  def signal(h: InProcessHandler, name: String): IO[Int] =
-    if (name == "TERM") h.stop else IO.raiseError(new IllegalArgumentException(s"an in-process handler takes no SIG$name: spawn it"))
-
   /** Stops a spawned handler: SIGTERM (finish the batch, exit 0) or SIGKILL. */
   def signal(p: os.SubProcess, name: String): IO[Int] =
     IO.blocking(os.proc("kill", s"-$name", p.wrapped.pid().toString).call(check = false)) >> IO.blocking { p.waitFor(60000); p.exitCode() }

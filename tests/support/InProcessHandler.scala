@@ -42,9 +42,13 @@ object InProcessHandler {
     val out = new PrintStream(new FileOutputStream(log.toIO, true), true, "UTF-8")
     val requested = new AtomicBoolean(false)
     val heard = new AtomicReference[Option[String => Unit]](None)
-    // The handler's stop flag: a request made before it listens is heard as it starts listening.
-    val stops = (tell: String => Unit) =>
-      Resource.make(IO { heard.set(Some(tell)); if (requested.get) tell("SIGTERM") })(_ => IO(heard.set(None))).map(_ => () => requested.get)
+    // The handler's stop flag: a request made before it listens is heard as it starts listening, and heard once however
+    // the request and its start interleave.
+    val stops = (tell: String => Unit) => {
+      val told = new AtomicBoolean(false)
+      val once = (name: String) => if (!told.getAndSet(true)) tell(name)
+      Resource.make(IO { heard.set(Some(once)); if (requested.get) once("SIGTERM") })(_ => IO(heard.set(None))).map(_ => () => requested.get)
+    }
     val shell = Shell(env, out, out, stdoutIsTerminal = false, stderrIsTerminal = false, verbose = false, os.temp.dir(),
       new java.io.ByteArrayInputStream(Array.emptyByteArray), stops = stops)
     for {

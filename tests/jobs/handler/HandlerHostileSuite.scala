@@ -164,7 +164,7 @@ class HandlerHostileSuite extends IOSuite with OnSandbox {
         during <- bank.awaitFeedback(others.toSet, 60.seconds)
         stillPrepared <- bank.query(s"SELECT count(*) FROM pg_prepared_xacts WHERE gid = '$gid'")(_.getLong(1))
         _ <- release
-        after <- bank.awaitFeedback(Set(heldDeposit), 60.seconds).guarantee(BankFixture.signal(h, "TERM").void)
+        after <- bank.awaitFeedback(Set(heldDeposit), 60.seconds).guarantee(h.stop.void)
         amounts <- bank.query("SELECT iban, amount FROM balance")(r => r.getString(1) -> r.getLong(2)).map(_.toMap)
         left <- prepared(bank)
         validated <- bank.validate
@@ -203,7 +203,7 @@ class HandlerHostileSuite extends IOSuite with OnSandbox {
         _ <- bank.send(others.map(i => transfer(i, "x", 10, "cash", ibans(b)._1, i)))
         during <- bank.awaitFeedback(others.toSet, 60.seconds)
         _ <- release
-        _ <- bank.awaitFeedback(Set(heldDeposit), 60.seconds).guarantee(BankFixture.signal(h2, "TERM").void)
+        _ <- bank.awaitFeedback(Set(heldDeposit), 60.seconds).guarantee(h2.stop.void)
         feedback <- bank.feedbackRecords
         amounts <- bank.query("SELECT iban, amount FROM balance")(r => r.getString(1) -> r.getLong(2)).map(_.toMap)
         left <- prepared(bank)
@@ -233,7 +233,7 @@ class HandlerHostileSuite extends IOSuite with OnSandbox {
         _ <- BankFixture.withDb(bank.dbUrl)(_.createStatement().execute(s"DELETE FROM cac WHERE uuid = '$account'"))
         _ <- bank.send(List(creation(account)))
         _ <- bank.send(List(transfer(after, "x", 70, "cash", iban, after)))
-        feedback <- bank.awaitFeedback(Set(after), 60.seconds).guarantee(BankFixture.signal(h, "TERM").void)
+        feedback <- bank.awaitFeedback(Set(after), 60.seconds).guarantee(h.stop.void)
         dead <- bank.read(bank.deadLetters)
         accounts <- bank.query("SELECT count(*) FROM balance")(_.getLong(1))
         left <- prepared(bank)

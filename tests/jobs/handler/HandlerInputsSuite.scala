@@ -33,7 +33,7 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
         b <- IO.blocking(bank.spawnHandler("same", logB))
         code <- exit(b, 60.seconds)
         _ <- bank.send(List(creation(account)))
-        feedback <- bank.awaitFeedback(Set(account)).guarantee(BankFixture.signal(a, "TERM").void)
+        feedback <- bank.awaitFeedback(Set(account)).guarantee(a.stop.void)
       } yield {
         assertEquals(code, Some(2), BankFixture.tail(logB))
         assertEquals(lines(logB).size, 1, BankFixture.tail(logB))
@@ -78,7 +78,7 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
         _ <- bank.awaitFeedback(Set(deposit))
         _ <- bank.send(List(transfer(account, "x", 999, "cash", iban, "reuses a creation's id"), creation(deposit)))
         feedback <- bank.readUntil(bank.feedback, 1.second)(bank.feedbackRecords)(_.size >= 4).timeout(60.seconds)
-          .guarantee(BankFixture.signal(h, "TERM").void)
+          .guarantee(h.stop.void)
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
         accounts <- bank.query("SELECT count(*) FROM balance")(_.getLong(1))
         changes <- bank.balanceChanges
@@ -141,7 +141,7 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
         iban <- bank.awaitFeedback(Set(account)).map(bank.accounts(_)(account)._1)
         _ <- bankops.support.PythonClients.produce(List(line("ConfirmMoneyTransfer", big, deposit(big, iban, "d" * fourMiB)), poison), Some("zstd"))
         _ <- bank.send(List(transfer(after, "x", 250, "cash", iban, after)))
-        feedback <- bank.awaitFeedback(Set(big, after), 60.seconds).guarantee(BankFixture.signal(h, "TERM").void)
+        feedback <- bank.awaitFeedback(Set(big, after), 60.seconds).guarantee(h.stop.void)
         dead <- bank.read(bank.deadLetters)
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
         prepared <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
@@ -216,7 +216,7 @@ class HandlerInputsSuite extends IOSuite with OnSandbox {
           IO.raiseError(new AssertionError(s"the coordinator did not abort $txnId within 90 s:\n${BankFixture.tail(log)}"))).guarantee(held.release)
         feedback <- bank.awaitFeedback(Set(account), 90.seconds)
         alive <- h.isAlive
-        _ <- BankFixture.signal(h, "TERM")
+        _ <- h.stop
         rows <- bank.query("SELECT count(*) FROM cac")(_.getLong(1))
         left <- bank.query("SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database()")(_.getLong(1))
         validated <- bank.validate

@@ -116,7 +116,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         BankFixture.using("lost") { bank =>
           val log = os.temp(prefix = "lost", suffix = ".log")
           scenario(bank, bank.runHandler("lost", log, env = Map("BANKOPS_HANDLER_LOSE" -> point)), log).flatMap { case (h, _) =>
-            BankFixture.signal(h, "TERM").map { _ =>
+            h.stop.map { _ =>
               val text = os.read(log)
               assert(text.contains(s"losing Kafka's answer $point"), text)
               assert(text.contains(settled), text)
@@ -134,7 +134,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
       val held = BankFixture.hold("before-commit-prepared")
       scenario(bank, bank.runHandler("c", log, env = held.env), log, sent = bank.awaitLockWaiter().guarantee(held.release)).flatMap {
         case (h, _) =>
-          BankFixture.signal(h, "TERM").map { _ =>
+          h.stop.map { _ =>
             val text = os.read(log)
             assert(text.contains("pausing before-commit-prepared"), text)
             assert(!text.contains("batch failed"), text)
@@ -154,7 +154,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         prepared <- bank.query(preparedSql)(_.getLong(1))
         h <- bank.runHandler("k", log)
         _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
-        checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+        checked <- consistent(bank, Set(account), logs(log)).guarantee(h.stop.void)
       } yield {
         assertEquals(code, 137, logs(log))
         assertEquals(prepared, List(1L))
@@ -184,7 +184,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         _ <- BankFixture.awaitLog(log, "pausing before-commit-prepared")
         _ <- connections(allow = false) >> held.release
         _ <- BankFixture.awaitLog(log, "its database commit is pending")
-        code <- BankFixture.signal(h, "TERM")
+        code <- h.stop
         prepared <- onSandboxDb { c =>
           val rs = c.createStatement().executeQuery(s"SELECT count(*) FROM pg_prepared_xacts WHERE database = '$db'")
           rs.next(); rs.getLong(1)
@@ -193,7 +193,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         stopped = os.read(log)
         again <- bank.runHandler("l", log)
         _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
-        checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(again, "TERM").void)
+        checked <- consistent(bank, Set(account), logs(log)).guarantee(again.stop.void)
       } yield {
         assertEquals(code, 0, logs(log))
         assertEquals(prepared, 1L, logs(log))
@@ -220,7 +220,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         code <- halted(crashing)
         prepared <- bank.query(preparedSql)(_.getLong(1))
         h <- bank.runHandler("u", log)
-        checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+        checked <- consistent(bank, Set(account), logs(log)).guarantee(h.stop.void)
       } yield {
         assertEquals(code, 137, logs(log))
         assertEquals(prepared, List(0L))
@@ -241,7 +241,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         prepared <- bank.query(preparedSql)(_.getLong(1))
         h <- bank.runHandler("r", log)
         _ <- BankFixture.awaitLog(log, "published by Kafka, committed")
-        checked <- consistent(bank, Set(account), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+        checked <- consistent(bank, Set(account), logs(log)).guarantee(h.stop.void)
       } yield {
         assertEquals((first, second), (137, 137), logs(log))
         assertEquals(prepared, List(1L))
@@ -270,7 +270,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         iban = bank.accounts(created)(account)._1
         h <- bank.runHandler("d", log)
         _ <- bank.send(List(transfer(deposit, "x", 300, "cash", iban, deposit)))
-        checked <- consistent(bank, Set(account, deposit), logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+        checked <- consistent(bank, Set(account, deposit), logs(log)).guarantee(h.stop.void)
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
       } yield {
         assertEquals(code, 137)
@@ -303,7 +303,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
           pending <- bank.query(preparedSql)(_.getLong(1))
           _ <- held.release
           checked <- consistent(bank, Set(account, deposit), logs(logA, logB))
-        } yield (iban, pending, checked)).guarantee(held.release >> BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
+        } yield (iban, pending, checked)).guarantee(held.release >> a.stop.void >> b.stop.void)
         (iban, pending, checked) = answered
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
       } yield {
@@ -332,7 +332,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
           // The lock waiter is asked for from before the send, connected: it is released well within the lock timeout.
           (bank.awaitLockWaiter().background.use(waiter => bank.send(List(creation(first), creation(second))) >> waiter.flatMap(_.embedNever)) >>
             held.release >>
-            consistent(bank, Set(first, second), logs(log))).guarantee(held.release >> BankFixture.signal(h, "TERM").void)
+            consistent(bank, Set(first, second), logs(log))).guarantee(held.release >> h.stop.void)
         perIban <- bank.query("SELECT iban, count(*) FROM balance GROUP BY iban HAVING count(*) > 1")(_.getString(1))
         created <- bank.feedbackRecords.map(bank.accounts)
       } yield {
@@ -366,7 +366,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         answered = BankFixture.awaitReady(h, log) >>
           bank.send(List(transfer(between, "x", 100, a, b, between), transfer(deposit, "x", 100, "cash", a, deposit))) >>
           bank.awaitFeedback(Set(between, deposit), 30.seconds)
-        feedback <- answered.guarantee(BankFixture.signal(h, "TERM").void)
+        feedback <- answered.guarantee(h.stop.void)
         _ <- settleForeign
         checked <- consistent(bank, Set(between, deposit), logs(log))
       } yield {
@@ -397,7 +397,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         _ <- bank.send(List(creation(account)))
         created <- bank.awaitFeedback(Set(account))
         iban = bank.accounts(created)(account)._1
-        _ <- BankFixture.signal(first, "TERM")
+        _ <- first.stop
         records <- bank.read(bank.feedback)
         marker = records.head.hcursor
         (partition, offset) = (marker.get[Int]("partition").toOption.get, marker.get[Long]("offset").toOption.get)
@@ -405,7 +405,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         _ <- prepare(other, anotherGid) >> prepare(none, noneGid)
         h <- bank.runHandler("i", log)
         _ <- bank.send(List(transfer(deposit, "x", 500, "cash", iban, deposit)))
-        feedback <- bank.awaitFeedback(Set(deposit)).guarantee(BankFixture.signal(h, "TERM").void)
+        feedback <- bank.awaitFeedback(Set(deposit)).guarantee(h.stop.void)
         left <- bank.query("SELECT gid FROM pg_prepared_xacts WHERE database = current_database() ORDER BY gid")(_.getString(1))
         rows <- bank.query(s"SELECT count(*) FROM cmt WHERE uuid IN ('$other', '$none')")(_.getLong(1))
       } yield {
@@ -442,7 +442,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         // Answered by both: A's creation, then B's deposit once A's batch committed.
         _ <- bank.readUntil(bank.feedback, 1.second)(bank.feedbackRecords)(_.count(_._1 == shared) >= 2).timeout(90.seconds)
         checked <- consistent(bank, Set(shared), logs(logA, logB))
-          .guarantee(BankFixture.signal(a, "TERM").void >> BankFixture.signal(b, "TERM").void)
+          .guarantee(a.stop.void >> b.stop.void)
         cmt <- bank.query(s"SELECT count(*) FROM cmt WHERE uuid = '$shared'")(_.getLong(1))
         amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$seeded'")(_.getLong(1))
         prepared <- IO.blocking(os.read(logA))
@@ -472,7 +472,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
         for {
           stalled <- bank.query("SELECT last_value FROM stall_once")(_.getLong(1))
           alive <- h.isAlive
-          _ <- BankFixture.signal(h, "TERM")
+          _ <- h.stop
         } yield {
           val text = os.read(log)
           assert(stalled.head >= 2L, s"the stall was reached and the batch retried: $stalled")
@@ -514,7 +514,7 @@ class HandlerRecoverySuite extends IOSuite with OnSandbox {
             failures <- (IO.sleep(200.millis) >> tries).iterateUntil(_ >= 3).timeoutTo(90.seconds, tries)
             alive <- h.isAlive
             _ <- IO(relay.restore())
-            checked <- consistent(bank, Set(account, late) ++ deposits, logs(log)).guarantee(BankFixture.signal(h, "TERM").void)
+            checked <- consistent(bank, Set(account, late) ++ deposits, logs(log)).guarantee(h.stop.void)
             amount <- bank.query(s"SELECT amount FROM balance WHERE iban = '$iban'")(_.getLong(1))
           } yield {
             assert(alive, logs(log))
