@@ -70,12 +70,15 @@ class TextFileSuite extends munit.FunSuite {
 
   test("a writer's check agrees with the reader: a line of the limit's bytes fits, one byte more (or a wide char) does not") {
     val max = LineReader.MaxLineBytes
-    assertEquals(LineReader.overLimit("a" * (max / 3)), None)
-    assertEquals(LineReader.overLimit("a" * max), None)
-    assertEquals(LineReader.overLimit("a" * (max + 1)), Some(max + 1L))
+    // String.repeat copies in doublings: StringOps' `*` appends 32 Mi times, seconds of a loaded test JVM's C1 code
+    // (this test once ran past munit's 30 s on a busy 2-core machine).
+    def as(n: Int) = "a".repeat(n)
+    assertEquals(LineReader.overLimit(as(max / 3)), None)
+    assertEquals(LineReader.overLimit(as(max)), None)
+    assertEquals(LineReader.overLimit(as(max + 1)), Some(max + 1L))
     // Counted as UTF-8 bytes, as the reader counts: 'é' is two.
-    assertEquals(LineReader.overLimit("a" * (max - 1) + "é"), Some(max + 1L))
-    val fits = "a" * (max - 2) + "é"
+    assertEquals(LineReader.overLimit(as(max - 1) + "é"), Some(max + 1L))
+    val fits = as(max - 2) + "é"
     assertEquals(LineReader.overLimit(fits), None)
     val read = new LineReader(new java.io.ByteArrayInputStream((fits + "\n").getBytes("UTF-8")), "fits.jsonl").next()
     assertEquals(read.map(_.map(_._1.length)), Some(Right(max - 1)))
