@@ -6,7 +6,7 @@ import org.scalacheck.{Gen, Prop, Test}
 /** The one JSON reader of what users hand bankops: what circe reads it reads the same, and what circe takes silently
   * (a key twice) or dies on (deep nesting) it refuses in one line naming the limit and where.
   */
-class JsonInputSuite extends munit.ScalaCheckSuite {
+class JsonInputSuite extends bankops.support.PropertySuite {
   override def scalaCheckTestParameters: Test.Parameters = super.scalaCheckTestParameters.withMinSuccessfulTests(300).withWorkers(1)
 
   private val leaf: Gen[Json] = Gen.oneOf(

@@ -15,7 +15,7 @@ import bankops.support.Repo
   * takes 10,000 random and mutated inputs without throwing: a bad input is always a Left naming the problem (exit 2),
   * never an "unexpected error". The mutations start from valid inputs, so most runs exercise the deep paths.
   */
-class ParsersFuzzSuite extends munit.ScalaCheckSuite {
+class ParsersFuzzSuite extends bankops.support.PropertySuite {
   override def scalaCheckTestParameters: Test.Parameters = super.scalaCheckTestParameters.withMinSuccessfulTests(10000).withWorkers(1)
   override val munitTimeout: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration(5, "min")
 

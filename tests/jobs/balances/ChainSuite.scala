@@ -4,7 +4,7 @@ import org.scalacheck.{Gen, Prop}
 
 import bankops.services.bank.BankRules
 
-class ChainSuite extends munit.ScalaCheckSuite {
+class ChainSuite extends bankops.support.PropertySuite {
   private val iban = BankRules.iban(4242L)
 
   private def fold(iban: String, events: List[(Long, Long)]): AccountChain =

@@ -9,7 +9,7 @@ import java.util.UUID
 import bankops.services.avro.{AvroJson, AvroJsonRead, WireFormat}
 import bankops.services.bank.ConfirmMoneyTransfer
 
-class ReplayCoreSuite extends munit.ScalaCheckSuite {
+class ReplayCoreSuite extends bankops.support.PropertySuite {
   private val schema = ConfirmMoneyTransfer.codec.schema.toOption.get
 
   property("plain JSON back to Avro gives the same bytes (inspect, edit nothing, replay = identity)") {

@@ -8,7 +8,7 @@ import java.nio.ByteBuffer
 import scala.jdk.CollectionConverters._
 
 /** `AvroJson.writePlain` (inspect's hot path) writes exactly the JSON `AvroJson.plain` builds. */
-class AvroJsonSuite extends munit.ScalaCheckSuite {
+class AvroJsonSuite extends bankops.support.PropertySuite {
 
   private val schema = new Schema.Parser().parse(
     """{"type":"record","name":"All","namespace":"t","fields":[

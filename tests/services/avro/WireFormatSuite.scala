@@ -9,7 +9,7 @@ import java.util.UUID
 
 import bankops.services.bank._
 
-class WireFormatSuite extends munit.ScalaCheckSuite {
+class WireFormatSuite extends bankops.support.PropertySuite {
 
   private def schemaOf[A](implicit c: Codec[A]): Schema = c.schema.fold(e => throw new IllegalStateException(e.message), identity)
   private def writers[A: Codec](id: Int): Int => Option[Schema] = i => if (i == id) Some(schemaOf[A]) else None

@@ -6,7 +6,7 @@ import org.scalacheck.{Gen, Prop}
 import java.time.Instant
 
 /** The JSON-lines record format: what the writer writes, the reader reads back. */
-class RecordLineSuite extends munit.ScalaCheckSuite {
+class RecordLineSuite extends bankops.support.PropertySuite {
   import RecordLineSuite._
   override def scalaCheckTestParameters: org.scalacheck.Test.Parameters = super.scalaCheckTestParameters.withMinSuccessfulTests(1000)
 
